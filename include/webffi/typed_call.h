@@ -1,0 +1,52 @@
+/*
+ * webffi: argument checking for C functions with a fixed signature.
+ *
+ * A safe-call function describes itself once with a WebFFISignature and then
+ * reads its arguments through these helpers. On a mismatch they raise the
+ * same TypeError upstream tvm-ffi raises for typed functions, e.g.
+ *   Mismatched type on argument #0 when calling: `add_one(0: int) -> int`.
+ *   Expected `int` but got `float`
+ * and return -1, so a function can simply `return -1` after a failed read.
+ *
+ * Conversions: a float argument accepts int and bool; an int argument accepts
+ * bool but not float; a bool argument accepts int. Passing NULL as the
+ * signature gives the plain conversion message
+ *   Cannot convert from type `None` to `int`
+ */
+#ifndef WEBFFI_TYPED_CALL_H_
+#define WEBFFI_TYPED_CALL_H_
+
+#include <tvm/ffi/c_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  const char* name;             /* the function's name, as shown in messages */
+  int32_t num_args;
+  const char* const* arg_types; /* num_args type names: "int", "float", "bool", "str", ... */
+  const char* ret_type;
+} WebFFISignature;
+
+/* TypeError unless num_args matches the signature. */
+TVM_FFI_DLL int WebFFICheckNumArgs(const WebFFISignature* sig, int32_t num_args);
+
+TVM_FFI_DLL int WebFFIArgToInt(const WebFFISignature* sig, const TVMFFIAny* args, int32_t i,
+                               int64_t* out);
+TVM_FFI_DLL int WebFFIArgToFloat(const WebFFISignature* sig, const TVMFFIAny* args, int32_t i,
+                                 double* out);
+TVM_FFI_DLL int WebFFIArgToBool(const WebFFISignature* sig, const TVMFFIAny* args, int32_t i,
+                                int* out);
+/* Accepts every string form; *out borrows from the argument. */
+TVM_FFI_DLL int WebFFIArgToString(const WebFFISignature* sig, const TVMFFIAny* args, int32_t i,
+                                  TVMFFIByteArray* out);
+/* An object of type_index or a type derived from it; *out is borrowed. */
+TVM_FFI_DLL int WebFFIArgToObject(const WebFFISignature* sig, const TVMFFIAny* args, int32_t i,
+                                  int32_t type_index, TVMFFIObjectHandle* out);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* WEBFFI_TYPED_CALL_H_ */

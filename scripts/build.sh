@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Builds every configuration: native (gcc, and clang with ASan + UBSan),
+# wasm with Emscripten (the shipping build) and wasm with clang + wasi-libc.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+
+configure() { # dir, cmake args...
+  local dir=$1
+  shift
+  [ -f "$dir/CMakeCache.txt" ] || "$@" -B "$dir" -S . -DCMAKE_BUILD_TYPE=Release >/dev/null
+}
+
+configure build/native cmake -DCMAKE_C_COMPILER=gcc
+configure build/native-asan cmake -DCMAKE_C_COMPILER=clang-14 -DWEBFFI_SANITIZE=ON
+configure build/wasm emcmake cmake
+configure build/wasi cmake -DCMAKE_TOOLCHAIN_FILE=cmake/wasi-clang.cmake
+for dir in build/native build/native-asan build/wasm build/wasi; do
+  cmake --build "$dir" -j "$jobs" >/dev/null || cmake --build "$dir" -j 1
+done
+echo "build: native, native-asan, wasm (emscripten) and wasi are up to date"

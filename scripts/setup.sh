@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what building and testing need on Debian 12, and only what is
+# missing: compilers and wasm toolchains from apt, dev dependencies from npm.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  cmake make gcc libc6-dev            # native build
+  clang-14 lld-14 libclang-rt-14-dev  # sanitizers, wasm32 clang
+  emscripten binaryen                 # the shipping wasm build
+  wasi-libc libclang-rt-14-dev-wasm32 # the clang + wasi-libc build
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm dev dependencies, reinstalled when the lock file changes.
+if [ -f package-lock.json ] && ! cmp -s package-lock.json node_modules/.package-lock.json 2>/dev/null; then
+  echo "setup: installing npm dev dependencies"
+  npm ci --no-audit --no-fund --loglevel=error
+fi

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The whole test suite: C tests natively (plain and under ASan + UBSan),
+# then the Node tests against the wasm builds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/build.sh
+
+echo "== C tests (gcc)"
+ctest --test-dir build/native --output-on-failure -j "$(nproc)" | tail -n 3
+echo "== C tests (clang, ASan + UBSan)"
+ctest --test-dir build/native-asan --output-on-failure -j "$(nproc)" | tail -n 3
+echo "== Node tests"
+node --test tests/node/

@@ -1,0 +1,24 @@
+/* A growable byte buffer for building text (backtraces, JSON, messages). */
+#ifndef WEBFFI_SRC_BUFFER_H_
+#define WEBFFI_SRC_BUFFER_H_
+
+#include <stddef.h>
+
+typedef struct {
+  char* data;   /* NUL-terminated while not failed */
+  size_t size;
+  size_t capacity;
+  int failed;   /* sticky: set once an allocation fails */
+} wf_buf;
+
+void wf_buf_reset(wf_buf* b);
+void wf_buf_free(wf_buf* b);
+void wf_buf_append(wf_buf* b, const char* data, size_t n);
+void wf_buf_puts(wf_buf* b, const char* s);
+void wf_buf_printf(wf_buf* b, const char* fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+#endif /* WEBFFI_SRC_BUFFER_H_ */

@@ -1,0 +1,24 @@
+/* Raising errors from inside the runtime. */
+#ifndef WEBFFI_SRC_ERROR_H_
+#define WEBFFI_SRC_ERROR_H_
+
+#include <stddef.h>
+#include <tvm/ffi/c_api.h>
+
+/* Raises KIND with a printf-formatted message; always returns -1. */
+int wf_err_raise(const char* kind, const char* fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Raises MemoryError for a failed allocation of `size` bytes; returns -1.
+ * Works even when nothing more can be allocated. */
+int wf_err_raise_oom(size_t size);
+
+/* The error cell of an error object. */
+static inline TVMFFIErrorCell* wf_err_cell(TVMFFIObjectHandle err) {
+  return (TVMFFIErrorCell*)((char*)err + sizeof(TVMFFIObject));
+}
+
+#endif /* WEBFFI_SRC_ERROR_H_ */

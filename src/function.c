@@ -1,0 +1,68 @@
+/* Function objects made from C callbacks, and calling them. */
+#include "function.h"
+
+#include "error.h"
+#include "object.h"
+#include "type_registry.h"
+
+/* The cell's safe_call receives the Function itself (as upstream), so C
+ * callbacks with their own `self` go through this trampoline. */
+typedef struct {
+  TVMFFIFunctionCell cell;
+  TVMFFISafeCallType callback;
+  void* self;
+  void (*self_deleter)(void* self);
+} wf_func_payload;
+
+static int wf_func_trampoline(void* func, const TVMFFIAny* args, int32_t num_args,
+                              TVMFFIAny* result) {
+  wf_func_payload* p = WF_OBJ_CELL(func, wf_func_payload);
+  return p->callback(p->self, args, num_args, result);
+}
+
+static void wf_func_deleter(void* obj, int flags) {
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
+    wf_func_payload* p = WF_OBJ_CELL(obj, wf_func_payload);
+    if (p->self_deleter != NULL) p->self_deleter(p->self);
+  }
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) wf_obj_free_space(obj);
+}
+
+TVMFFIObject* wf_func_new(TVMFFISafeCallType safe_call, void* self, void (*deleter)(void*)) {
+  TVMFFIObject* obj = wf_obj_alloc(sizeof(TVMFFIObject) + sizeof(wf_func_payload), 8,
+                                   kTVMFFIFunction, wf_func_deleter);
+  if (obj == NULL) return NULL;
+  wf_func_payload* p = WF_OBJ_CELL(obj, wf_func_payload);
+  p->cell.safe_call = wf_func_trampoline;
+  p->cell.cpp_call = NULL;
+  p->callback = safe_call;
+  p->self = self;
+  p->self_deleter = deleter;
+  return obj;
+}
+
+int TVMFFIFunctionCreate(void* self, TVMFFISafeCallType safe_call, void (*deleter)(void* self),
+                         TVMFFIObjectHandle* out) {
+  if (safe_call == NULL || out == NULL) {
+    return wf_err_raise("ValueError", "TVMFFIFunctionCreate: safe_call and out must not be NULL");
+  }
+  TVMFFIObject* f = wf_func_new(safe_call, self, deleter);
+  if (f == NULL) return -1;
+  *out = f;
+  return 0;
+}
+
+int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVMFFIAny* args, int32_t num_args,
+                       TVMFFIAny* result) {
+  TVMFFIObject* f = (TVMFFIObject*)func;
+  if (f == NULL) return wf_err_raise("ValueError", "TVMFFIFunctionCall: function handle is NULL");
+  if (!wf_type_is_instance(f->type_index, kTVMFFIFunction)) {
+    return wf_err_raise("TypeError", "TVMFFIFunctionCall: expected `ffi.Function` but got `%s`",
+                        wf_type_key(f->type_index));
+  }
+  if (num_args < 0 || (num_args > 0 && args == NULL) || result == NULL) {
+    return wf_err_raise("ValueError", "TVMFFIFunctionCall: invalid arguments (num_args %d)",
+                        (int)num_args);
+  }
+  return wf_func_call(f, args, num_args, result);
+}

@@ -1,0 +1,18 @@
+/* Function objects. */
+#ifndef WEBFFI_SRC_FUNCTION_H_
+#define WEBFFI_SRC_FUNCTION_H_
+
+#include <tvm/ffi/c_api.h>
+
+/* Calls a Function with borrowed args; result must hold None on entry. */
+static inline int wf_func_call(TVMFFIObject* f, const TVMFFIAny* args, int32_t n,
+                               TVMFFIAny* result) {
+  TVMFFIFunctionCell* cell = (TVMFFIFunctionCell*)((char*)f + sizeof(TVMFFIObject));
+  return cell->safe_call(f, args, n, result);
+}
+
+/* Makes a Function (new reference) for a C callback without state;
+ * NULL with the error raised on failure. */
+TVMFFIObject* wf_func_new(TVMFFISafeCallType safe_call, void* self, void (*deleter)(void*));
+
+#endif /* WEBFFI_SRC_FUNCTION_H_ */

@@ -1,0 +1,143 @@
+/* Objects: storage through the custom allocator hook, strong/weak counts. */
+#include "object.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "platform.h"
+
+#define WF_ONE_STRONG 1ull
+#define WF_ONE_WEAK (1ull << 32)
+
+/*
+ * Built-in allocator. The body must be preceded by a TVMFFIObjectAllocHeader
+ * and delete_space only gets the body, so the base pointer is kept in front
+ * of the header: [pad][base][header][body].
+ */
+typedef struct {
+  void* base;
+  TVMFFIObjectAllocHeader header;
+} wf_obj_prefix;
+
+static void wf_obj_builtin_delete_space(void* body) {
+  wf_obj_prefix* prefix = (wf_obj_prefix*)((char*)body - sizeof(wf_obj_prefix));
+  free(prefix->base);
+}
+
+static void* wf_obj_builtin_allocate(size_t size, size_t alignment, int32_t type_index,
+                                     void* context) {
+  (void)type_index;
+  (void)context;
+  if (alignment < 16) alignment = 16;
+  if ((alignment & (alignment - 1)) != 0) return NULL;
+  size_t offset = (sizeof(wf_obj_prefix) + alignment - 1) & ~(alignment - 1);
+  if (size > SIZE_MAX - offset - alignment) return NULL;
+  size_t total = (offset + size + alignment - 1) & ~(alignment - 1);
+  void* base = alignment <= 16 ? malloc(total) : aligned_alloc(alignment, total);
+  if (base == NULL) return NULL;
+  char* body = (char*)base + offset;
+  wf_obj_prefix* prefix = (wf_obj_prefix*)(body - sizeof(wf_obj_prefix));
+  prefix->base = base;
+  prefix->header.delete_space = wf_obj_builtin_delete_space;
+  return body;
+}
+
+static TVMFFICustomAllocator wf_obj_builtin_allocator = {wf_obj_builtin_allocate, NULL};
+static TVMFFICustomAllocator* wf_obj_allocator = &wf_obj_builtin_allocator;
+
+TVMFFICustomAllocator* TVMFFIGetCustomAllocator(void) { return wf_obj_allocator; }
+
+int TVMFFISetCustomAllocator(TVMFFICustomAllocator* allocator) {
+  if (allocator != NULL && allocator->allocate == NULL) {
+    return wf_err_raise("ValueError", "TVMFFISetCustomAllocator: allocate must not be NULL");
+  }
+  wf_obj_allocator = allocator != NULL ? allocator : &wf_obj_builtin_allocator;
+  return 0;
+}
+
+TVMFFIObject* wf_obj_alloc(size_t size, size_t alignment, int32_t type_index,
+                           void (*deleter)(void* self, int flags)) {
+  TVMFFICustomAllocator* a = wf_obj_allocator;
+  TVMFFIObject* obj = (TVMFFIObject*)a->allocate(size, alignment, type_index, a->context);
+  if (obj == NULL) {
+    wf_err_raise_oom(size);
+    return NULL;
+  }
+  memset(obj, 0, size);
+  obj->combined_ref_count = WF_ONE_STRONG | WF_ONE_WEAK;
+  obj->type_index = type_index;
+  obj->deleter = deleter;
+  return obj;
+}
+
+void wf_obj_free_space(void* self) {
+  TVMFFIObjectAllocHeader* header =
+      (TVMFFIObjectAllocHeader*)((char*)self - sizeof(TVMFFIObjectAllocHeader));
+  header->delete_space(self);
+}
+
+void wf_obj_plain_deleter(void* self, int flags) {
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) wf_obj_free_space(self);
+}
+
+void wf_obj_decref(TVMFFIObject* obj) {
+  uint64_t before = WF_ATOMIC_SUB(&obj->combined_ref_count, WF_ONE_STRONG);
+  if ((uint32_t)before != 1) return;
+  if (obj->deleter == NULL) return;
+  if ((before >> 32) == 1) {
+    /* Last strong reference and no weak ones: destroy and free at once. */
+    obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskBoth);
+    return;
+  }
+  obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskStrong);
+  /* The strong references together held one weak reference. */
+  if ((WF_ATOMIC_SUB(&obj->combined_ref_count, WF_ONE_WEAK) >> 32) == 1) {
+    obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskWeak);
+  }
+}
+
+int TVMFFIObjectIncRef(TVMFFIObjectHandle obj) {
+  if (obj == NULL) return wf_err_raise("ValueError", "TVMFFIObjectIncRef: object handle is NULL");
+  wf_obj_incref((TVMFFIObject*)obj);
+  return 0;
+}
+
+int TVMFFIObjectDecRef(TVMFFIObjectHandle obj) {
+  if (obj == NULL) return wf_err_raise("ValueError", "TVMFFIObjectDecRef: object handle is NULL");
+  wf_obj_decref((TVMFFIObject*)obj);
+  return 0;
+}
+
+/* ------------------------------------------------------ opaque objects */
+typedef struct {
+  TVMFFIOpaqueObjectCell cell;
+  void (*handle_deleter)(void* handle);
+} wf_opaque_payload;
+
+static void wf_opaque_deleter(void* self, int flags) {
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
+    wf_opaque_payload* p = WF_OBJ_CELL(self, wf_opaque_payload);
+    if (p->handle_deleter != NULL) p->handle_deleter(p->cell.handle);
+  }
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) wf_obj_free_space(self);
+}
+
+int TVMFFIObjectCreateOpaque(void* handle, int32_t type_index, void (*deleter)(void* handle),
+                             TVMFFIObjectHandle* out) {
+  if (out == NULL) return wf_err_raise("ValueError", "TVMFFIObjectCreateOpaque: out is NULL");
+  if (type_index != kTVMFFIOpaquePyObject) {
+    return wf_err_raise("TypeError",
+                        "TVMFFIObjectCreateOpaque: only type index %d (ffi.OpaquePyObject) is "
+                        "supported, got %d",
+                        (int)kTVMFFIOpaquePyObject, (int)type_index);
+  }
+  TVMFFIObject* obj = wf_obj_alloc(sizeof(TVMFFIObject) + sizeof(wf_opaque_payload), 8,
+                                   type_index, wf_opaque_deleter);
+  if (obj == NULL) return -1;
+  wf_opaque_payload* p = WF_OBJ_CELL(obj, wf_opaque_payload);
+  p->cell.handle = handle;
+  p->handle_deleter = deleter;
+  *out = obj;
+  return 0;
+}

@@ -1,0 +1,24 @@
+/* Lazily registers the runtime's global functions (no constructors needed,
+ * so native, Emscripten and wasi-libc builds behave the same). */
+#include "runtime_init.h"
+
+static int (*const wf_runtime_modules[])(void) = {
+    wf_global_register_builtins,
+    wf_testing_register,
+};
+
+static enum { WF_INIT_NOT_STARTED, WF_INIT_RUNNING, WF_INIT_DONE } wf_runtime_state;
+
+int wf_runtime_init(void) {
+  /* RUNNING: a module is registering right now and may call back in. */
+  if (wf_runtime_state != WF_INIT_NOT_STARTED) return 0;
+  wf_runtime_state = WF_INIT_RUNNING;
+  for (unsigned i = 0; i < sizeof(wf_runtime_modules) / sizeof(wf_runtime_modules[0]); ++i) {
+    if (wf_runtime_modules[i]() != 0) {
+      wf_runtime_state = WF_INIT_NOT_STARTED;
+      return -1;
+    }
+  }
+  wf_runtime_state = WF_INIT_DONE;
+  return 0;
+}

@@ -1,0 +1,13 @@
+/* One-time registration of the runtime's own global functions. */
+#ifndef WEBFFI_SRC_RUNTIME_INIT_H_
+#define WEBFFI_SRC_RUNTIME_INIT_H_
+
+/* Runs every module's registration once, on first use of the global
+ * registry; later calls return at once. Returns 0 or -1 (error raised). */
+int wf_runtime_init(void);
+
+/* Each module that owns global functions registers them here. */
+int wf_global_register_builtins(void);
+int wf_testing_register(void);
+
+#endif /* WEBFFI_SRC_RUNTIME_INIT_H_ */

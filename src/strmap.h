@@ -1,0 +1,28 @@
+/* A map from byte-string keys to pointers (registries), open addressing. */
+#ifndef WEBFFI_SRC_STRMAP_H_
+#define WEBFFI_SRC_STRMAP_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+  char* key; /* owned copy, NUL-terminated; NULL: empty slot */
+  size_t key_len;
+  uint64_t hash;
+  void* value;
+  int removed;
+} wf_strmap_slot;
+
+typedef struct {
+  wf_strmap_slot* slots;
+  size_t capacity; /* a power of two, or 0 */
+  size_t used;     /* live plus removed slots */
+} wf_strmap;
+
+void* wf_strmap_get(const wf_strmap* m, const char* key, size_t key_len);
+/* Inserts or replaces; returns -1 (MemoryError raised) when out of memory. */
+int wf_strmap_put(wf_strmap* m, const char* key, size_t key_len, void* value);
+/* Removes the key; returns its value, or NULL when absent. */
+void* wf_strmap_remove(wf_strmap* m, const char* key, size_t key_len);
+
+#endif /* WEBFFI_SRC_STRMAP_H_ */

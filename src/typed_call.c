@@ -1,0 +1,95 @@
+/* Typed argument reads with upstream's mismatch messages. */
+#include <webffi/typed_call.h>
+
+#include "buffer.h"
+#include "error.h"
+#include "object.h"
+#include "str.h"
+#include "type_registry.h"
+
+/* `add_one(0: int, 1: float) -> int` */
+static void wf_typed_schema(const WebFFISignature* sig, wf_buf* out) {
+  wf_buf_printf(out, "%s(", sig->name);
+  for (int32_t i = 0; i < sig->num_args; ++i) {
+    wf_buf_printf(out, "%s%d: %s", i ? ", " : "", (int)i, sig->arg_types[i]);
+  }
+  wf_buf_printf(out, ") -> %s", sig->ret_type != NULL ? sig->ret_type : "void");
+}
+
+static int wf_typed_mismatch(const WebFFISignature* sig, int32_t i, const char* expected,
+                             const TVMFFIAny* got) {
+  const char* got_key = wf_type_key(got->type_index);
+  if (sig == NULL) {
+    return wf_err_raise("TypeError", "Cannot convert from type `%s` to `%s`", got_key, expected);
+  }
+  wf_buf schema = {0};
+  wf_typed_schema(sig, &schema);
+  wf_err_raise("TypeError",
+               "Mismatched type on argument #%d when calling: `%s`. Expected `%s` but got `%s`",
+               (int)i, schema.failed ? sig->name : schema.data, expected, got_key);
+  wf_buf_free(&schema);
+  return -1;
+}
+
+int WebFFICheckNumArgs(const WebFFISignature* sig, int32_t num_args) {
+  if (num_args == sig->num_args) return 0;
+  wf_buf schema = {0};
+  wf_typed_schema(sig, &schema);
+  wf_err_raise("TypeError",
+               "Mismatched number of arguments when calling: `%s`. Expected %d but got %d "
+               "arguments",
+               schema.failed ? sig->name : schema.data, (int)sig->num_args, (int)num_args);
+  wf_buf_free(&schema);
+  return -1;
+}
+
+static const char* wf_typed_expected(const WebFFISignature* sig, int32_t i, const char* fallback) {
+  return sig != NULL && i < sig->num_args ? sig->arg_types[i] : fallback;
+}
+
+int WebFFIArgToInt(const WebFFISignature* sig, const TVMFFIAny* args, int32_t i, int64_t* out) {
+  const TVMFFIAny* a = &args[i];
+  if (a->type_index == kTVMFFIInt || a->type_index == kTVMFFIBool) {
+    *out = a->v_int64;
+    return 0;
+  }
+  return wf_typed_mismatch(sig, i, wf_typed_expected(sig, i, "int"), a);
+}
+
+int WebFFIArgToFloat(const WebFFISignature* sig, const TVMFFIAny* args, int32_t i, double* out) {
+  const TVMFFIAny* a = &args[i];
+  if (a->type_index == kTVMFFIFloat) {
+    *out = a->v_float64;
+    return 0;
+  }
+  if (a->type_index == kTVMFFIInt || a->type_index == kTVMFFIBool) {
+    *out = (double)a->v_int64;
+    return 0;
+  }
+  return wf_typed_mismatch(sig, i, wf_typed_expected(sig, i, "float"), a);
+}
+
+int WebFFIArgToBool(const WebFFISignature* sig, const TVMFFIAny* args, int32_t i, int* out) {
+  const TVMFFIAny* a = &args[i];
+  if (a->type_index == kTVMFFIBool || a->type_index == kTVMFFIInt) {
+    *out = a->v_int64 != 0;
+    return 0;
+  }
+  return wf_typed_mismatch(sig, i, wf_typed_expected(sig, i, "bool"), a);
+}
+
+int WebFFIArgToString(const WebFFISignature* sig, const TVMFFIAny* args, int32_t i,
+                      TVMFFIByteArray* out) {
+  if (wf_any_string_view(&args[i], out)) return 0;
+  return wf_typed_mismatch(sig, i, wf_typed_expected(sig, i, "str"), &args[i]);
+}
+
+int WebFFIArgToObject(const WebFFISignature* sig, const TVMFFIAny* args, int32_t i,
+                      int32_t type_index, TVMFFIObjectHandle* out) {
+  const TVMFFIAny* a = &args[i];
+  if (a->type_index >= kTVMFFIStaticObjectBegin && wf_type_is_instance(a->type_index, type_index)) {
+    *out = a->v_obj;
+    return 0;
+  }
+  return wf_typed_mismatch(sig, i, wf_typed_expected(sig, i, wf_type_key(type_index)), a);
+}

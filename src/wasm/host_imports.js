@@ -1,0 +1,5 @@
+// Tells Emscripten's linker that these import names (see host_imports.h) are
+// provided by the host, the webffi JS glue, under import module "webffi".
+mergeInto(LibraryManager.library, {
+  backtrace: function () {},
+});

@@ -1,0 +1,211 @@
+/* Functions, the global registry, typed-call messages and testing.*. */
+#include <webffi/typed_call.h>
+
+#include "harness.h"
+
+static int deleted_self;
+static void counter_deleter(void* self) { deleted_self = *(int*)self; }
+
+static int add_ints(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  static const char* const types[] = {"int", "int"};
+  static const WebFFISignature sig = {"add", 2, types, "int"};
+  int64_t a, b;
+  (void)self;
+  if (WebFFICheckNumArgs(&sig, n) != 0) return -1;
+  if (WebFFIArgToInt(&sig, args, 0, &a) != 0 || WebFFIArgToInt(&sig, args, 1, &b) != 0) return -1;
+  result->type_index = kTVMFFIInt;
+  result->v_int64 = a + b;
+  return 0;
+}
+
+void function_create_call_and_deleter(void) {
+  static int self = 7;
+  TVMFFIObjectHandle f = NULL;
+  CHECK(TVMFFIFunctionCreate(&self, add_ints, counter_deleter, &f) == 0);
+  CHECK_EQ_INT(((TVMFFIObject*)f)->type_index, kTVMFFIFunction);
+  TVMFFIAny args[2] = {any_int(40), any_int(2)}, result = any_none();
+  CHECK(TVMFFIFunctionCall(f, args, 2, &result) == 0);
+  CHECK_EQ_INT(result.type_index, kTVMFFIInt);
+  CHECK_EQ_INT(result.v_int64, 42);
+  CHECK_EQ_INT(deleted_self, 0);
+  TVMFFIObjectDecRef(f);
+  CHECK_EQ_INT(deleted_self, 7);
+}
+
+void function_call_on_non_function_is_type_error(void) {
+  TVMFFIByteArray in = {"not a function", 14};
+  TVMFFIAny s, result = any_none();
+  CHECK(TVMFFIStringFromByteArray(&in, &s) == 0);
+  CHECK(TVMFFIFunctionCall(s.v_obj, NULL, 0, &result) == -1);
+  CHECK_RAISED("TypeError", "TVMFFIFunctionCall: expected `ffi.Function` but got `ffi.String`");
+  TVMFFIObjectDecRef(s.v_obj);
+}
+
+void global_set_get_and_duplicate(void) {
+  TVMFFIObjectHandle f = NULL;
+  CHECK(TVMFFIFunctionCreate(NULL, add_ints, NULL, &f) == 0);
+  TVMFFIByteArray name = {"test.add", 8};
+  CHECK(TVMFFIFunctionSetGlobal(&name, f, 0) == 0);
+  CHECK(TVMFFIFunctionSetGlobal(&name, f, 0) == -1);
+  CHECK_RAISED("RuntimeError", "Global Function `test.add` is already registered");
+  CHECK(TVMFFIFunctionSetGlobal(&name, f, 1) == 0);
+  TVMFFIObjectHandle got = NULL;
+  CHECK(TVMFFIFunctionGetGlobal(&name, &got) == 0);
+  CHECK(got == f);
+  /* a hit is a new reference: f is held by us, the registry and got */
+  CHECK_EQ_INT(((TVMFFIObject*)f)->combined_ref_count & 0xffffffffu, 3);
+  TVMFFIObjectDecRef(got);
+  TVMFFIObjectDecRef(f);
+}
+
+void global_get_miss_returns_null(void) {
+  TVMFFIByteArray name = {"no.such.function", 16};
+  TVMFFIObjectHandle got = (TVMFFIObjectHandle)1;
+  CHECK(TVMFFIFunctionGetGlobal(&name, &got) == 0);
+  CHECK(got == NULL);
+}
+
+void global_list_and_remove(void) {
+  TVMFFIObjectHandle f = NULL;
+  CHECK(TVMFFIFunctionCreate(NULL, add_ints, NULL, &f) == 0);
+  TVMFFIByteArray name = {"test.removable", 14};
+  CHECK(TVMFFIFunctionSetGlobal(&name, f, 0) == 0);
+  TVMFFIObjectDecRef(f);
+
+  TVMFFIAny result;
+  CHECK(call_global("ffi.FunctionListGlobalNamesFunctor", NULL, 0, &result) == 0);
+  CHECK_EQ_INT(result.type_index, kTVMFFIFunction);
+  TVMFFIObjectHandle names = result.v_obj;
+  TVMFFIAny arg = any_int(-1), count = any_none();
+  CHECK(TVMFFIFunctionCall(names, &arg, 1, &count) == 0);
+  CHECK(count.v_int64 >= 7);
+  int seen_echo = 0, seen_removable = 0;
+  for (int64_t i = 0; i < count.v_int64; ++i) {
+    TVMFFIAny idx = any_int(i), name_any = any_none();
+    CHECK(TVMFFIFunctionCall(names, &idx, 1, &name_any) == 0);
+    seen_echo |= strcmp(any_str(&name_any), "testing.echo") == 0;
+    seen_removable |= strcmp(any_str(&name_any), "test.removable") == 0;
+    if (name_any.type_index == kTVMFFIStr) TVMFFIObjectDecRef(name_any.v_obj);
+  }
+  CHECK(seen_echo && seen_removable);
+  TVMFFIAny out_of_range = any_int(count.v_int64), ignored = any_none();
+  CHECK(TVMFFIFunctionCall(names, &out_of_range, 1, &ignored) == -1);
+  TVMFFIObjectHandle err = NULL;
+  TVMFFIErrorMoveFromRaised(&err);
+  CHECK_EQ_STR(((TVMFFIErrorCell*)((char*)err + sizeof(TVMFFIObject)))->kind.data, "IndexError");
+  TVMFFIObjectDecRef(err);
+  TVMFFIObjectDecRef(names);
+
+  TVMFFIAny remove_arg = any_cstr("test.removable");
+  CHECK(call_global("ffi.FunctionRemoveGlobal", &remove_arg, 1, &result) == 0);
+  CHECK_EQ_INT(result.type_index, kTVMFFIBool);
+  CHECK_EQ_INT(result.v_int64, 1);
+  CHECK(call_global("ffi.FunctionRemoveGlobal", &remove_arg, 1, &result) == 0);
+  CHECK_EQ_INT(result.v_int64, 0);
+  TVMFFIObjectHandle got = (TVMFFIObjectHandle)1;
+  CHECK(TVMFFIFunctionGetGlobal(&name, &got) == 0);
+  CHECK(got == NULL);
+}
+
+void global_metadata(void) {
+  TVMFFIAny arg = any_cstr("testing.add_one"), result;
+  CHECK(call_global("ffi.GetGlobalFuncMetadata", &arg, 1, &result) == 0);
+  CHECK(strstr(any_str(&result), "\"type_schema\"") != NULL);
+  if (result.type_index == kTVMFFIStr) TVMFFIObjectDecRef(result.v_obj);
+  arg = any_cstr("testing.nop");
+  CHECK(call_global("ffi.GetGlobalFuncMetadata", &arg, 1, &result) == 0);
+  CHECK_EQ_STR(any_str(&result), "{}");
+  arg = any_cstr("no.such.function");
+  CHECK(call_global("ffi.GetGlobalFuncMetadata", &arg, 1, &result) == -1);
+  CHECK_RAISED("RuntimeError", "Global Function `no.such.function` is not registered");
+}
+
+void typed_call_wrong_type_message(void) {
+  TVMFFIAny arg = any_float(1.5), result;
+  CHECK(call_global("testing.add_one", &arg, 1, &result) == -1);
+  CHECK_RAISED("TypeError",
+               "Mismatched type on argument #0 when calling: `testing.add_one(0: int) -> int`. "
+               "Expected `int` but got `float`");
+  arg = any_none();
+  CHECK(call_global("testing.add_one", &arg, 1, &result) == -1);
+  CHECK_RAISED("TypeError",
+               "Mismatched type on argument #0 when calling: `testing.add_one(0: int) -> int`. "
+               "Expected `int` but got `None`");
+}
+
+void typed_call_wrong_count_message(void) {
+  TVMFFIAny result, args[2] = {any_int(1), any_int(2)};
+  CHECK(call_global("testing.add_one", NULL, 0, &result) == -1);
+  CHECK_RAISED("TypeError",
+               "Mismatched number of arguments when calling: `testing.add_one(0: int) -> int`. "
+               "Expected 1 but got 0 arguments");
+  CHECK(call_global("testing.add_one", args, 2, &result) == -1);
+  CHECK_RAISED("TypeError",
+               "Mismatched number of arguments when calling: `testing.add_one(0: int) -> int`. "
+               "Expected 1 but got 2 arguments");
+}
+
+void typed_call_conversions(void) {
+  TVMFFIAny arg = any_bool(1), result;
+  CHECK(call_global("testing.add_one", &arg, 1, &result) == 0);
+  CHECK_EQ_INT(result.v_int64, 2);
+  double d;
+  TVMFFIAny ints[1] = {any_int(3)};
+  CHECK(WebFFIArgToFloat(NULL, ints, 0, &d) == 0);
+  CHECK(d == 3.0);
+  int64_t i;
+  TVMFFIAny none[1] = {any_none()};
+  CHECK(WebFFIArgToInt(NULL, none, 0, &i) == -1);
+  CHECK_RAISED("TypeError", "Cannot convert from type `None` to `int`");
+}
+
+void testing_echo_nop_add_one(void) {
+  TVMFFIAny arg = any_cstr("echoed string"), result;
+  CHECK(call_global("testing.echo", &arg, 1, &result) == 0);
+  CHECK_EQ_INT(result.type_index, kTVMFFIStr);
+  CHECK_EQ_STR(any_str(&result), "echoed string");
+  TVMFFIObjectDecRef(result.v_obj);
+  CHECK(call_global("testing.nop", NULL, 0, &result) == 0);
+  CHECK_EQ_INT(result.type_index, kTVMFFINone);
+  arg = any_int(41);
+  CHECK(call_global("testing.add_one", &arg, 1, &result) == 0);
+  CHECK_EQ_INT(result.v_int64, 42);
+  CHECK(call_global("testing.echo", NULL, 0, &result) == -1);
+  CHECK_RAISED("TypeError",
+               "Mismatched number of arguments when calling: `testing.echo(0: Any) -> Any`. "
+               "Expected 1 but got 0 arguments");
+}
+
+void testing_raise_error_raises_given_kind(void) {
+  TVMFFIAny args[2] = {any_cstr("ValueError"), any_cstr("something went wrong")}, result;
+  CHECK(call_global("testing.test_raise_error", args, 2, &result) == -1);
+  CHECK_RAISED("ValueError", "something went wrong");
+}
+
+void testing_apply_calls_function(void) {
+  TVMFFIObjectHandle f = NULL;
+  CHECK(TVMFFIFunctionCreate(NULL, add_ints, NULL, &f) == 0);
+  TVMFFIAny args[3] = {any_obj(f), any_int(5), any_int(6)}, result;
+  CHECK(call_global("testing.apply", args, 3, &result) == 0);
+  CHECK_EQ_INT(result.v_int64, 11);
+  /* errors raised by the inner function come out unchanged */
+  args[2] = any_float(1.0);
+  CHECK(call_global("testing.apply", args, 3, &result) == -1);
+  CHECK_RAISED("TypeError",
+               "Mismatched type on argument #1 when calling: `add(0: int, 1: int) -> int`. "
+               "Expected `int` but got `float`");
+  TVMFFIObjectDecRef(f);
+}
+
+void testing_object_use_count(void) {
+  TVMFFIByteArray in = {"counted object", 14};
+  TVMFFIAny s, result;
+  CHECK(TVMFFIStringFromByteArray(&in, &s) == 0);
+  CHECK(call_global("testing.object_use_count", &s, 1, &result) == 0);
+  CHECK_EQ_INT(result.v_int64, 1);
+  TVMFFIObjectIncRef(s.v_obj);
+  CHECK(call_global("testing.object_use_count", &s, 1, &result) == 0);
+  CHECK_EQ_INT(result.v_int64, 2);
+  TVMFFIObjectDecRef(s.v_obj);
+  TVMFFIObjectDecRef(s.v_obj);
+}
