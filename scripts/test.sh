@@ -7,8 +7,8 @@ bash scripts/setup.sh
 bash scripts/build.sh
 
 echo "== C tests (gcc)"
-ctest --test-dir build/native --output-on-failure -j "$(nproc)" | tail -n 3
+ctest --test-dir build/native --output-on-failure -j "$(nproc)"
 echo "== C tests (clang, ASan + UBSan)"
-ctest --test-dir build/native-asan --output-on-failure -j "$(nproc)" | tail -n 3
+ctest --test-dir build/native-asan --output-on-failure -j "$(nproc)"
 echo "== Node tests"
 node --test tests/node/

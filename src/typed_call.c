@@ -16,9 +16,26 @@ static void wf_typed_schema(const WebFFISignature* sig, wf_buf* out) {
   wf_buf_printf(out, ") -> %s", sig->ret_type != NULL ? sig->ret_type : "void");
 }
 
+/* Every string form reads as `str` and every bytes form as `bytes`, the
+ * names signatures use, rather than storage details such as `ffi.SmallStr`. */
+static const char* wf_typed_got_name(const TVMFFIAny* v) {
+  switch (v->type_index) {
+    case kTVMFFIRawStr:
+    case kTVMFFISmallStr:
+    case kTVMFFIStr:
+      return "str";
+    case kTVMFFIByteArrayPtr:
+    case kTVMFFISmallBytes:
+    case kTVMFFIBytes:
+      return "bytes";
+    default:
+      return wf_type_key(v->type_index);
+  }
+}
+
 static int wf_typed_mismatch(const WebFFISignature* sig, int32_t i, const char* expected,
                              const TVMFFIAny* got) {
-  const char* got_key = wf_type_key(got->type_index);
+  const char* got_key = wf_typed_got_name(got);
   if (sig == NULL) {
     return wf_err_raise("TypeError", "Cannot convert from type `%s` to `%s`", got_key, expected);
   }

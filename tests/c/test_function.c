@@ -209,3 +209,11 @@ void testing_object_use_count(void) {
   TVMFFIObjectDecRef(s.v_obj);
   TVMFFIObjectDecRef(s.v_obj);
 }
+
+void typed_call_names_string_forms_str(void) {
+  TVMFFIAny arg = any_cstr("x"), result;
+  CHECK(call_global("testing.add_one", &arg, 1, &result) == -1);
+  CHECK_RAISED("TypeError",
+               "Mismatched type on argument #0 when calling: `testing.add_one(0: int) -> int`. "
+               "Expected `int` but got `str`");
+}
