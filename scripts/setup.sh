@@ -9,6 +9,7 @@ packages=(
   clang-14 lld-14 libclang-rt-14-dev  # sanitizers, wasm32 clang
   emscripten binaryen                 # the shipping wasm build
   wasi-libc libclang-rt-14-dev-wasm32 # the clang + wasi-libc build
+  chromium                            # browser tests (driven by playwright-core)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite: C tests natively (plain and under ASan + UBSan),
-# then the Node tests against the wasm builds.
+# then the Node and headless-Chromium tests against the wasm builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -10,5 +10,5 @@ echo "== C tests (gcc)"
 ctest --test-dir build/native --output-on-failure -j "$(nproc)"
 echo "== C tests (clang, ASan + UBSan)"
 ctest --test-dir build/native-asan --output-on-failure -j "$(nproc)"
-echo "== Node tests"
-node --test tests/node/
+echo "== Node and browser tests"
+node --test tests/node/ tests/browser/

@@ -4,8 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createWasi, WasiExit } from '../../js/wasi.js';
-import { createHostImports } from '../../js/host_imports.js';
+import { instantiate, rawRuntime, WasiExit } from '../support/raw_runtime.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const BUILDS = {
@@ -13,126 +12,8 @@ const BUILDS = {
   wasi: `${root}build/wasi`,
 };
 
-async function instantiate(path, write) {
-  const wasi = createWasi({ write });
-  let memory;
-  const imports = {
-    wasi_snapshot_preview1: wasi.imports,
-    ...createHostImports(() => memory),
-  };
-  const { instance } = await WebAssembly.instantiate(readFileSync(path), imports);
-  memory = instance.exports.memory;
-  wasi.setMemory(memory);
-  return instance;
-}
-
-/** Raw access to one runtime instance, reading layouts from its metadata. */
-async function rawRuntime(dir) {
-  const instance = await instantiate(`${dir}/webffi.wasm`);
-  const x = instance.exports;
-  x._initialize();
-  const mem = () => new DataView(x.memory.buffer);
-  const cstr = (ptr) => {
-    const bytes = new Uint8Array(x.memory.buffer);
-    let end = ptr;
-    while (bytes[end] !== 0) end++;
-    return new TextDecoder().decode(bytes.subarray(ptr, end));
-  };
-  const meta = JSON.parse(cstr(x.WebFFIGetABIMetadata()));
-  const off = meta.offsetof;
-  const T = meta.type_index;
-  const alloc = (n) => {
-    const p = x.WebFFIHeapAlloc(n);
-    assert.notEqual(p, 0);
-    return p;
-  };
-  const putStr = (s) => {
-    const b = new TextEncoder().encode(s + '\0');
-    const p = alloc(b.length);
-    new Uint8Array(x.memory.buffer).set(b, p);
-    return p;
-  };
-  const byteArray = (s) => {
-    const ba = alloc(meta.sizeof.TVMFFIByteArray);
-    const data = putStr(s);
-    mem().setUint32(ba + off['TVMFFIByteArray.data'], data, true);
-    mem().setUint32(ba + off['TVMFFIByteArray.size'], new TextEncoder().encode(s).length, true);
-    return ba;
-  };
-  const getGlobal = (name) => {
-    const out = alloc(4);
-    assert.equal(x.TVMFFIFunctionGetGlobal(byteArray(name), out), 0);
-    return mem().getUint32(out, true);
-  };
-  const ANY = meta.sizeof.TVMFFIAny;
-  const writeAny = (p, v) => {
-    const m = mem();
-    m.setBigUint64(p + off['TVMFFIAny.v_int64'], 0n, true);
-    m.setUint32(p + off['TVMFFIAny.small_str_len'], 0, true);
-    if (typeof v === 'number' && Number.isInteger(v)) {
-      m.setInt32(p, T.int, true);
-      m.setBigInt64(p + off['TVMFFIAny.v_int64'], BigInt(v), true);
-    } else if (typeof v === 'number') {
-      m.setInt32(p, T.float, true);
-      m.setFloat64(p + off['TVMFFIAny.v_int64'], v, true);
-    } else if (typeof v === 'string') {
-      m.setInt32(p, T['const char*'], true);
-      m.setUint32(p + off['TVMFFIAny.v_int64'], putStr(v), true);
-    } else {
-      m.setInt32(p, T.None, true);
-    }
-  };
-  const byteArrayText = (p) => {
-    const data = mem().getUint32(p + off['TVMFFIByteArray.data'], true);
-    const size = mem().getUint32(p + off['TVMFFIByteArray.size'], true);
-    return new TextDecoder().decode(new Uint8Array(x.memory.buffer, data, size));
-  };
-  const readAny = (p) => {
-    const m = mem();
-    const tindex = m.getInt32(p, true);
-    const payload = p + off['TVMFFIAny.v_int64'];
-    if (tindex === T.int) return m.getBigInt64(payload, true);
-    if (tindex === T.float) return m.getFloat64(payload, true);
-    if (tindex === T.None) return null;
-    if (tindex === T['ffi.SmallStr']) {
-      const len = m.getUint32(p + off['TVMFFIAny.small_str_len'], true);
-      return new TextDecoder().decode(new Uint8Array(x.memory.buffer, payload, len));
-    }
-    if (tindex === T['ffi.String']) {
-      const obj = m.getUint32(payload, true);
-      const text = byteArrayText(obj + meta.sizeof.TVMFFIObject);
-      x.TVMFFIObjectDecRef(obj);
-      return text;
-    }
-    throw new Error(`unexpected type index ${tindex}`);
-  };
-  /** Calls global NAME; returns the value or the raised error's fields. */
-  const call = (name, ...args) => {
-    const f = getGlobal(name);
-    assert.notEqual(f, 0, `${name} is registered`);
-    const argv = alloc(ANY * Math.max(args.length, 1));
-    args.forEach((a, i) => writeAny(argv + i * ANY, a));
-    const result = alloc(ANY);
-    writeAny(result, null);
-    const rc = x.TVMFFIFunctionCall(f, argv, args.length, result);
-    x.TVMFFIObjectDecRef(f);
-    if (rc === 0) return { value: readAny(result) };
-    const out = alloc(4);
-    x.TVMFFIErrorMoveFromRaised(out);
-    const err = mem().getUint32(out, true);
-    const cell = err + meta.sizeof.TVMFFIObject;
-    const error = {
-      kind: byteArrayText(cell + off['TVMFFIErrorCell.kind']),
-      message: byteArrayText(cell + off['TVMFFIErrorCell.message']),
-      backtrace: byteArrayText(cell + off['TVMFFIErrorCell.backtrace']),
-    };
-    x.TVMFFIObjectDecRef(err);
-    return { error };
-  };
-  return { x, meta, call };
-}
-
-const emscripten = await rawRuntime(BUILDS.emscripten);
+const load = (dir) => rawRuntime(readFileSync(`${dir}/webffi.wasm`));
+const emscripten = await load(BUILDS.emscripten);
 
 test('ABI metadata matches the layouts the ABI fixes', () => {
   const { meta } = emscripten;
@@ -190,7 +71,7 @@ test('the runtime keeps working after errors', () => {
 });
 
 test('the clang + wasi-libc build loads and answers the same calls', async () => {
-  const wasi = await rawRuntime(BUILDS.wasi);
+  const wasi = await load(BUILDS.wasi);
   assert.equal(wasi.meta.sizeof.TVMFFIAny, 16);
   assert.deepEqual(wasi.call('testing.add_one', 41), { value: 42n });
   assert.deepEqual(wasi.call('testing.echo', 'from wasi-libc'), { value: 'from wasi-libc' });
@@ -200,7 +81,7 @@ test('the clang + wasi-libc build loads and answers the same calls', async () =>
 for (const [toolchain, dir] of Object.entries(BUILDS)) {
   test(`the ABI example program runs in wasm (${toolchain})`, async () => {
     let stdout = '';
-    const instance = await instantiate(`${dir}/abi_example.wasm`, (fd, text) => {
+    const instance = await instantiate(readFileSync(`${dir}/abi_example.wasm`), (fd, text) => {
       if (fd === 1) stdout += text;
     });
     let code = 0;

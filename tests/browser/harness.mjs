@@ -1,0 +1,102 @@
+// Shared browser-test support: a static server for the repository and real
+// headless Chromium (Debian's) driven by playwright-core. Pages report back
+// by setting `window.__webffiResult` to { passed, failed, failures }.
+import { createServer } from 'node:http';
+import { readFile, mkdtemp, rm } from 'node:fs/promises';
+import { extname, join, normalize, sep } from 'node:path';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+export const chromiumPath = process.env.WEBFFI_CHROMIUM ?? '/usr/lib/chromium/chromium';
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.json': 'application/json',
+  '.wasm': 'application/wasm',
+  '.map': 'application/json',
+};
+
+/**
+ * Serves the repository over http://127.0.0.1 (browsers cannot fetch wasm
+ * from file://). With crossOriginIsolated, every response carries the
+ * COOP/COEP headers SharedArrayBuffer needs.
+ */
+export async function startServer({ root = repoRoot, crossOriginIsolated = false } = {}) {
+  const server = createServer(async (req, res) => {
+    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    const file = join(root, path);
+    if (!file.startsWith(normalize(root)) || file.includes(`${sep}..${sep}`)) {
+      res.writeHead(403).end();
+      return;
+    }
+    try {
+      const body = await readFile(file);
+      const headers = { 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream' };
+      if (crossOriginIsolated) {
+        headers['Cross-Origin-Opener-Policy'] = 'same-origin';
+        headers['Cross-Origin-Embedder-Policy'] = 'require-corp';
+      }
+      res.writeHead(200, headers).end(body);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  return {
+    url: (path) => `http://127.0.0.1:${port}/${path.replace(/^\//, '')}`,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+/** Launches headless Chromium with a fresh profile; WebGPU on request. */
+export async function launchChromium({ webgpu = false } = {}) {
+  const userDataDir = await mkdtemp(join(tmpdir(), 'webffi-chromium-'));
+  const args = [
+    '--headless=new',
+    '--no-sandbox',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--disable-quic',
+  ];
+  if (webgpu) args.push('--enable-unsafe-webgpu');
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: chromiumPath,
+    headless: true,
+    args,
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      await rm(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Opens url, waits for the page's result and returns it. Console errors and
+ * uncaught page errors are collected into `logs` for failure messages.
+ */
+export async function runPage(context, url, { timeout = 60000 } = {}) {
+  const page = await context.newPage();
+  const logs = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') logs.push(`console.error: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => logs.push(`pageerror: ${e.message}`));
+  try {
+    await page.goto(url);
+    const handle = await page.waitForFunction(() => window.__webffiResult, null, { timeout });
+    const result = await handle.jsonValue();
+    return { ...result, logs };
+  } finally {
+    await page.close();
+  }
+}

@@ -1,0 +1,135 @@
+// Test support: one runtime instance driven through raw wasm exports only
+// (no JS runtime layer), reading every layout from the ABI metadata. Runs in
+// Node and in browsers alike.
+import { createWasi, WasiExit } from '../../js/wasi.js';
+import { createHostImports } from '../../js/host_imports.js';
+
+export { WasiExit };
+
+/** Instantiates wasm bytes with webffi's WASI shim and host imports. */
+export async function instantiate(bytes, write) {
+  const wasi = createWasi({ write });
+  let memory;
+  const imports = {
+    wasi_snapshot_preview1: wasi.imports,
+    ...createHostImports(() => memory),
+  };
+  const { instance } = await WebAssembly.instantiate(bytes, imports);
+  memory = instance.exports.memory;
+  wasi.setMemory(memory);
+  return instance;
+}
+
+/** Raw access to the runtime in `bytes` (a webffi.wasm reactor). */
+export async function rawRuntime(bytes) {
+  const instance = await instantiate(bytes);
+  const x = instance.exports;
+  x._initialize();
+  const utf8 = new TextEncoder();
+  const text = new TextDecoder();
+  const mem = () => new DataView(x.memory.buffer);
+  const cstr = (ptr) => {
+    const b = new Uint8Array(x.memory.buffer);
+    return text.decode(b.subarray(ptr, b.indexOf(0, ptr)));
+  };
+  const meta = JSON.parse(cstr(x.WebFFIGetABIMetadata()));
+  const off = meta.offsetof;
+  const T = meta.type_index;
+  const ANY = meta.sizeof.TVMFFIAny;
+  // Test allocations are freed all together after each call.
+  let live = [];
+  const alloc = (n) => {
+    const p = x.WebFFIHeapAlloc(n);
+    if (p === 0) throw new Error('WebFFIHeapAlloc failed');
+    live.push(p);
+    return p;
+  };
+  const putStr = (s) => {
+    const b = utf8.encode(s);
+    const p = alloc(b.length + 1);
+    new Uint8Array(x.memory.buffer).set(b, p);
+    new Uint8Array(x.memory.buffer)[p + b.length] = 0;
+    return { ptr: p, size: b.length };
+  };
+  const byteArray = (s) => {
+    const ba = alloc(meta.sizeof.TVMFFIByteArray);
+    const { ptr, size } = putStr(s);
+    mem().setUint32(ba + off['TVMFFIByteArray.data'], ptr, true);
+    mem().setUint32(ba + off['TVMFFIByteArray.size'], size, true);
+    return ba;
+  };
+  const byteArrayText = (p) => {
+    const data = mem().getUint32(p + off['TVMFFIByteArray.data'], true);
+    const size = mem().getUint32(p + off['TVMFFIByteArray.size'], true);
+    return text.decode(new Uint8Array(x.memory.buffer, data, size));
+  };
+  const getGlobal = (name) => {
+    const out = alloc(4);
+    if (x.TVMFFIFunctionGetGlobal(byteArray(name), out) !== 0) throw new Error('lookup failed');
+    return mem().getUint32(out, true);
+  };
+  const writeAny = (p, v) => {
+    const m = mem();
+    m.setBigUint64(p + off['TVMFFIAny.v_int64'], 0n, true);
+    m.setUint32(p + off['TVMFFIAny.small_str_len'], 0, true);
+    if (typeof v === 'number' && Number.isInteger(v)) {
+      m.setInt32(p, T.int, true);
+      m.setBigInt64(p + off['TVMFFIAny.v_int64'], BigInt(v), true);
+    } else if (typeof v === 'number') {
+      m.setInt32(p, T.float, true);
+      m.setFloat64(p + off['TVMFFIAny.v_int64'], v, true);
+    } else if (typeof v === 'string') {
+      m.setInt32(p, T['const char*'], true);
+      m.setUint32(p + off['TVMFFIAny.v_int64'], putStr(v).ptr, true);
+    } else {
+      m.setInt32(p, T.None, true);
+    }
+  };
+  const readAny = (p) => {
+    const m = mem();
+    const tindex = m.getInt32(p, true);
+    const payload = p + off['TVMFFIAny.v_int64'];
+    if (tindex === T.int) return m.getBigInt64(payload, true);
+    if (tindex === T.float) return m.getFloat64(payload, true);
+    if (tindex === T.None) return null;
+    if (tindex === T['ffi.SmallStr']) {
+      const len = m.getUint32(p + off['TVMFFIAny.small_str_len'], true);
+      return text.decode(new Uint8Array(x.memory.buffer, payload, len));
+    }
+    if (tindex === T['ffi.String']) {
+      const obj = m.getUint32(payload, true);
+      const s = byteArrayText(obj + meta.sizeof.TVMFFIObject);
+      x.TVMFFIObjectDecRef(obj);
+      return s;
+    }
+    throw new Error(`unexpected type index ${tindex}`);
+  };
+  /** Calls global NAME: { value } on success, { error: {kind, message, backtrace} } on failure. */
+  const call = (name, ...args) => {
+    try {
+      const f = getGlobal(name);
+      if (f === 0) throw new Error(`${name} is not registered`);
+      const argv = alloc(ANY * Math.max(args.length, 1));
+      args.forEach((a, i) => writeAny(argv + i * ANY, a));
+      const result = alloc(ANY);
+      writeAny(result, null);
+      const rc = x.TVMFFIFunctionCall(f, argv, args.length, result);
+      x.TVMFFIObjectDecRef(f);
+      if (rc === 0) return { value: readAny(result) };
+      const out = alloc(4);
+      x.TVMFFIErrorMoveFromRaised(out);
+      const err = mem().getUint32(out, true);
+      const cell = err + meta.sizeof.TVMFFIObject;
+      const error = {};
+      for (const k of ['kind', 'message', 'backtrace']) {
+        error[k] = byteArrayText(cell + off[`TVMFFIErrorCell.${k}`]);
+      }
+      x.TVMFFIObjectDecRef(err);
+      return { error };
+    } finally {
+      for (const p of live) x.WebFFIHeapFree(p);
+      live = [];
+    }
+  };
+  return { exports: x, meta, call };
+}
