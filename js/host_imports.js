@@ -1,25 +1,10 @@
 // The imports the C core expects from its host under module "webffi"
 // (declared in src/wasm/host_imports.h), plus Emscripten's growth notice.
+import { wasmFramesText } from './backtrace.js';
+
+export { wasmFramesText };
 
 const encoder = new TextEncoder();
-
-// V8: "at NAME (URL:wasm-function[N]:0xOFF)" or "at URL:wasm-function[N]:0xOFF";
-// Firefox and Safari: "NAME@URL:wasm-function[N]:0xOFF".
-const V8_FRAME = /^\s*at (?:(.+?) \()?(\S*wasm-function\[\d+\]:0x[0-9a-f]+)\)?$/;
-const GECKO_FRAME = /^(.*?)@(\S*wasm-function\[\d+\]:0x[0-9a-f]+)$/;
-
-/**
- * The wasm frames of a JS stack, most recent first, as "FUNC\tLOCATION\n"
- * lines; frames without a name get their location as the name.
- */
-export function wasmFramesText(stack) {
-  let out = '';
-  for (const line of String(stack).split('\n')) {
-    const m = V8_FRAME.exec(line) ?? GECKO_FRAME.exec(line);
-    if (m) out += `${m[1] || m[2]}\t${m[2]}\n`;
-  }
-  return out;
-}
 
 /** Writes as many whole lines of text as fit into memory[ptr, ptr + cap). */
 function writeLines(memory, ptr, cap, text) {
@@ -30,11 +15,17 @@ function writeLines(memory, ptr, cap, text) {
   return lastNewline + 1;
 }
 
+const noCallbacks = () => {
+  throw new Error('this instance was loaded without JS callback support');
+};
+
 /**
  * @param {() => WebAssembly.Memory} getMemory the instance's memory, read
  *   at call time (it is not known before instantiation).
+ * @param {{ callJS?: Function, releaseJS?: Function }} [callbacks] the
+ *   runtime's handlers for `webffi.call_js` and `webffi.release_js`.
  */
-export function createHostImports(getMemory) {
+export function createHostImports(getMemory, callbacks = {}) {
   return {
     webffi: {
       backtrace(ptr, cap) {
@@ -44,6 +35,8 @@ export function createHostImports(getMemory) {
         Error.stackTraceLimit = limit;
         return writeLines(getMemory(), ptr, cap, wasmFramesText(stack));
       },
+      call_js: callbacks.callJS ?? noCallbacks,
+      release_js: callbacks.releaseJS ?? (() => {}),
     },
     env: {
       // Emscripten reports growth; views are refreshed where they are used.

@@ -88,6 +88,11 @@ const char* WebFFIGetABIMetadata(void) {
   WF_META_FIELD(b, 0, "DLTensor.shape", offsetof(DLTensor, shape));
   WF_META_FIELD(b, 0, "DLTensor.strides", offsetof(DLTensor, strides));
   WF_META_FIELD(b, 0, "DLTensor.byte_offset", offsetof(DLTensor, byte_offset));
+  WF_META_FIELD(b, 0, "DLDataType.code", offsetof(DLDataType, code));
+  WF_META_FIELD(b, 0, "DLDataType.bits", offsetof(DLDataType, bits));
+  WF_META_FIELD(b, 0, "DLDataType.lanes", offsetof(DLDataType, lanes));
+  WF_META_FIELD(b, 0, "DLDevice.device_type", offsetof(DLDevice, device_type));
+  WF_META_FIELD(b, 0, "DLDevice.device_id", offsetof(DLDevice, device_id));
   wf_buf_puts(b, "},");
 
   wf_buf_puts(b, "\"deleter_flags\":{");

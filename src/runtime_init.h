@@ -9,5 +9,7 @@ int wf_runtime_init(void);
 /* Each module that owns global functions registers them here. */
 int wf_global_register_builtins(void);
 int wf_testing_register(void);
+/* Platform-specific globals (src/wasm/, src/native/). */
+int wf_platform_register(void);
 
 #endif /* WEBFFI_SRC_RUNTIME_INIT_H_ */

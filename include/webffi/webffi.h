@@ -29,6 +29,15 @@ TVM_FFI_DLL void WebFFIHeapFree(void* ptr);
 /* Strong reference count of an object (0 for NULL); for tests and tools. */
 TVM_FFI_DLL uint32_t WebFFIObjectStrongCount(TVMFFIObjectHandle obj);
 
+/*
+ * Wasm builds only: a Function whose calls go to the JS function behind
+ * `js_handle` (the glue's handle table), and an ffi.OpaquePyObject (index 74)
+ * holding any JS value. Both release the handle through the host when they
+ * die; on failure the handle stays the caller's.
+ */
+TVM_FFI_DLL int WebFFIFunctionFromJS(int32_t js_handle, TVMFFIObjectHandle* out);
+TVM_FFI_DLL int WebFFIOpaqueFromJS(int32_t js_handle, TVMFFIObjectHandle* out);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

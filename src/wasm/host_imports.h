@@ -3,6 +3,7 @@
 #define WEBFFI_SRC_WASM_HOST_IMPORTS_H_
 
 #include <stdint.h>
+#include <tvm/ffi/c_api.h>
 
 #define WF_HOST_IMPORT(name) __attribute__((import_module("webffi"), import_name(name)))
 
@@ -14,5 +15,16 @@
  * maps later).
  */
 WF_HOST_IMPORT("backtrace") int32_t wf_host_backtrace(char* buf, int32_t cap);
+
+/*
+ * Calls the JS function behind `handle` with the safe-call convention:
+ * borrowed args, owned result, 0 or -1 with the error raised.
+ */
+WF_HOST_IMPORT("call_js")
+int32_t wf_host_call_js(int32_t handle, const TVMFFIAny* args, int32_t num_args,
+                        TVMFFIAny* result);
+
+/* Drops C's reference to the JS value behind `handle`. */
+WF_HOST_IMPORT("release_js") void wf_host_release_js(int32_t handle);
 
 #endif /* WEBFFI_SRC_WASM_HOST_IMPORTS_H_ */

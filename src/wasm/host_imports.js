@@ -2,4 +2,6 @@
 // provided by the host, the webffi JS glue, under import module "webffi".
 mergeInto(LibraryManager.library, {
   backtrace: function () {},
+  call_js: function () {},
+  release_js: function () {},
 });

@@ -1,0 +1,122 @@
+// FFI errors as JS Error subclasses, chosen by kind through a registry.
+// Built-in kinds extend the matching native class where one exists (a
+// `TypeError` kind is `instanceof TypeError`), and every FFI error, whatever
+// its base, answers `instanceof FFIError`.
+
+const BRAND = Symbol('webffi.error');
+
+/** Fields every FFI error carries; `name` is the kind, so String(e) is `KIND: MESSAGE`. */
+function initError(error, kind, backtrace) {
+  Object.defineProperty(error, BRAND, { value: true });
+  Object.defineProperty(error, 'name', { value: kind, writable: true, configurable: true });
+  error.kind = kind;
+  error.backtrace = backtrace;
+}
+
+/**
+ * The display form of an ABI backtrace (stored most recent call first):
+ * `Traceback (most recent call last):`, the frames reversed, `KIND: MESSAGE`.
+ */
+export function formatTraceback(kind, message, backtrace) {
+  const lines = String(backtrace ?? '').split('\n').filter(Boolean).reverse();
+  return ['Traceback (most recent call last):', ...lines, `${kind}: ${message}`].join('\n') + '\n';
+}
+
+function makeErrorClass(name, Base) {
+  const cls = {
+    [name]: class extends Base {
+      constructor(message = '', options = {}) {
+        super(message, options.cause !== undefined ? { cause: options.cause } : undefined);
+        initError(this, options.kind ?? name, options.backtrace ?? '');
+      }
+
+      /** The C-style traceback, oldest frame first, ending in `KIND: MESSAGE`. */
+      get traceback() {
+        return formatTraceback(this.kind, this.message, this.backtrace);
+      }
+    },
+  }[name];
+  return cls;
+}
+
+/**
+ * `e instanceof FFIError` is true for every error that came from (or can go
+ * to) the FFI, whichever native base its class has.
+ */
+export class FFIError extends Error {
+  static [Symbol.hasInstance](value) {
+    return value != null && typeof value === 'object' && value[BRAND] === true;
+  }
+}
+
+export const RuntimeError = makeErrorClass('RuntimeError', Error);
+export const ValueError = makeErrorClass('ValueError', Error);
+export const FFITypeError = makeErrorClass('TypeError', TypeError);
+export const AttributeError = makeErrorClass('AttributeError', Error);
+export const KeyError = makeErrorClass('KeyError', Error);
+export const IndexError = makeErrorClass('IndexError', RangeError);
+export const OverflowError = makeErrorClass('OverflowError', RangeError);
+export const MemoryError = makeErrorClass('MemoryError', Error);
+export const AssertionError = makeErrorClass('AssertionError', Error);
+export const InternalError = makeErrorClass('InternalError', Error);
+
+/**
+ * Thrown by every call once a wasm trap has poisoned the instance: its
+ * memory may be inconsistent, so nothing runs on it again.
+ */
+export class FatalError extends Error {
+  constructor(message, options) {
+    super(message, options);
+    this.name = 'FatalError';
+  }
+}
+
+const registry = new Map(
+  [RuntimeError, ValueError, FFITypeError, AttributeError, KeyError, IndexError, OverflowError,
+    MemoryError, AssertionError, InternalError].map((cls) => [new cls().kind, cls]),
+);
+
+/**
+ * Makes errors of `kind` instances of `cls` (constructed as
+ * `new cls(message)`); `kind`, `backtrace` and `name` are set afterwards.
+ */
+export function registerError(kind, cls) {
+  if (typeof kind !== 'string' || kind === '') throw new FFITypeError('registerError: kind must be a non-empty string');
+  if (typeof cls !== 'function') throw new FFITypeError('registerError: cls must be a class');
+  registry.set(kind, cls);
+}
+
+/** The class for a kind; unknown kinds get RuntimeError (keeping their kind). */
+export function errorClass(kind) {
+  return registry.get(kind) ?? RuntimeError;
+}
+
+/** Builds the JS error for (kind, message, backtrace). */
+export function makeError(kind, message, backtrace = '') {
+  const cls = errorClass(kind);
+  const error = new cls(message);
+  initError(error, kind, backtrace);
+  if (!('traceback' in error)) {
+    Object.defineProperty(error, 'traceback', {
+      get() { return formatTraceback(this.kind, this.message, this.backtrace); },
+    });
+  }
+  return error;
+}
+
+/** The kind a thrown JS value crosses C with. */
+export function kindOf(value) {
+  if (value instanceof FFIError) return value.kind;
+  if (value instanceof Error) return value.name && value.name !== 'Error' ? value.name : 'RuntimeError';
+  return 'RuntimeError';
+}
+
+/** The message a thrown JS value crosses C with. */
+export function messageOf(value) {
+  if (value instanceof Error) return String(value.message);
+  try {
+    return String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
