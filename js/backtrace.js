@@ -33,19 +33,28 @@ export function wasmFramesText(stack) {
 
 const frameLine = (file, line, func) => `  File "${file}", line ${line}, in ${func}\n`;
 
-/** A JS stack (Error.prototype.stack) as ABI backtrace lines. */
+// The glue's own JS frames (named webffiCall, webffiCallJS, ...) are left out.
+const GLUE_FRAME = /(^|\.)webffi[A-Z]\w*( \[as \w+\])?$/;
+
+/**
+ * A JS stack (Error.prototype.stack) as ABI backtrace lines. When the stack
+ * was taken inside C (it has wasm frames), it ends at the outermost C frame:
+ * what lies below is the caller's, outside the FFI. `complete` says so.
+ */
 export function jsStackToBacktrace(stack) {
   let out = '';
+  let end = 0;
   for (const line of String(stack ?? '').split('\n')) {
     const w = wasmFrame(line);
     if (w) {
       if (!RUNTIME_FRAME.test(w[0])) out += frameLine(w[1], 0, w[0]);
+      end = out.length;
       continue;
     }
     const m = V8_JS.exec(line) ?? GECKO_JS.exec(line);
-    if (m) out += frameLine(m[2], m[3], m[1] || '<anonymous>');
+    if (m && !GLUE_FRAME.test(m[1] ?? '')) out += frameLine(m[2], m[3], m[1] || '<anonymous>');
   }
-  return out;
+  return end ? { text: out.slice(0, end), complete: true } : { text: out, complete: false };
 }
 
 /**

@@ -25,8 +25,10 @@ static int testing_allocate_bytes(void* self, const TVMFFIAny* args, int32_t n,
   }
   if ((uint64_t)args[0].v_int64 > SIZE_MAX) return wf_err_raise_oom(SIZE_MAX);
   size_t size = (size_t)args[0].v_int64;
-  void* p = malloc(size);
+  /* volatile: the compiler may otherwise drop an unused malloc/free pair */
+  char* volatile p = (char*)malloc(size);
   if (p == NULL) return wf_err_raise_oom(size);
+  if (size > 0) p[size - 1] = 1;
   free(p);
   wf_any_set_int(result, args[0].v_int64);
   return 0;

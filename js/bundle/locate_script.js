@@ -1,0 +1,9 @@
+// locate.js for the classic-script bundle (dist/webffi.iife.js): the wasm sits
+// next to the script. A page knows its current script; a classic worker's
+// importScripts does not say, but the script's URL is in its own stack.
+const stackUrl = () => /((?:https?|file|blob):[^\s()]+?)(?::\d+){1,2}\)?\s*$/m.exec(new Error().stack ?? '')?.[1];
+
+const scriptUrl = (typeof document !== 'undefined' && document.currentScript?.src) ||
+  stackUrl() || globalThis.location?.href;
+
+export const defaultWasmUrl = () => new URL('webffi.wasm', scriptUrl);

@@ -1,0 +1,9 @@
+// webffi: the tvm-ffi object, function and error system in WebAssembly.
+export { load } from './loader.js';
+export {
+  FFIError, RuntimeError, ValueError, FFITypeError, AttributeError, KeyError, IndexError,
+  OverflowError, MemoryError, AssertionError, InternalError, FatalError, registerError,
+  formatTraceback,
+} from './errors.js';
+export { Device, DataType, IntValue, FloatValue, asInt, asFloat } from './values.js';
+export { FFIObject, isHandle } from './objects.js';

@@ -1,0 +1,116 @@
+// load(): compile and instantiate webffi.wasm anywhere (Node ESM/CJS,
+// browser module or classic script, Workers, worker_threads), check its ABI
+// metadata and return the runtime.
+import { createWasi } from './wasi.js';
+import { createHostImports } from './host_imports.js';
+import { createRuntime } from './runtime.js';
+import { defaultWasmUrl } from './locate.js';
+import { RuntimeError } from './errors.js';
+
+/** The ABI metadata versions and layout facts this JS understands. */
+const SUPPORTED = { metadata_version: 1, tvm_ffi_major: 0, tvm_ffi_minor: 1, pointer_size: 4, any_size: 16 };
+
+const isNodeFileUrl = (url) => url.protocol === 'file:';
+
+async function fetchModule(url, logger) {
+  if (isNodeFileUrl(url) && typeof process !== 'undefined' && process.versions?.node) {
+    const { readFile } = await import('node:fs/promises');
+    return WebAssembly.compile(await readFile(url));
+  }
+  const response = await fetch(url);
+  if (!response.ok) throw new RuntimeError(`webffi: cannot fetch ${url}: HTTP ${response.status}`);
+  const type = response.headers.get('content-type') ?? '';
+  if (typeof WebAssembly.compileStreaming === 'function' && type.startsWith('application/wasm')) {
+    try {
+      return await WebAssembly.compileStreaming(response.clone());
+    } catch (e) {
+      logger.warn?.(`webffi: streaming compile of ${url} failed (${e.message}); compiling from bytes`);
+    }
+  }
+  return WebAssembly.compile(await response.arrayBuffer());
+}
+
+/** Compiles a wasm source: a WebAssembly.Module, bytes, a URL or a URL string. */
+async function compile(source, logger) {
+  if (source instanceof WebAssembly.Module) return source;
+  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return WebAssembly.compile(source);
+  if (source instanceof URL || typeof source === 'string') {
+    const base = globalThis.location?.href;
+    return fetchModule(base ? new URL(source, base) : new URL(source), logger);
+  }
+  throw new TypeError('webffi.load: `wasm` must be a URL, a string, bytes or a WebAssembly.Module');
+}
+
+function readMetadata(exports, heapText) {
+  if (typeof exports.WebFFIGetABIMetadata !== 'function') {
+    throw new RuntimeError('webffi: incompatible wasm: it does not export WebFFIGetABIMetadata (not a webffi runtime)');
+  }
+  const ptr = exports.WebFFIGetABIMetadata();
+  let meta;
+  try {
+    meta = JSON.parse(heapText(ptr));
+  } catch (e) {
+    throw new RuntimeError(`webffi: incompatible wasm: unreadable ABI metadata (${e.message})`);
+  }
+  const problems = [];
+  if (meta.metadata_version !== SUPPORTED.metadata_version) {
+    problems.push(`ABI metadata version ${meta.metadata_version}, expected ${SUPPORTED.metadata_version}`);
+  }
+  const [major, minor] = meta.tvm_ffi_version ?? [];
+  if (major !== SUPPORTED.tvm_ffi_major || minor !== SUPPORTED.tvm_ffi_minor) {
+    problems.push(`tvm-ffi ABI ${meta.tvm_ffi_version?.join('.')}, expected ${SUPPORTED.tvm_ffi_major}.${SUPPORTED.tvm_ffi_minor}.x`);
+  }
+  if (meta.pointer_size !== SUPPORTED.pointer_size) problems.push(`pointer size ${meta.pointer_size}`);
+  if (meta.sizeof?.TVMFFIAny !== SUPPORTED.any_size) problems.push(`TVMFFIAny size ${meta.sizeof?.TVMFFIAny}`);
+  if (problems.length) throw new RuntimeError(`webffi: incompatible wasm: ${problems.join('; ')}`);
+  return meta;
+}
+
+/**
+ * Loads a webffi runtime.
+ * @param {object} [options]
+ * @param {URL|string|ArrayBuffer|ArrayBufferView|WebAssembly.Module} [options.wasm]
+ *   where the core is; by default webffi.wasm next to this package's JS.
+ * @param {{log?: Function, warn?: Function}} [options.logger] receives the
+ *   core's stdout/stderr and load warnings (default: console).
+ * @param {Array<{name: string, init: Function}>} [options.backends] device
+ *   backends to initialise once the core is up; a failing one logs a warning.
+ */
+export async function load(options = {}) {
+  const logger = options.logger ?? console;
+  const module = await compile(options.wasm ?? defaultWasmUrl(), logger);
+  const wasi = createWasi({
+    write: (fd, text) => (fd === 2 ? logger.warn ?? logger.log : logger.log)?.call(logger, text.replace(/\n$/, '')),
+  });
+  let memory;
+  // The runtime is made after instantiation; the imports reach it through this.
+  const hooks = {};
+  const imports = {
+    wasi_snapshot_preview1: wasi.imports,
+    ...createHostImports(() => memory, {
+      callJS: function webffiCallJSHook(h, args, n, result) {
+        return hooks.callJS(h, args, n, result);
+      },
+      releaseJS: (h) => hooks.releaseJS(h),
+    }),
+  };
+  const instance = await WebAssembly.instantiate(module, imports);
+  const x = instance.exports;
+  memory = x.memory;
+  wasi.setMemory(memory);
+  x._initialize?.();
+  const meta = readMetadata(x, (ptr) => {
+    const bytes = new Uint8Array(memory.buffer);
+    return new TextDecoder().decode(bytes.subarray(ptr, bytes.indexOf(0, ptr)));
+  });
+  const { runtime, imports: impl } = createRuntime(instance, meta, { logger });
+  Object.assign(hooks, impl);
+  for (const backend of options.backends ?? []) {
+    try {
+      await backend.init(runtime);
+    } catch (e) {
+      logger.warn?.(`webffi: backend ${backend.name} is unavailable: ${e?.message ?? e}`);
+    }
+  }
+  return runtime;
+}

@@ -1,0 +1,3 @@
+// Where the wasm lives by default: dist/webffi.wasm, next to js/ (the
+// package layout and the repository after a build).
+export const defaultWasmUrl = () => new URL('../dist/webffi.wasm', import.meta.url);

@@ -1,0 +1,67 @@
+// Handles on FFI objects: a JS wrapper owns one strong reference, released
+// by dispose() / [Symbol.dispose] / a scope, or by the runtime's
+// FinalizationRegistry when the wrapper is collected.
+
+export const PTR = Symbol('webffi.ptr');
+export const RUNTIME = Symbol('webffi.runtime');
+
+export const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
+
+/** Methods every handle has, FFIObject wrappers and callable Functions alike. */
+export const handleMethods = {
+  /** Releases the wrapper's reference now; later use throws. Idempotent. */
+  dispose() {
+    const ptr = this[PTR];
+    if (ptr) {
+      this[PTR] = 0;
+      this[RUNTIME].release(this, ptr);
+    }
+  },
+  [disposeSymbol]() {
+    this.dispose();
+  },
+};
+
+const handleGetters = {
+  /** True once dispose() ran. */
+  disposed: { get() { return this[PTR] === 0; } },
+  /** The type key, e.g. `ffi.Function` (also after dispose). */
+  typeKey: { get() { return this[RUNTIME].typeKeyOf(this); } },
+};
+
+/**
+ * Base class of every object wrapper. Subclasses (containers, reflected
+ * types, tensors later) register per type key with the runtime.
+ */
+export class FFIObject {
+  constructor(runtime, ptr, typeIndex) {
+    this[RUNTIME] = runtime;
+    this[PTR] = ptr;
+    this.typeIndex = typeIndex;
+    runtime.track(this, ptr);
+  }
+
+  /** The object's address; throws once disposed. */
+  get handle() {
+    return this[RUNTIME].ptrOf(this);
+  }
+
+  toString() {
+    return `${this.typeKey}(${this[PTR] ? `0x${this[PTR].toString(16)}` : 'disposed'})`;
+  }
+}
+Object.assign(FFIObject.prototype, handleMethods);
+Object.defineProperty(FFIObject.prototype, disposeSymbol, { enumerable: false });
+Object.defineProperties(FFIObject.prototype, handleGetters);
+
+/** The prototype of callable Function handles: a Function with handle methods. */
+export const functionPrototype = Object.create(Function.prototype, {
+  ...handleGetters,
+  handle: { get() { return this[RUNTIME].ptrOf(this); } },
+});
+Object.assign(functionPrototype, handleMethods);
+
+/** True for webffi handles (object wrappers and callable Functions). */
+export function isHandle(value) {
+  return value != null && value[PTR] !== undefined;
+}

@@ -1,0 +1,904 @@
+// The runtime over one instantiated webffi.wasm: marshaling JS values to and
+// from TVMFFIAny, calling Functions both ways, errors across the boundary,
+// and the global registry. Layouts come from the core's ABI metadata.
+import { Heap } from './heap.js';
+import { Device, DataType, IntValue, FloatValue } from './values.js';
+import { FFIObject, PTR, RUNTIME, functionPrototype, isHandle } from './objects.js';
+import { jsStackToBacktrace, crossedWasmFrames } from './backtrace.js';
+import {
+  FFIError, FatalError, MemoryError, OverflowError, ValueError, FFITypeError,
+  makeError, kindOf, messageOf,
+} from './errors.js';
+
+/** Bytes of argument space reused by every call (nested calls stack up). */
+const SCRATCH_BYTES = 64 * 1024;
+const TWO_32 = 4294967296;
+const INT64_LIMIT = 9223372036854775808; // 2^63
+const MIN_INT64 = -(1n << 63n);
+const MAX_INT64 = (1n << 63n) - 1n;
+
+// Cleanup actions queued during a call, run when its frame ends.
+const DECREF = 0;
+const FREE = 1;
+
+/**
+ * @param {WebAssembly.Instance} instance an initialised webffi.wasm
+ * @param {object} meta its ABI metadata (already checked)
+ * @param {{ logger?: Console }} options
+ */
+export function createRuntime(instance, meta, options = {}) {
+  const x = instance.exports;
+  const T = meta.type_index;
+  const off = meta.offsetof;
+  const size = meta.sizeof;
+  const ANY = size.TVMFFIAny;
+  const OBJ = size.TVMFFIObject;
+  const BA = size.TVMFFIByteArray;
+  const TI = off['TVMFFIAny.type_index'];
+  const SMALL_LEN = off['TVMFFIAny.small_str_len'];
+  const PAYLOAD = off['TVMFFIAny.v_int64'];
+  const BA_DATA = off['TVMFFIByteArray.data'];
+  const BA_SIZE = off['TVMFFIByteArray.size'];
+  const OBJ_TI = off['TVMFFIObject.type_index'];
+  const ERR = {
+    kind: off['TVMFFIErrorCell.kind'],
+    message: off['TVMFFIErrorCell.message'],
+    backtrace: off['TVMFFIErrorCell.backtrace'],
+    extra: off['TVMFFIErrorCell.extra_context'],
+  };
+  const OPAQUE_HANDLE = off['TVMFFIOpaqueObjectCell.handle'];
+  const DT = { code: off['DLDataType.code'], bits: off['DLDataType.bits'], lanes: off['DLDataType.lanes'] };
+  const DEV = { type: off['DLDevice.device_type'], id: off['DLDevice.device_id'] };
+  const T_NONE = T.None;
+  const T_INT = T.int;
+  const T_BOOL = T.bool;
+  const T_FLOAT = T.float;
+  const T_PTR = T['void*'];
+  const T_DTYPE = T.DataType;
+  const T_DEVICE = T.Device;
+  const T_RAW_STR = T['const char*'];
+  const T_BYTE_ARRAY = T['TVMFFIByteArray*'];
+  const T_SMALL_STR = T['ffi.SmallStr'];
+  const T_SMALL_BYTES = T['ffi.SmallBytes'];
+  const T_OBJECT = T['ffi.StaticObjectBegin'];
+  const T_STR = T['ffi.String'];
+  const T_BYTES = T['ffi.Bytes'];
+  const T_ERROR = T['ffi.Error'];
+  const T_FUNCTION = T['ffi.Function'];
+  const T_OPAQUE = T['ffi.OpaquePyObject'];
+  const SMALL_MAX = ANY - PAYLOAD - 1; // inline bytes, NUL included
+  const typeKeys = new Map(Object.entries(T).map(([k, v]) => [v, k]));
+  const deviceNames = new Map(Object.entries(meta.device_type).map(([k, v]) => [v, k]));
+  const logger = options.logger ?? console;
+
+  // ------------------------------------------------------------ memory
+  const heap = new Heap(x.memory);
+  let U8 = heap.u8;
+  let I32 = heap.i32;
+  let U32 = heap.u32;
+  let F64 = heap.f64;
+  const fresh = () => {
+    if (U8.length === 0) {
+      heap.refresh();
+      U8 = heap.u8;
+      I32 = heap.i32;
+      U32 = heap.u32;
+      F64 = heap.f64;
+    }
+  };
+
+  const scratch = x.WebFFIHeapAlloc(SCRATCH_BYTES);
+  if (!scratch) throw new MemoryError('webffi: cannot allocate the call scratch area');
+  fresh();
+  const scratchEnd = scratch + SCRATCH_BYTES;
+  let sp = scratch;
+  const cleanups = []; // (action, pointer) pairs
+
+  /** 16-aligned bytes in the current frame; the heap when scratch runs out. */
+  function alloc(nbytes) {
+    const p = sp;
+    const next = (p + nbytes + 15) & -16;
+    if (next <= scratchEnd) {
+      sp = next;
+      return p;
+    }
+    const q = x.WebFFIHeapAlloc(nbytes);
+    fresh();
+    if (!q) throw makeError('MemoryError', `Failed to allocate ${nbytes} bytes`);
+    cleanups.push(FREE, q);
+    return q;
+  }
+
+  function runCleanups(mark) {
+    while (cleanups.length > mark) {
+      const p = cleanups.pop();
+      const action = cleanups.pop();
+      if (action === DECREF) decref(p);
+      else x.WebFFIHeapFree(p);
+    }
+  }
+
+  // ------------------------------------------------- poisoning (traps)
+  let poisoned = null;
+
+  function fatal() {
+    return new FatalError(
+      `webffi: the wasm instance was poisoned by an earlier trap (${poisoned.message}); ` +
+        'load a new runtime', { cause: poisoned });
+  }
+
+  /** Called when a wasm call threw: a trap, or a host error it cannot survive. */
+  function poison(e) {
+    if (e instanceof FatalError) throw e;
+    if (poisoned) throw fatal();
+    poisoned = e;
+    throw new FatalError(
+      `webffi: wasm trap (${e?.message ?? e}); the instance is poisoned and refuses every later call`,
+      { cause: e });
+  }
+
+  function decref(p) {
+    if (poisoned) return;
+    try {
+      x.TVMFFIObjectDecRef(p);
+    } catch (e) {
+      poison(e);
+    }
+  }
+
+  // --------------------------------------------- JS values held by C
+  const jsValues = [undefined]; // handle 0 is never used
+  const jsOpaque = [0]; // handle -> the opaque object that holds it (0: none)
+  const freeHandles = [];
+  let liveHandles = 0;
+
+  function addHandle(value) {
+    const h = freeHandles.length ? freeHandles.pop() : jsValues.length;
+    jsValues[h] = value;
+    jsOpaque[h] = 0;
+    liveHandles++;
+    return h;
+  }
+
+  function releaseHandle(h) {
+    jsValues[h] = undefined;
+    jsOpaque[h] = 0;
+    freeHandles.push(h);
+    liveHandles--;
+  }
+
+  // ------------------------------------------------ wrapper lifetimes
+  const finalizer = new FinalizationRegistry((p) => decref(p));
+  const scopes = [];
+  const objectClasses = new Map(); // type index -> wrapper class
+
+  const runtimeHooks = {
+    track(wrapper, p) {
+      finalizer.register(wrapper, p, wrapper);
+      if (scopes.length) scopes[scopes.length - 1].push(wrapper);
+    },
+    release(wrapper, p) {
+      finalizer.unregister(wrapper);
+      decref(p);
+    },
+    ptrOf(wrapper) {
+      const p = wrapper[PTR];
+      if (!p) {
+        throw new ValueError(`Cannot use a disposed \`${runtimeHooks.typeKeyOf(wrapper)}\``);
+      }
+      return p;
+    },
+    typeKeyOf(wrapper) {
+      return typeof wrapper === 'function' ? 'ffi.Function' : typeKey(wrapper.typeIndex);
+    },
+  };
+
+  function typeKey(index) {
+    return typeKeys.get(index) ?? `<type ${index}>`;
+  }
+
+  function objectTypeIndex(p) {
+    return I32[(p + OBJ_TI) >> 2];
+  }
+
+  // ---------------------------------------------------- JS -> FFI
+  /** Writes a JS value as a borrowed Any view at p; owned temporaries are queued for release. */
+  function writeArg(p, v) {
+    const w = p >> 2;
+    switch (typeof v) {
+      case 'number':
+        if (Number.isInteger(v) && (v !== 0 || 1 / v > 0) && v >= -INT64_LIMIT && v < INT64_LIMIT) {
+          writeInt(w, v);
+        } else {
+          I32[w] = T_FLOAT;
+          I32[w + 1] = 0;
+          F64[(p + PAYLOAD) >> 3] = v;
+        }
+        return;
+      case 'boolean':
+        I32[w] = T_BOOL;
+        I32[w + 1] = 0;
+        I32[w + 2] = v ? 1 : 0;
+        I32[w + 3] = 0;
+        return;
+      case 'string':
+        writeString(p, v);
+        return;
+      case 'undefined':
+        writeNone(w);
+        return;
+      case 'bigint':
+        writeBigInt(p, v);
+        return;
+      case 'function':
+        if (v[PTR] !== undefined) writeObject(w, runtimeHooks.ptrOf(v), T_FUNCTION);
+        else writeObject(w, queueDecref(jsFunctionToFFI(v)), T_FUNCTION);
+        return;
+      default:
+        writeObjectValue(p, w, v);
+    }
+  }
+
+  function writeNone(w) {
+    I32[w] = T_NONE;
+    I32[w + 1] = 0;
+    I32[w + 2] = 0;
+    I32[w + 3] = 0;
+  }
+
+  function writeInt(w, v) {
+    I32[w] = T_INT;
+    I32[w + 1] = 0;
+    if (v >= -0x80000000 && v <= 0x7fffffff) {
+      I32[w + 2] = v;
+      I32[w + 3] = v < 0 ? -1 : 0;
+    } else {
+      const hi = Math.floor(v / TWO_32);
+      U32[w + 2] = v - hi * TWO_32;
+      I32[w + 3] = hi;
+    }
+  }
+
+  function writeBigInt(p, v) {
+    if (v < MIN_INT64 || v > MAX_INT64) {
+      throw new OverflowError(`${v} does not fit in an int64`);
+    }
+    I32[p >> 2] = T_INT;
+    I32[(p >> 2) + 1] = 0;
+    heap.dv.setBigInt64(p + PAYLOAD, v, true);
+  }
+
+  function writeObject(w, objPtr, typeIndex) {
+    I32[w] = typeIndex;
+    I32[w + 1] = 0;
+    U32[w + 2] = objPtr;
+    I32[w + 3] = 0;
+  }
+
+  function queueDecref(p) {
+    cleanups.push(DECREF, p);
+    return p;
+  }
+
+  function writeString(p, s) {
+    const w = p >> 2;
+    const n = s.length;
+    if (n < SMALL_MAX) {
+      // Encode inline; falls through to the heap form when it needs > 7 bytes.
+      const tmp = alloc(3 * n + 1);
+      const len = heap.writeUtf8(s, tmp);
+      if (len < SMALL_MAX) {
+        I32[w] = T_SMALL_STR;
+        I32[w + 1] = len;
+        I32[w + 2] = 0;
+        I32[w + 3] = 0;
+        U8.copyWithin(p + PAYLOAD, tmp, tmp + len);
+        return;
+      }
+      writeLongString(w, s, tmp, len);
+      return;
+    }
+    const tmp = alloc(3 * n + 1);
+    fresh();
+    writeLongString(w, s, tmp, heap.writeUtf8(s, tmp));
+  }
+
+  /** A NUL-free string goes as `const char*`; one with NUL bytes as a String. */
+  function writeLongString(w, s, data, len) {
+    U8[data + len] = 0;
+    if (s.indexOf('\0') < 0) {
+      I32[w] = T_RAW_STR;
+      I32[w + 1] = 0;
+      U32[w + 2] = data;
+      I32[w + 3] = 0;
+      return;
+    }
+    const ba = alloc(BA);
+    U32[(ba + BA_DATA) >> 2] = data;
+    U32[(ba + BA_SIZE) >> 2] = len;
+    const out = alloc(ANY);
+    check(x.TVMFFIStringFromByteArray(ba, out));
+    const ti = I32[out >> 2];
+    if (ti >= T_OBJECT) queueDecref(U32[(out + PAYLOAD) >> 2]);
+    U8.copyWithin(w << 2, out, out + ANY);
+  }
+
+  function writeBytes(w, bytes) {
+    const data = alloc(bytes.length + 1);
+    U8.set(bytes, data);
+    const ba = alloc(BA);
+    U32[(ba + BA_DATA) >> 2] = data;
+    U32[(ba + BA_SIZE) >> 2] = bytes.length;
+    I32[w] = T_BYTE_ARRAY;
+    I32[w + 1] = 0;
+    U32[w + 2] = ba;
+    I32[w + 3] = 0;
+  }
+
+  function writeObjectValue(p, w, v) {
+    if (v === null) return writeNone(w);
+    if (v instanceof FFIObject) return writeObject(w, runtimeHooks.ptrOf(v), v.typeIndex);
+    if (v instanceof IntValue) {
+      if (typeof v.value === 'bigint') return writeBigInt(p, v.value);
+      if (!(v.value >= -INT64_LIMIT && v.value < INT64_LIMIT)) {
+        throw new OverflowError(`${v.value} does not fit in an int64`);
+      }
+      return writeInt(w, v.value);
+    }
+    if (v instanceof FloatValue) {
+      I32[w] = T_FLOAT;
+      I32[w + 1] = 0;
+      F64[(p + PAYLOAD) >> 3] = v.value;
+      return;
+    }
+    if (v instanceof Device) {
+      writeNone(w);
+      I32[w] = T_DEVICE;
+      I32[(p + PAYLOAD + DEV.type) >> 2] = v.deviceType;
+      I32[(p + PAYLOAD + DEV.id) >> 2] = v.deviceId;
+      return;
+    }
+    if (v instanceof DataType) {
+      writeNone(w);
+      I32[w] = T_DTYPE;
+      const q = p + PAYLOAD;
+      U8[q + DT.code] = v.code;
+      U8[q + DT.bits] = v.bits;
+      heap.dv.setUint16(q + DT.lanes, v.lanes, true);
+      return;
+    }
+    if (v instanceof Uint8Array) return writeBytes(w, v);
+    if (v instanceof ArrayBuffer) return writeBytes(w, new Uint8Array(v));
+    if (Array.isArray(v)) return writeContainer(w, 'ffi.Array', v, v.length);
+    if (v instanceof Map) return writeContainer(w, 'ffi.Map', v, 2 * v.size);
+    if (isPlainObject(v)) return writeContainer(w, 'ffi.Map', Object.entries(v), 2 * Object.keys(v).length);
+    if (v instanceof FFIError) return writeError(w, v);
+    throw new FFITypeError(`Cannot convert a JS ${describe(v)} to an FFI value`);
+  }
+
+  function isPlainObject(v) {
+    const proto = Object.getPrototypeOf(v);
+    return proto === Object.prototype || proto === null;
+  }
+
+  function describe(v) {
+    if (v === null) return 'null';
+    if (typeof v !== 'object') return typeof v;
+    return v.constructor?.name ?? 'object';
+  }
+
+  /** An FFI error passed as a value becomes an ffi.Error holding the JS object. */
+  function writeError(w, e) {
+    const errPtr = makeRaisableError(e, e.backtrace ?? '');
+    writeObject(w, queueDecref(errPtr), T_ERROR);
+  }
+
+  /** Converts a JS array (or Map entries) through the container constructors. */
+  function writeContainer(w, ctorName, items, count) {
+    const ctor = containerConstructor(ctorName);
+    const argv = alloc(ANY * Math.max(count, 1));
+    let i = 0;
+    for (const item of items) {
+      if (ctorName === 'ffi.Array') {
+        writeArg(argv + ANY * i++, item);
+      } else {
+        writeArg(argv + ANY * i++, item[0]);
+        writeArg(argv + ANY * i++, item[1]);
+      }
+    }
+    const result = alloc(ANY);
+    writeNone(result >> 2);
+    webffiInvoke(ctor, argv, count, result);
+    writeObject(w, queueDecref(U32[(result + PAYLOAD) >> 2]), I32[result >> 2]);
+  }
+
+  const containerCtors = new Map();
+  function containerConstructor(name) {
+    let f = containerCtors.get(name);
+    if (f === undefined) {
+      f = lookupGlobal(name);
+      if (!f) throw new FFITypeError(`Converting to \`${name}\` needs the global function \`${name}\`, which this runtime does not register`);
+      containerCtors.set(name, f);
+    }
+    return f;
+  }
+
+  // ---------------------------------------------------- FFI -> JS
+  /** Reads the Any at p; `owned` says whether its reference passes to JS. */
+  function readAny(p, owned) {
+    const w = p >> 2;
+    const ti = I32[w];
+    switch (ti) {
+      case T_INT: {
+        const hi = I32[w + 3];
+        if (hi >= -0x200000 && hi < 0x200000) {
+          const v = hi * TWO_32 + U32[w + 2];
+          if (v !== -9007199254740992) return v;
+        }
+        return heap.dv.getBigInt64(p + PAYLOAD, true);
+      }
+      case T_FLOAT:
+        return F64[(p + PAYLOAD) >> 3];
+      case T_NONE:
+        return null;
+      case T_BOOL:
+        return (I32[w + 2] | I32[w + 3]) !== 0;
+      case T_SMALL_STR:
+        return heap.readUtf8(p + PAYLOAD, I32[w + 1]);
+      case T_SMALL_BYTES:
+        return heap.copyBytes(p + PAYLOAD, I32[w + 1]);
+      case T_RAW_STR:
+        return heap.readCString(U32[w + 2]);
+      case T_BYTE_ARRAY: {
+        const ba = U32[w + 2];
+        return heap.copyBytes(U32[(ba + BA_DATA) >> 2], U32[(ba + BA_SIZE) >> 2]);
+      }
+      case T_DTYPE:
+        return dataTypeAt(p + PAYLOAD);
+      case T_DEVICE:
+        return deviceOf(I32[(p + PAYLOAD + DEV.type) >> 2], I32[(p + PAYLOAD + DEV.id) >> 2]);
+      case T_PTR:
+        return U32[w + 2];
+      default:
+        if (ti < T_OBJECT) throw new FFITypeError(`Cannot convert an FFI \`${typeKey(ti)}\` to JS`);
+        return readObject(U32[w + 2], ti, owned);
+    }
+  }
+
+  function readObject(obj, ti, owned) {
+    if (ti === T_STR || ti === T_BYTES) {
+      const cell = obj + OBJ;
+      const data = U32[(cell + BA_DATA) >> 2];
+      const len = U32[(cell + BA_SIZE) >> 2];
+      const v = ti === T_STR ? heap.readUtf8(data, len) : heap.copyBytes(data, len);
+      if (owned) decref(obj);
+      return v;
+    }
+    if (ti === T_OPAQUE) {
+      const h = U32[(obj + OBJ + OPAQUE_HANDLE) >> 2];
+      if (jsOpaque[h] === obj) {
+        const v = jsValues[h];
+        if (owned) decref(obj);
+        return v;
+      }
+    }
+    if (ti === T_ERROR) {
+      const e = errorFromObject(obj);
+      if (owned) decref(obj);
+      return e;
+    }
+    if (!owned) x.TVMFFIObjectIncRef(obj);
+    if (ti === T_FUNCTION) return makeCallable(obj);
+    const cls = objectClasses.get(ti) ?? FFIObject;
+    return new cls(runtimeHooks, obj, ti);
+  }
+
+  const dataTypes = new Map();
+  function dataTypeAt(q) {
+    const code = U8[q + DT.code];
+    const bits = U8[q + DT.bits];
+    const lanes = heap.dv.getUint16(q + DT.lanes, true);
+    const key = code | (bits << 8) | (lanes << 16);
+    let d = dataTypes.get(key);
+    if (d === undefined) {
+      const frame = sp;
+      const mark = cleanups.length;
+      try {
+        const dt = alloc(size.DLDataType);
+        U8[dt + DT.code] = code;
+        U8[dt + DT.bits] = bits;
+        heap.dv.setUint16(dt + DT.lanes, lanes, true);
+        const out = alloc(ANY);
+        check(x.TVMFFIDataTypeToString(dt, out));
+        d = new DataType(code, bits, lanes, readAny(out, true));
+      } finally {
+        sp = frame;
+        runCleanups(mark);
+      }
+      dataTypes.set(key, d);
+    }
+    return d;
+  }
+
+  function deviceOf(type, id) {
+    return new Device(type, id, deviceNames.get(type) ?? `device(${type})`);
+  }
+
+  function makeCallable(obj) {
+    const f = function webffiFunction() {
+      return webffiCall(f, arguments);
+    };
+    Object.setPrototypeOf(f, functionPrototype);
+    f[RUNTIME] = runtimeHooks;
+    f[PTR] = obj;
+    runtimeHooks.track(f, obj);
+    return f;
+  }
+
+  // ----------------------------------------------------------- errors
+  /** The raised error as a JS value (the original JS object when it came from JS). */
+  function takeRaised() {
+    const out = alloc(ANY);
+    x.TVMFFIErrorMoveFromRaised(out);
+    const err = U32[out >> 2];
+    if (!err) return makeError('RuntimeError', 'a call failed without raising an error');
+    const e = errorFromObject(err);
+    decref(err);
+    return e;
+  }
+
+  function byteArrayText(p) {
+    return heap.readUtf8(U32[(p + BA_DATA) >> 2], U32[(p + BA_SIZE) >> 2]);
+  }
+
+  function errorFromObject(err) {
+    const cell = err + OBJ;
+    const backtrace = byteArrayText(cell + ERR.backtrace);
+    const extra = U32[(cell + ERR.extra) >> 2];
+    if (extra && objectTypeIndex(extra) === T_OPAQUE) {
+      const h = U32[(extra + OBJ + OPAQUE_HANDLE) >> 2];
+      if (jsOpaque[h] === extra) {
+        const original = jsValues[h];
+        if (original !== null && (typeof original === 'object' || typeof original === 'function')) {
+          try {
+            Object.defineProperty(original, 'backtrace', {
+              value: backtrace, writable: true, configurable: true, enumerable: false,
+            });
+          } catch {
+            // a frozen object keeps its identity, without the backtrace
+          }
+        }
+        return original;
+      }
+    }
+    const e = makeError(byteArrayText(cell + ERR.kind), byteArrayText(cell + ERR.message), backtrace);
+    completeBacktraces.add(e);
+    return e;
+  }
+
+  /** Writes text as a TVMFFIByteArray in the current frame; returns its address. */
+  function byteArray(s) {
+    const data = alloc(3 * s.length + 1);
+    const len = heap.writeUtf8(s, data);
+    U8[data + len] = 0;
+    const ba = alloc(BA);
+    U32[(ba + BA_DATA) >> 2] = data;
+    U32[(ba + BA_SIZE) >> 2] = len;
+    return ba;
+  }
+
+  /**
+   * An ffi.Error (new reference) for a JS value, holding the value itself in
+   * extra_context so it comes back out as the same object.
+   */
+  function makeRaisableError(value, backtrace) {
+    const kind = byteArray(kindOf(value));
+    const message = byteArray(messageOf(value));
+    const bt = byteArray(backtrace);
+    const out = alloc(ANY);
+    const h = addHandle(value);
+    let opaque = 0;
+    if (x.WebFFIOpaqueFromJS(h, out) === 0) {
+      opaque = U32[out >> 2];
+      jsOpaque[h] = opaque;
+    } else {
+      releaseHandle(h);
+      x.TVMFFIErrorMoveFromRaised(out); // drop the MemoryError: raise the original kind
+      if (U32[out >> 2]) x.TVMFFIObjectDecRef(U32[out >> 2]);
+    }
+    fresh();
+    const rc = x.TVMFFIErrorCreateWithCauseAndExtraContext(kind, message, bt, 0, opaque, out);
+    fresh();
+    if (opaque) x.TVMFFIObjectDecRef(opaque);
+    if (rc !== 0) return 0;
+    return U32[out >> 2];
+  }
+
+  /**
+   * Errors whose backtrace already runs down to the outermost C frame (made
+   * in C, or in JS while C was on the stack): later crossings add nothing.
+   */
+  const completeBacktraces = new WeakSet();
+
+  /** Raises a JS exception into C, for a callback that threw. */
+  function raiseFromJS(value) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 64;
+    const here = new Error().stack;
+    Error.stackTraceLimit = limit;
+    const isObject = value !== null && (typeof value === 'object' || typeof value === 'function');
+    let backtrace;
+    if (isObject && typeof value.backtrace === 'string' && value.backtrace !== '') {
+      backtrace = value.backtrace;
+      if (!completeBacktraces.has(value)) backtrace += crossedWasmFrames(here);
+    } else {
+      const { text, complete } = jsStackToBacktrace(value?.stack);
+      backtrace = complete ? text : text + crossedWasmFrames(here);
+      if (isObject && complete) completeBacktraces.add(value);
+    }
+    const err = makeRaisableError(value, backtrace);
+    if (err) {
+      x.TVMFFIErrorSetRaised(err);
+      x.TVMFFIObjectDecRef(err);
+    } else {
+      // Even the error could not be allocated: the core raises its MemoryError.
+      x.TVMFFIErrorSetRaisedFromCStr(0, 0);
+    }
+  }
+
+  function check(rc) {
+    fresh();
+    if (rc !== 0) throw takeRaised();
+  }
+
+  // ----------------------------------------------------------- calls
+  /** Calls Function fn with argv already written; leaves the owned result at `result`. */
+  function webffiInvoke(fn, argv, n, result) {
+    let rc;
+    try {
+      rc = x.TVMFFIFunctionCall(fn, argv, n, result);
+    } catch (e) {
+      poison(e);
+    }
+    fresh();
+    if (rc !== 0) throw takeRaised();
+  }
+
+  function webffiCall(f, args) {
+    if (poisoned) throw fatal();
+    const fn = f[PTR];
+    if (!fn) runtimeHooks.ptrOf(f);
+    const n = args.length;
+    const frame = sp;
+    const mark = cleanups.length;
+    try {
+      const argv = alloc(ANY * (n + 1));
+      const result = argv + ANY * n;
+      for (let i = 0; i < n; i++) writeArg(argv + ANY * i, args[i]);
+      writeNone(result >> 2);
+      webffiInvoke(fn, argv, n, result);
+      return readAny(result, true);
+    } finally {
+      sp = frame;
+      if (cleanups.length !== mark) runCleanups(mark);
+    }
+  }
+
+  /** A Function (new reference) that calls a JS function. */
+  function jsFunctionToFFI(fn) {
+    const out = alloc(ANY);
+    const h = addHandle(fn);
+    const rc = x.WebFFIFunctionFromJS(h, out);
+    fresh();
+    if (rc !== 0) {
+      releaseHandle(h);
+      throw takeRaised();
+    }
+    return U32[out >> 2];
+  }
+
+  /** The `webffi.call_js` import: C calls the JS function behind handle h. */
+  function webffiCallJS(h, argsPtr, n, resultPtr) {
+    fresh();
+    const fn = jsValues[h];
+    const frame = sp;
+    const mark = cleanups.length;
+    try {
+      const args = new Array(n);
+      for (let i = 0; i < n; i++) args[i] = readAny(argsPtr + ANY * i, false);
+      // Errors made in the callback keep enough frames to reach the C below.
+      const limit = Error.stackTraceLimit;
+      if (limit < 64) Error.stackTraceLimit = 64;
+      let r;
+      try {
+        r = fn(...args);
+      } finally {
+        Error.stackTraceLimit = limit;
+      }
+      writeOwned(resultPtr, r);
+      return 0;
+    } catch (e) {
+      if (poisoned) throw e; // a nested call trapped: unwind the wasm frames too
+      sp = frame;
+      runCleanups(mark);
+      raiseFromJS(e);
+      return -1;
+    } finally {
+      sp = frame;
+      if (cleanups.length !== mark) runCleanups(mark);
+    }
+  }
+
+  /** Writes v as an owned Any (the result slot of a callback). */
+  function writeOwned(p, v) {
+    const t = typeof v;
+    if (t === 'number' || t === 'boolean' || t === 'undefined' || t === 'bigint' || v === null) {
+      writeArg(p, v);
+      return;
+    }
+    const view = alloc(ANY);
+    writeArg(view, v);
+    check(x.TVMFFIAnyViewToOwnedAny(view, p));
+  }
+
+  function releaseJS(h) {
+    releaseHandle(h);
+  }
+
+  // ------------------------------------------------- global registry
+  function lookupGlobal(name) {
+    const frame = sp;
+    const mark = cleanups.length;
+    try {
+      const ba = byteArray(name);
+      const out = alloc(ANY);
+      check(x.TVMFFIFunctionGetGlobal(ba, out));
+      return U32[out >> 2];
+    } finally {
+      sp = frame;
+      runCleanups(mark);
+    }
+  }
+
+  function getGlobal(name, { optional = false } = {}) {
+    if (poisoned) throw fatal();
+    const p = lookupGlobal(String(name));
+    if (!p) {
+      if (optional) return null;
+      throw makeError('ValueError', `Cannot find global function ${name}`);
+    }
+    return makeCallable(p);
+  }
+
+  function registerGlobal(name, fn, { override = false } = {}) {
+    if (poisoned) throw fatal();
+    if (typeof fn !== 'function') throw new FFITypeError('registerGlobal expects a function');
+    const frame = sp;
+    const mark = cleanups.length;
+    try {
+      const ba = byteArray(String(name));
+      const f = fn[PTR] !== undefined ? runtimeHooks.ptrOf(fn) : queueDecref(jsFunctionToFFI(fn));
+      check(x.TVMFFIFunctionSetGlobal(ba, f, override ? 1 : 0));
+    } finally {
+      sp = frame;
+      runCleanups(mark);
+    }
+  }
+
+  function listGlobals() {
+    const functor = getGlobal('ffi.FunctionListGlobalNamesFunctor')();
+    try {
+      const n = functor(-1);
+      const names = new Array(n);
+      for (let i = 0; i < n; i++) names[i] = functor(i);
+      return names;
+    } finally {
+      functor.dispose();
+    }
+  }
+
+  function removeGlobal(name) {
+    return withGlobal('ffi.FunctionRemoveGlobal', (f) => f(String(name)));
+  }
+
+  function withGlobal(name, body) {
+    const f = getGlobal(name);
+    try {
+      return body(f);
+    } finally {
+      f.dispose();
+    }
+  }
+
+  // ---------------------------------------------------- public surface
+  function parseDevice(spec, id) {
+    if (typeof spec === 'number') return deviceOf(spec, id ?? 0);
+    const m = /^([a-z_]+)(?::(\d+))?$/.exec(String(spec));
+    const type = m ? meta.device_type[m[1]] : undefined;
+    if (type === undefined) throw makeError('ValueError', `Unknown device: ${spec}`);
+    return deviceOf(type, m[2] !== undefined ? Number(m[2]) : id ?? 0);
+  }
+
+  function parseDataType(text) {
+    if (text instanceof DataType) return text;
+    const frame = sp;
+    const mark = cleanups.length;
+    try {
+      const ba = byteArray(String(text));
+      const out = alloc(size.DLDataType);
+      check(x.TVMFFIDataTypeFromString(ba, out));
+      return dataTypeAt(out);
+    } finally {
+      sp = frame;
+      runCleanups(mark);
+    }
+  }
+
+  const runtime = {
+    /** The ABI metadata of the loaded core. */
+    metadata: meta,
+    /** The wasm instance's exports (for tools and benchmarks). */
+    exports: x,
+    getGlobal,
+    registerGlobal,
+    listGlobals,
+    removeGlobal,
+    device: parseDevice,
+    dtype: parseDataType,
+    /**
+     * Runs fn; every handle created meanwhile (except the value returned) is
+     * disposed when it ends, however it ends.
+     */
+    scope(fn) {
+      const created = [];
+      scopes.push(created);
+      let result;
+      try {
+        result = fn();
+        return result;
+      } finally {
+        scopes.pop();
+        for (const h of created) if (h !== result) h.dispose();
+        if (result !== undefined && isHandle(result) && scopes.length) {
+          scopes[scopes.length - 1].push(result);
+        }
+      }
+    },
+    /** Converts a JS value to an FFI handle (e.g. a JS function to a Function). */
+    toFFI(value) {
+      if (poisoned) throw fatal();
+      if (isHandle(value)) return value;
+      const frame = sp;
+      const mark = cleanups.length;
+      try {
+        const view = alloc(ANY);
+        writeArg(view, value);
+        const out = alloc(ANY);
+        check(x.TVMFFIAnyViewToOwnedAny(view, out));
+        return readAny(out, true);
+      } finally {
+        sp = frame;
+        runCleanups(mark);
+      }
+    },
+    /** Makes objects of `typeKey` JS instances of cls (a subclass of FFIObject). */
+    registerObjectClass(typeKeyOrIndex, cls) {
+      const index = typeof typeKeyOrIndex === 'number' ? typeKeyOrIndex : T[typeKeyOrIndex];
+      if (index === undefined) throw makeError('KeyError', `Unknown type key ${typeKeyOrIndex}`);
+      objectClasses.set(index, cls);
+    },
+    /** How many JS values C holds references to (callbacks, thrown values). */
+    get liveJSValues() {
+      return liveHandles;
+    },
+    /** The trap that poisoned this instance, or null. */
+    get poisoned() {
+      return poisoned;
+    },
+    logger,
+  };
+
+  return { runtime, imports: { callJS: webffiCallJS, releaseJS } };
+}
+
+export { FFIObject };

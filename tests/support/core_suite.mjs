@@ -1,0 +1,417 @@
+// The JS runtime's core behaviour, as named tests that run unchanged in Node
+// (tests/node/runtime.test.mjs) and in Chromium pages and workers
+// (tests/browser/). `webffi` is the package's exports, `wasm` the core's bytes.
+
+function fail(message) {
+  throw new Error(`assertion failed: ${message}`);
+}
+
+const show = (v) => (typeof v === 'bigint' ? `${v}n` : Object.is(v, -0) ? '-0' : typeof v === 'string' ? JSON.stringify(v) : String(v));
+
+function same(actual, expected, what = '') {
+  if (!Object.is(actual, expected)) fail(`${what} expected ${show(expected)}, got ${show(actual)}`);
+}
+
+function ok(cond, what) {
+  if (!cond) fail(what);
+}
+
+function sameBytes(actual, expected, what = '') {
+  ok(actual instanceof Uint8Array, `${what} expected a Uint8Array, got ${show(actual)}`);
+  same(actual.length, expected.length, `${what} length`);
+  for (let i = 0; i < expected.length; i++) same(actual[i], expected[i], `${what}[${i}]`);
+}
+
+/** Runs fn, which must throw; returns what it threw. */
+function throws(fn, what) {
+  try {
+    fn();
+  } catch (e) {
+    return e;
+  }
+  return fail(`${what}: expected an exception`);
+}
+
+async function rejects(promise, what) {
+  try {
+    await promise;
+  } catch (e) {
+    return e;
+  }
+  return fail(`${what}: expected a rejection`);
+}
+
+/** The core's bytes with the metadata key renamed, so the JS must refuse it. */
+function incompatibleCopy(wasm) {
+  const bytes = new Uint8Array(wasm).slice();
+  const key = new TextEncoder().encode('metadata_version');
+  outer: for (let i = 0; i + key.length <= bytes.length; i++) {
+    for (let j = 0; j < key.length; j++) if (bytes[i + j] !== key[j]) continue outer;
+    bytes[i + key.length - 1] = 'X'.charCodeAt(0);
+    return bytes;
+  }
+  return fail('metadata_version not found in the wasm');
+}
+
+export function coreTests(webffi, wasm) {
+  let rt;
+  const g = (name) => rt.getGlobal(name);
+  const echo = (v) => g('testing.echo')(v);
+  const useCount = (h) => g('testing.object_use_count')(h);
+
+  return {
+    async 'load returns a runtime whose metadata matches the ABI'() {
+      rt = await webffi.load({ wasm });
+      same(rt.metadata.sizeof.TVMFFIAny, 16);
+      same(rt.metadata.type_index['ffi.Function'], 68);
+      same(g('testing.add_one')(41), 42);
+    },
+
+    async 'load accepts a compiled WebAssembly.Module'() {
+      const other = await webffi.load({ wasm: await WebAssembly.compile(wasm) });
+      same(other.getGlobal('testing.add_one')(1), 2);
+    },
+
+    async 'an incompatible wasm is refused with a clear error'() {
+      const e = await rejects(webffi.load({ wasm: incompatibleCopy(wasm) }), 'load');
+      ok(e instanceof webffi.RuntimeError, `a RuntimeError, got ${e}`);
+      ok(/incompatible wasm: ABI metadata version undefined, expected 1/.test(e.message), e.message);
+      const notOurs = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]);
+      const e2 = await rejects(webffi.load({ wasm: notOurs }), 'load empty');
+      ok(/not a webffi runtime/.test(e2.message), e2.message);
+    },
+
+    'numbers: integers cross as int, others as float'() {
+      same(echo(0), 0);
+      same(echo(-7), -7);
+      same(echo(2 ** 31), 2 ** 31);
+      same(echo(-(2 ** 40) - 3), -(2 ** 40) - 3);
+      same(echo(2 ** 53 - 1), 2 ** 53 - 1);
+      same(echo(-(2 ** 53 - 1)), -(2 ** 53 - 1));
+      same(echo(0.5), 0.5);
+      same(echo(-0), -0);
+      ok(Number.isNaN(echo(NaN)), 'NaN');
+      same(echo(Infinity), Infinity);
+      same(echo(-Infinity), -Infinity);
+      // add_one takes an int: the integer-valued float -0 and 1.5 are floats
+      const e = throws(() => g('testing.add_one')(1.5), 'add_one(1.5)');
+      ok(/Expected `int` but got `float`/.test(e.message), e.message);
+    },
+
+    'int64 outside the safe range comes back as BigInt, never truncated'() {
+      same(echo(2 ** 53), 9007199254740992n);
+      same(echo(2 ** 53 + 2), 9007199254740994n);
+      same(echo(9007199254740993n), 9007199254740993n);
+      same(echo(9223372036854775807n), 9223372036854775807n);
+      same(echo(-9223372036854775808n), -9223372036854775808n);
+      same(echo(12n), 12);
+      same(g('testing.add_one')(9007199254740991), 9007199254740992n);
+      same(g('testing.add_one')(-9007199254740992n), -(2 ** 53 - 1));
+      same(g('testing.add_one')(-9007199254740993n), -9007199254740992n);
+    },
+
+    'BigInt beyond int64 is an OverflowError (a RangeError), never wrapped'() {
+      for (const big of [9223372036854775808n, -9223372036854775809n, 1n << 100n]) {
+        const e = throws(() => echo(big), String(big));
+        ok(e instanceof RangeError && e instanceof webffi.OverflowError, String(e));
+        ok(e instanceof webffi.FFIError, 'an FFIError');
+      }
+      same(echo(1), 1, 'the runtime keeps working');
+    },
+
+    'asInt and asFloat force the FFI type'() {
+      const e = throws(() => g('testing.add_one')(webffi.asFloat(2)), 'asFloat');
+      ok(/got `float`/.test(e.message), e.message);
+      same(g('testing.add_one')(webffi.asInt(2)), 3);
+      same(g('testing.add_one')(webffi.asInt(5n)), 6);
+      same(echo(webffi.asFloat(3)), 3);
+      ok(throws(() => webffi.asInt(1.5), 'asInt(1.5)') instanceof RangeError, 'asInt(1.5)');
+      ok(throws(() => echo(webffi.asInt(2 ** 64)), 'asInt(2^64)') instanceof RangeError, '2^64');
+    },
+
+    'booleans, null and undefined'() {
+      same(echo(true), true);
+      same(echo(false), false);
+      same(echo(null), null);
+      same(echo(undefined), null);
+      same(g('testing.add_one')(true), 2, 'int accepts bool');
+    },
+
+    'strings are UTF-8 both ways, short and long'() {
+      for (const s of ['', 'a', 'seven77', 'eight888', 'é', '日本語', '😀', 'a string longer than sixteen bytes',
+        'ünïcödé '.repeat(40), 'x'.repeat(100000), 'a\0b', 'nul \0 in a long string']) {
+        same(echo(s), s, `echo(${JSON.stringify(s).slice(0, 40)})`);
+      }
+    },
+
+    'lone surrogates become U+FFFD'() {
+      same(echo('\ud800'), '\ufffd');
+      same(echo('a\udc00b'), 'a\ufffdb');
+      same(echo('long text with a lone \ud83d surrogate'), 'long text with a lone \ufffd surrogate');
+    },
+
+    'Uint8Array and ArrayBuffer cross as Bytes and come back as copies'() {
+      sameBytes(echo(new Uint8Array([])), []);
+      sameBytes(echo(new Uint8Array([1, 0, 255])), [1, 0, 255]);
+      const big = new Uint8Array(1000).map((_, i) => i & 255);
+      sameBytes(echo(big), big);
+      sameBytes(echo(new Uint8Array([9, 8]).buffer), [9, 8]);
+      const back = echo(big);
+      back[0] = 77;
+      same(big[0], 0, 'the copy is independent');
+    },
+
+    'devices and dtypes are small immutable values'() {
+      const d = rt.device('webgpu:0');
+      same(String(d), 'webgpu:0');
+      same(String(rt.device('cpu')), 'cpu:0');
+      ok(Object.isFrozen(d), 'frozen');
+      const back = echo(rt.device('cuda:3'));
+      ok(back instanceof webffi.Device && back.deviceType === 2 && back.deviceId === 3, String(back));
+      same(String(back), 'cuda:3');
+      const t = echo(rt.dtype('float32'));
+      ok(t instanceof webffi.DataType, 'a DataType');
+      same(String(t), 'float32');
+      same(String(rt.dtype('float32x4')), 'float32x4');
+      same(String(rt.dtype('int')), 'int32');
+      ok(rt.dtype('bfloat16').equals(echo(rt.dtype('bfloat16'))), 'equals');
+      const bad = throws(() => rt.dtype('float32x0'), 'dtype');
+      ok(bad instanceof webffi.ValueError, String(bad));
+      same(bad.message, 'unknown dtype `float32x0`');
+      same(throws(() => rt.device('tpu'), 'device').message, 'Unknown device: tpu');
+    },
+
+    'unsupported JS values are TypeErrors'() {
+      const e = throws(() => echo(Symbol('s')), 'symbol');
+      ok(e instanceof TypeError, String(e));
+      const e2 = throws(() => echo(new Date()), 'date');
+      ok(e2 instanceof TypeError && /Date/.test(e2.message), String(e2));
+    },
+
+    'global functions: get, miss, optional, register, override, list, remove'() {
+      const e = throws(() => rt.getGlobal('no.such'), 'miss');
+      same(e.message, 'Cannot find global function no.such');
+      same(rt.getGlobal('no.such', { optional: true }), null);
+      rt.registerGlobal('js.triple', (x) => 3 * x);
+      same(g('js.triple')(5), 15);
+      const dup = throws(() => rt.registerGlobal('js.triple', (x) => x), 'duplicate');
+      same(String(dup), 'RuntimeError: Global Function `js.triple` is already registered');
+      rt.registerGlobal('js.triple', (x) => 4 * x, { override: true });
+      same(g('js.triple')(5), 20);
+      ok(rt.listGlobals().includes('js.triple'), 'listed');
+      ok(rt.listGlobals().includes('testing.echo'), 'listed');
+      same(rt.removeGlobal('js.triple'), true);
+      same(rt.removeGlobal('js.triple'), false);
+      same(rt.getGlobal('js.triple', { optional: true }), null);
+    },
+
+    'Functions are callable handles with dispose'() {
+      const f = rt.toFFI((x) => x + 1);
+      same(typeof f, 'function');
+      same(f.typeKey, 'ffi.Function');
+      ok(f.handle > 0, 'a handle');
+      same(useCount(f), 1, 'the wrapper holds one reference');
+      const again = echo(f);
+      same(useCount(f), 2, 'echo returned a second reference');
+      same(again(1), 2);
+      again.dispose();
+      same(useCount(f), 1, 'dispose released it');
+      f[Symbol.dispose ?? Symbol.for('Symbol.dispose')]();
+      ok(f.disposed, 'disposed');
+      const e = throws(() => f(1), 'use after dispose');
+      ok(/disposed `ffi.Function`/.test(e.message), e.message);
+      f.dispose();
+    },
+
+    'JS callbacks: arguments and results cross both ways'() {
+      const apply = g('testing.apply');
+      same(apply((a, b) => a + b, 20, 22), 42);
+      same(apply((s) => `${s}!`, 'héllo'), 'héllo!');
+      same(apply(() => 'a result longer than seven bytes'), 'a result longer than seven bytes');
+      same(apply((big) => big, 9223372036854775807n), 9223372036854775807n);
+      same(apply(() => undefined), null);
+      sameBytes(apply((b) => b, new Uint8Array([1, 2])), [1, 2]);
+      same(String(apply((d) => d, rt.device('cpu:1'))), 'cpu:1');
+      const inner = apply(() => (x) => x * 2);
+      same(typeof inner, 'function');
+      same(inner(21), 42, 'a returned JS function is callable');
+      inner.dispose();
+    },
+
+    'a JS function argument is released after the call unless C keeps it'() {
+      const before = rt.liveJSValues;
+      g('testing.apply')((x) => x, 1);
+      same(rt.liveJSValues, before, 'released after the call');
+      rt.registerGlobal('js.kept', (x) => x);
+      same(rt.liveJSValues, before + 1, 'kept by the registry');
+      rt.removeGlobal('js.kept');
+      same(rt.liveJSValues, before, 'released on removal');
+      const f = rt.toFFI((x) => x + 1);
+      same(rt.liveJSValues, before + 1, 'held by the handle');
+      same(useCount(f), 1);
+      same(g('testing.apply')(f, 1), 2);
+      f.dispose();
+      same(rt.liveJSValues, before, 'released by dispose');
+    },
+
+    'scope disposes the handles made inside it, except the result'() {
+      let inner;
+      const kept = rt.scope(() => {
+        inner = g('testing.echo');
+        return g('testing.add_one');
+      });
+      ok(inner.disposed, 'inner disposed');
+      ok(!kept.disposed, 'result kept');
+      same(kept(1), 2);
+      let thrown;
+      throws(() => rt.scope(() => {
+        thrown = g('testing.nop');
+        throw new Error('leave');
+      }), 'scope rethrows');
+      ok(thrown.disposed, 'disposed on throw');
+    },
+
+    'C errors are Error subclasses chosen by kind'() {
+      const raise = g('testing.test_raise_error');
+      const cases = [
+        ['TypeError', TypeError, webffi.FFITypeError],
+        ['IndexError', RangeError, webffi.IndexError],
+        ['ValueError', Error, webffi.ValueError],
+        ['KeyError', Error, webffi.KeyError],
+        ['AttributeError', Error, webffi.AttributeError],
+        ['MemoryError', Error, webffi.MemoryError],
+        ['RuntimeError', Error, webffi.RuntimeError],
+      ];
+      for (const [kind, base, cls] of cases) {
+        const e = throws(() => raise(kind, `a ${kind}`), kind);
+        ok(e instanceof base && e instanceof cls && e instanceof webffi.FFIError, `${kind}: ${e}`);
+        same(e.kind, kind);
+        same(e.message, `a ${kind}`);
+        same(String(e), `${kind}: a ${kind}`);
+        ok(/^ {2}File "[^"]*wasm-function\[\d+\]:0x[0-9a-f]+", line 0, in testing_raise_error\n/.test(e.backtrace), e.backtrace);
+        ok(e.traceback.startsWith('Traceback (most recent call last):\n'), e.traceback);
+        ok(e.traceback.endsWith(`${kind}: a ${kind}\n`), e.traceback);
+      }
+      ok(!(new Error('plain') instanceof webffi.FFIError), 'plain errors are not FFI errors');
+    },
+
+    'an unknown kind keeps its string on RuntimeError; registerError adds classes'() {
+      const raise = g('testing.test_raise_error');
+      const e = throws(() => raise('ScheduleError', 'bad schedule'), 'unknown');
+      ok(e instanceof webffi.RuntimeError, String(e));
+      same(e.kind, 'ScheduleError');
+      same(String(e), 'ScheduleError: bad schedule');
+      class ScheduleError extends webffi.RuntimeError {}
+      webffi.registerError('ScheduleError', ScheduleError);
+      const e2 = throws(() => raise('ScheduleError', 'again'), 'registered');
+      ok(e2 instanceof ScheduleError && e2 instanceof webffi.FFIError, String(e2));
+      same(e2.kind, 'ScheduleError');
+      class PlainError extends Error {}
+      webffi.registerError('PlainKind', PlainError);
+      const e3 = throws(() => raise('PlainKind', 'x'), 'plain class');
+      ok(e3 instanceof PlainError && e3 instanceof webffi.FFIError, String(e3));
+      same(String(e3), 'PlainKind: x');
+      ok(e3.traceback.endsWith('PlainKind: x\n'), e3.traceback);
+    },
+
+    'a JS exception crosses C and comes back as the same object, C frames appended'() {
+      let boom;
+      const e = throws(() => g('testing.apply')(function thrower() {
+        boom = new TypeError('from JS');
+        throw boom;
+      }), 'apply');
+      same(e, boom, 'identity');
+      ok(/in thrower\n/.test(e.backtrace), e.backtrace);
+      ok(/in testing_apply\n$/.test(e.backtrace), e.backtrace);
+      const ffi = new webffi.KeyError('ffi kind from JS');
+      same(throws(() => g('testing.apply')(() => { throw ffi; }), 'ffi error'), ffi);
+      same(ffi.kind, 'KeyError');
+      ok(/in testing_apply\n$/.test(ffi.backtrace), ffi.backtrace);
+      const early = new Error('made before the call');
+      same(throws(() => g('testing.apply')(() => { throw early; }), 'early'), early);
+      ok(/in testing_apply\n$/.test(early.backtrace), early.backtrace);
+    },
+
+    'identity and backtraces survive nested JS -> C -> JS -> C -> JS calls'() {
+      const apply = g('testing.apply');
+      let boom;
+      const e = throws(() => apply(function outer() {
+        return apply(function inner() {
+          boom = new Error('deep');
+          throw boom;
+        });
+      }), 'nested');
+      same(e, boom);
+      const frames = e.backtrace.split('\n').filter(Boolean);
+      const at = (re) => frames.findIndex((f) => re.test(f));
+      ok(at(/in inner$/) >= 0 && at(/in outer$/) > at(/in inner$/), e.backtrace);
+      same(frames.filter((f) => /in testing_apply$/.test(f)).length, 2, `two C frames:\n${e.backtrace}`);
+      ok(at(/in testing_apply$/) > at(/in inner$/), 'C frames come after the JS frames');
+    },
+
+    'non-Error throws survive the crossing'() {
+      const apply = g('testing.apply');
+      same(throws(() => apply(() => { throw 'a string'; }), 'string'), 'a string');
+      same(throws(() => apply(() => { throw 42; }), 'number'), 42);
+      same(throws(() => apply(() => { throw null; }), 'null'), null);
+      const obj = { plain: true };
+      same(throws(() => apply(() => { throw obj; }), 'object'), obj);
+      same(rt.liveJSValues, rt.liveJSValues, 'stable');
+    },
+
+    'a C error raised through a callback keeps its kind and backtrace'() {
+      const apply = g('testing.apply');
+      const raise = g('testing.test_raise_error');
+      const e = throws(() => apply(() => raise('ValueError', 'inner C')), 'C in JS in C');
+      ok(e instanceof webffi.ValueError, String(e));
+      same(e.message, 'inner C');
+      const frames = e.backtrace.split('\n').filter(Boolean);
+      ok(/in testing_raise_error$/.test(frames[0]), e.backtrace);
+      ok(/in testing_apply$/.test(frames[frames.length - 1]), e.backtrace);
+    },
+
+    'thrown values held by C are released'() {
+      const before = rt.liveJSValues;
+      for (let i = 0; i < 20; i++) throws(() => g('testing.apply')(() => { throw new Error('x'); }), 'throw');
+      same(rt.liveJSValues, before);
+    },
+
+    'allocation failure is a MemoryError and the runtime keeps working'() {
+      const e = throws(() => g('testing.allocate_bytes')(2 ** 32 - 64), 'huge');
+      ok(e instanceof webffi.MemoryError, String(e));
+      same(e.message, `Failed to allocate ${2 ** 32 - 64} bytes`);
+      same(g('testing.allocate_bytes')(1024), 1024);
+      same(echo('still working after OOM'), 'still working after OOM');
+    },
+
+    'views follow memory growth'() {
+      const before = rt.exports.memory.buffer.byteLength;
+      same(g('testing.allocate_bytes')(64 * 2 ** 20), 64 * 2 ** 20);
+      ok(rt.exports.memory.buffer.byteLength > before, 'memory grew');
+      same(echo('a string after growth, longer than 16'), 'a string after growth, longer than 16');
+      sameBytes(echo(new Uint8Array([5, 6, 7])), [5, 6, 7]);
+    },
+
+    async 'a wasm trap poisons the instance: every later call throws one fatal error'() {
+      const doomed = await webffi.load({ wasm });
+      const add = doomed.getGlobal('testing.add_one');
+      const e = throws(() => doomed.getGlobal('testing.trap')(), 'trap');
+      ok(e instanceof webffi.FatalError, String(e));
+      ok(/wasm trap/.test(e.message), e.message);
+      ok(e.cause instanceof WebAssembly.RuntimeError, 'cause is the trap');
+      const later = throws(() => add(1), 'later call');
+      ok(later instanceof webffi.FatalError && /poisoned/.test(later.message), String(later));
+      ok(throws(() => doomed.getGlobal('testing.echo'), 'lookup') instanceof webffi.FatalError, 'lookup');
+      same(g('testing.add_one')(1), 2, 'other instances are unaffected');
+    },
+
+    'a trap inside a callback poisons too'() {
+      return webffi.load({ wasm }).then((doomed) => {
+        const trap = doomed.getGlobal('testing.trap');
+        const e = throws(() => doomed.getGlobal('testing.apply')(() => trap()), 'nested trap');
+        ok(e instanceof webffi.FatalError, String(e));
+        ok(doomed.poisoned instanceof WebAssembly.RuntimeError, 'poisoned');
+      });
+    },
+  };
+}
