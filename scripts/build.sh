@@ -18,4 +18,5 @@ configure build/wasi cmake -DCMAKE_TOOLCHAIN_FILE=cmake/wasi-clang.cmake
 for dir in build/native build/native-asan build/wasm build/wasi; do
   cmake --build "$dir" -j "$jobs" >/dev/null || cmake --build "$dir" -j 1
 done
-echo "build: native, native-asan, wasm (emscripten) and wasi are up to date"
+node scripts/bundle.mjs
+echo "build: native, native-asan, wasm (emscripten), wasi and dist/ are up to date"

@@ -1,0 +1,21 @@
+// The classic bundle inside a classic Worker (importScripts).
+importScripts('../../../dist/webffi.iife.js');
+
+(async () => {
+  const failures = [];
+  const check = (cond, name) => cond || failures.push({ name, error: 'assertion failed' });
+  try {
+    const rt = await self.webffi.load();
+    check(rt.getGlobal('testing.add_one')(41) === 42, 'add_one');
+    check(rt.getGlobal('testing.apply')((a) => `${a}!`, 'hi') === 'hi!', 'callback');
+    try {
+      rt.getGlobal('testing.test_raise_error')('IndexError', 'x');
+      check(false, 'raise');
+    } catch (e) {
+      check(e instanceof RangeError && e instanceof self.webffi.FFIError && String(e) === 'IndexError: x', 'error kind');
+    }
+  } catch (e) {
+    failures.push({ name: 'load', error: `${e}\n${e.stack}` });
+  }
+  postMessage({ passed: 3 - failures.length, failed: failures.length, failures });
+})();
