@@ -4,6 +4,9 @@
 
 static int (*const wf_runtime_modules[])(void) = {
     wf_global_register_builtins,
+    wf_seq_register,
+    wf_map_register,
+    wf_shape_register,
     wf_testing_register,
 };
 
