@@ -7,6 +7,8 @@ static int (*const wf_runtime_modules[])(void) = {
     wf_seq_register,
     wf_map_register,
     wf_shape_register,
+    wf_reflect_register,
+    wf_testing_types_register,
     wf_testing_register,
 };
 

@@ -12,5 +12,7 @@ int wf_testing_register(void);
 int wf_seq_register(void);
 int wf_map_register(void);
 int wf_shape_register(void);
+int wf_reflect_register(void);
+int wf_testing_types_register(void);
 
 #endif /* WEBFFI_SRC_RUNTIME_INIT_H_ */

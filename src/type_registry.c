@@ -198,6 +198,14 @@ const TVMFFITypeInfo* TVMFFIGetTypeInfo(int32_t type_index) {
   return &wf_types[type_index]->info;
 }
 
+TVMFFITypeInfo* wf_type_info_mut(int32_t type_index) {
+  if (wf_types_init() != 0) return NULL;
+  if (type_index < 0 || type_index >= wf_types_capacity || wf_types[type_index] == NULL) {
+    return NULL;
+  }
+  return &wf_types[type_index]->info;
+}
+
 const char* wf_type_key(int32_t type_index) {
   const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(type_index);
   if (info != NULL) return info->type_key.data;
