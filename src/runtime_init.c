@@ -8,6 +8,9 @@ static int (*const wf_runtime_modules[])(void) = {
     wf_map_register,
     wf_shape_register,
     wf_reflect_register,
+    wf_structural_register,
+    wf_repr_register,
+    wf_deepcopy_register,
     wf_testing_types_register,
     wf_testing_register,
 };

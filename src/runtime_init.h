@@ -13,6 +13,9 @@ int wf_seq_register(void);
 int wf_map_register(void);
 int wf_shape_register(void);
 int wf_reflect_register(void);
+int wf_structural_register(void);
+int wf_repr_register(void);
+int wf_deepcopy_register(void);
 int wf_testing_types_register(void);
 
 #endif /* WEBFFI_SRC_RUNTIME_INIT_H_ */
