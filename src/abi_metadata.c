@@ -55,6 +55,10 @@ const char* WebFFIGetABIMetadata(void) {
   WF_META_FIELD(b, 0, "DLTensor", sizeof(DLTensor));
   WF_META_FIELD(b, 0, "DLDataType", sizeof(DLDataType));
   WF_META_FIELD(b, 0, "DLDevice", sizeof(DLDevice));
+  WF_META_FIELD(b, 0, "TVMFFITypeInfo", sizeof(TVMFFITypeInfo));
+  WF_META_FIELD(b, 0, "TVMFFIFieldInfo", sizeof(TVMFFIFieldInfo));
+  WF_META_FIELD(b, 0, "TVMFFIMethodInfo", sizeof(TVMFFIMethodInfo));
+  WF_META_FIELD(b, 0, "TVMFFITypeMetadata", sizeof(TVMFFITypeMetadata));
   wf_buf_puts(b, "},");
 
   wf_buf_puts(b, "\"offsetof\":{");
@@ -93,12 +97,55 @@ const char* WebFFIGetABIMetadata(void) {
   WF_META_FIELD(b, 0, "DLDataType.lanes", offsetof(DLDataType, lanes));
   WF_META_FIELD(b, 0, "DLDevice.device_type", offsetof(DLDevice, device_type));
   WF_META_FIELD(b, 0, "DLDevice.device_id", offsetof(DLDevice, device_id));
+#define WF_META_OFFSET(T, f) WF_META_FIELD(b, 0, #T "." #f, offsetof(T, f))
+  WF_META_OFFSET(TVMFFITypeInfo, type_index);
+  WF_META_OFFSET(TVMFFITypeInfo, type_depth);
+  WF_META_OFFSET(TVMFFITypeInfo, type_key);
+  WF_META_OFFSET(TVMFFITypeInfo, type_ancestors);
+  WF_META_OFFSET(TVMFFITypeInfo, type_key_hash);
+  WF_META_OFFSET(TVMFFITypeInfo, num_fields);
+  WF_META_OFFSET(TVMFFITypeInfo, num_methods);
+  WF_META_OFFSET(TVMFFITypeInfo, fields);
+  WF_META_OFFSET(TVMFFITypeInfo, methods);
+  WF_META_OFFSET(TVMFFITypeInfo, metadata);
+  WF_META_OFFSET(TVMFFIFieldInfo, name);
+  WF_META_OFFSET(TVMFFIFieldInfo, doc);
+  WF_META_OFFSET(TVMFFIFieldInfo, metadata);
+  WF_META_OFFSET(TVMFFIFieldInfo, flags);
+  WF_META_OFFSET(TVMFFIFieldInfo, size);
+  WF_META_OFFSET(TVMFFIFieldInfo, alignment);
+  WF_META_OFFSET(TVMFFIFieldInfo, offset);
+  WF_META_OFFSET(TVMFFIFieldInfo, getter);
+  WF_META_OFFSET(TVMFFIFieldInfo, setter);
+  WF_META_OFFSET(TVMFFIFieldInfo, default_value_or_factory);
+  WF_META_OFFSET(TVMFFIFieldInfo, field_static_type_index);
+  WF_META_OFFSET(TVMFFIMethodInfo, name);
+  WF_META_OFFSET(TVMFFIMethodInfo, doc);
+  WF_META_OFFSET(TVMFFIMethodInfo, metadata);
+  WF_META_OFFSET(TVMFFIMethodInfo, flags);
+  WF_META_OFFSET(TVMFFIMethodInfo, method);
+  WF_META_OFFSET(TVMFFITypeMetadata, doc);
+  WF_META_OFFSET(TVMFFITypeMetadata, creator);
+  WF_META_OFFSET(TVMFFITypeMetadata, total_size);
+  WF_META_OFFSET(TVMFFITypeMetadata, structural_eq_hash_kind);
+#undef WF_META_OFFSET
   wf_buf_puts(b, "},");
 
   wf_buf_puts(b, "\"deleter_flags\":{");
   WF_META_FIELD(b, 1, "strong", kTVMFFIObjectDeleterFlagBitMaskStrong);
   WF_META_FIELD(b, 0, "weak", kTVMFFIObjectDeleterFlagBitMaskWeak);
   WF_META_FIELD(b, 0, "both", kTVMFFIObjectDeleterFlagBitMaskBoth);
+  wf_buf_puts(b, "},");
+
+  wf_buf_puts(b, "\"field_flags\":{");
+  WF_META_FIELD(b, 1, "writable", kTVMFFIFieldFlagBitMaskWritable);
+  WF_META_FIELD(b, 0, "has_default", kTVMFFIFieldFlagBitMaskHasDefault);
+  WF_META_FIELD(b, 0, "is_static_method", kTVMFFIFieldFlagBitMaskIsStaticMethod);
+  WF_META_FIELD(b, 0, "default_from_factory", kTVMFFIFieldFlagBitMaskDefaultFromFactory);
+  WF_META_FIELD(b, 0, "repr_off", kTVMFFIFieldFlagBitMaskReprOff);
+  WF_META_FIELD(b, 0, "compare_off", kTVMFFIFieldFlagBitMaskCompareOff);
+  WF_META_FIELD(b, 0, "hash_off", kTVMFFIFieldFlagBitMaskHashOff);
+  WF_META_FIELD(b, 0, "setter_is_function_obj", kTVMFFIFieldFlagBitMaskSetterIsFunctionObj);
   wf_buf_puts(b, "},");
 
   wf_buf_puts(b, "\"device_type\":{");

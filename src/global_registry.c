@@ -125,8 +125,9 @@ int TVMFFIFunctionGetGlobal(const TVMFFIByteArray* name, TVMFFIObjectHandle* out
   return 0;
 }
 
-int wf_global_register(const char* name, TVMFFISafeCallType fn, const char* metadata) {
-  TVMFFIObject* f = wf_func_new(fn, NULL, NULL);
+static int wf_global_register_impl(const char* name, TVMFFISafeCallType fn, void* self,
+                                   const char* metadata) {
+  TVMFFIObject* f = wf_func_new(fn, self, NULL);
   if (f == NULL) return -1;
   TVMFFIByteArray n = {name, strlen(name)};
   TVMFFIByteArray m = {metadata != NULL ? metadata : "", metadata != NULL ? strlen(metadata) : 0};
@@ -134,6 +135,14 @@ int wf_global_register(const char* name, TVMFFISafeCallType fn, const char* meta
   int rc = wf_global_set(&n, f, &m, 1);
   wf_obj_decref(f);
   return rc;
+}
+
+int wf_global_register(const char* name, TVMFFISafeCallType fn, const char* metadata) {
+  return wf_global_register_impl(name, fn, NULL, metadata);
+}
+
+int wf_global_register_with_self(const char* name, TVMFFISafeCallType fn, void* self) {
+  return wf_global_register_impl(name, fn, self, NULL);
 }
 
 /* --------------------------------------------- ffi.* registry functions */

@@ -8,4 +8,7 @@
  * (NULL: `{}`); used by the runtime for its own functions. */
 int wf_global_register(const char* name, TVMFFISafeCallType fn, const char* metadata);
 
+/* The same, with a static `self` passed to fn (e.g. its signature). */
+int wf_global_register_with_self(const char* name, TVMFFISafeCallType fn, void* self);
+
 #endif /* WEBFFI_SRC_GLOBAL_REGISTRY_H_ */

@@ -4,6 +4,14 @@
 
 static int (*const wf_runtime_modules[])(void) = {
     wf_global_register_builtins,
+    wf_seq_register,
+    wf_map_register,
+    wf_shape_register,
+    wf_reflect_register,
+    wf_structural_register,
+    wf_repr_register,
+    wf_deepcopy_register,
+    wf_testing_types_register,
     wf_testing_register,
     wf_platform_register,
 };

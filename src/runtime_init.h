@@ -11,5 +11,13 @@ int wf_global_register_builtins(void);
 int wf_testing_register(void);
 /* Platform-specific globals (src/wasm/, src/native/). */
 int wf_platform_register(void);
+int wf_seq_register(void);
+int wf_map_register(void);
+int wf_shape_register(void);
+int wf_reflect_register(void);
+int wf_structural_register(void);
+int wf_repr_register(void);
+int wf_deepcopy_register(void);
+int wf_testing_types_register(void);
 
 #endif /* WEBFFI_SRC_RUNTIME_INIT_H_ */

@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "hash.h"
+#include "runtime_init.h"
 #include "strmap.h"
 
 typedef struct {
@@ -134,7 +135,8 @@ int TVMFFITypeKeyToIndex(const TVMFFIByteArray* type_key, int32_t* out_tindex) {
   if (type_key == NULL || out_tindex == NULL) {
     return wf_err_raise("ValueError", "TVMFFITypeKeyToIndex: NULL argument");
   }
-  if (wf_types_init() != 0) return -1;
+  /* The runtime's own reflected types (testing.*) register at init. */
+  if (wf_types_init() != 0 || wf_runtime_init() != 0) return -1;
   const wf_type_entry* e = wf_strmap_get(&wf_types_by_key, type_key->data, type_key->size);
   if (e == NULL) {
     return wf_err_raise("KeyError", "Cannot find type `%.*s`", (int)type_key->size,
@@ -191,6 +193,14 @@ int32_t TVMFFITypeGetOrAllocIndex(const TVMFFIByteArray* type_key, int32_t stati
 }
 
 const TVMFFITypeInfo* TVMFFIGetTypeInfo(int32_t type_index) {
+  if (wf_types_init() != 0) return NULL;
+  if (type_index < 0 || type_index >= wf_types_capacity || wf_types[type_index] == NULL) {
+    return NULL;
+  }
+  return &wf_types[type_index]->info;
+}
+
+TVMFFITypeInfo* wf_type_info_mut(int32_t type_index) {
   if (wf_types_init() != 0) return NULL;
   if (type_index < 0 || type_index >= wf_types_capacity || wf_types[type_index] == NULL) {
     return NULL;

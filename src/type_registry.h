@@ -14,6 +14,10 @@ int wf_type_is_instance(int32_t sub, int32_t super);
  * returns the index or -1. */
 int32_t wf_type_register_static(const char* key, int32_t index, int32_t parent);
 
+/* The registry's own, writable entry for reflection to fill in; NULL when
+ * the index is not registered. */
+TVMFFITypeInfo* wf_type_info_mut(int32_t type_index);
+
 /* Calls fn for every registered type, in index order. */
 void wf_type_for_each(void (*fn)(const TVMFFITypeInfo* info, void* ctx), void* ctx);
 

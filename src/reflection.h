@@ -1,0 +1,35 @@
+/* Reflection: fields, methods, metadata and attributes of object types. */
+#ifndef WEBFFI_SRC_REFLECTION_H_
+#define WEBFFI_SRC_REFLECTION_H_
+
+#include <tvm/ffi/c_api.h>
+
+/* Calls fn for every field of a type, the root ancestor's first; stops at
+ * and returns the first non-zero result. */
+int wf_reflect_visit_fields(int32_t type_index,
+                            int (*fn)(const TVMFFIFieldInfo* field, void* ctx), void* ctx);
+
+/* The field called name (own or inherited), or NULL. */
+const TVMFFIFieldInfo* wf_reflect_find_field(int32_t type_index, const char* name, size_t n);
+
+/* The method called name (own or inherited), or NULL. */
+const TVMFFIMethodInfo* wf_reflect_find_method(int32_t type_index, const char* name, size_t n);
+
+/* Reads a field of obj into an owned Any (result holds None on entry). */
+int wf_reflect_get(TVMFFIObject* obj, const TVMFFIFieldInfo* field, TVMFFIAny* result);
+/* Writes a field through its setter (Writable is not checked here). */
+int wf_reflect_set(TVMFFIObject* obj, const TVMFFIFieldInfo* field, const TVMFFIAny* value);
+
+/* The type's creator, or NULL when it has none. */
+int (*wf_reflect_creator(int32_t type_index))(TVMFFIObjectHandle* result);
+
+/* Field accessors for plain C layouts, usable as getter/setter. */
+int wf_reflect_get_int64(void* field, TVMFFIAny* result);
+int wf_reflect_set_int64(void* field, const TVMFFIAny* value);
+int wf_reflect_get_any(void* field, TVMFFIAny* result);
+int wf_reflect_set_any(void* field, const TVMFFIAny* value);
+
+/* Registers ffi.MakeFieldGetter, ffi.MakeFieldSetter, ffi.GetRegisteredTypeKeys. */
+int wf_reflect_register(void);
+
+#endif /* WEBFFI_SRC_REFLECTION_H_ */

@@ -1,0 +1,224 @@
+/* Text forms of values for ffi.ReprPrint. */
+#include "repr.h"
+
+#include <webffi/typed_call.h>
+
+#include "any.h"
+#include "device.h"
+#include "dtype.h"
+#include "error.h"
+#include "float_format.h"
+#include "global_registry.h"
+#include "map.h"
+#include "nesting.h"
+#include "reflection.h"
+#include "seq.h"
+#include "shape.h"
+#include "str.h"
+#include "type_registry.h"
+
+void wf_repr_quoted(const char* s, size_t n, wf_buf* out) {
+  static const char hex[] = "0123456789abcdef";
+  wf_buf_append(out, "\"", 1);
+  size_t run = 0; /* bytes copied as they are, in one append */
+  for (size_t i = 0; i < n; ++i) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    wf_buf_append(out, s + run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"': wf_buf_puts(out, "\\\""); break;
+      case '\\': wf_buf_puts(out, "\\\\"); break;
+      case '\n': wf_buf_puts(out, "\\n"); break;
+      case '\r': wf_buf_puts(out, "\\r"); break;
+      case '\t': wf_buf_puts(out, "\\t"); break;
+      case '\b': wf_buf_puts(out, "\\b"); break;
+      case '\f': wf_buf_puts(out, "\\f"); break;
+      default: {
+        char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+        wf_buf_append(out, esc, 6);
+      }
+    }
+  }
+  wf_buf_append(out, s + run, n - run);
+  wf_buf_append(out, "\"", 1);
+}
+
+/* The objects being printed, outermost first, to cut cycles. */
+typedef struct {
+  TVMFFIObject* open[WF_MAX_NESTING];
+  int depth;
+  wf_buf* out;
+} wf_repr_ctx;
+
+static void wf_repr_value(wf_repr_ctx* c, const TVMFFIAny* v);
+
+static void wf_repr_seq(wf_repr_ctx* c, TVMFFIObject* seq, const char* open,
+                        const char* close) {
+  wf_buf_puts(c->out, open);
+  for (int64_t i = 0; i < wf_seq_size(seq); ++i) {
+    if (i) wf_buf_puts(c->out, ", ");
+    wf_repr_value(c, &wf_seq_data(seq)[i]);
+  }
+  wf_buf_puts(c->out, close);
+}
+
+static void wf_repr_map(wf_repr_ctx* c, TVMFFIObject* map) {
+  wf_buf_puts(c->out, "{");
+  int64_t pos = 0;
+  for (wf_map_entry* e; (e = wf_map_next(map, &pos)) != NULL;) {
+    if (c->out->size > 0 && c->out->data[c->out->size - 1] != '{') wf_buf_puts(c->out, ", ");
+    wf_repr_value(c, &e->key);
+    wf_buf_puts(c->out, ": ");
+    wf_repr_value(c, &e->value);
+  }
+  wf_buf_puts(c->out, "}");
+}
+
+typedef struct {
+  wf_repr_ctx* c;
+  TVMFFIObject* obj;
+  int count;
+} wf_repr_fields_ctx;
+
+static int wf_repr_field(const TVMFFIFieldInfo* field, void* ctx) {
+  wf_repr_fields_ctx* f = (wf_repr_fields_ctx*)ctx;
+  if (field->flags & kTVMFFIFieldFlagBitMaskReprOff) return 0;
+  TVMFFIAny v;
+  wf_any_set_none(&v);
+  if (f->count++) wf_buf_puts(f->c->out, ", ");
+  wf_buf_printf(f->c->out, "%s=", field->name.data);
+  if (wf_reflect_get(f->obj, field, &v) != 0) {
+    /* A failing getter must not stop the printing: show it, drop the error. */
+    TVMFFIObjectHandle err;
+    TVMFFIErrorMoveFromRaised(&err);
+    if (err != NULL) TVMFFIObjectDecRef(err);
+    wf_buf_puts(f->c->out, "<error>");
+    return 0;
+  }
+  wf_repr_value(f->c, &v);
+  wf_any_release(&v);
+  return 0;
+}
+
+static void wf_repr_tensor(wf_repr_ctx* c, TVMFFIObject* obj) {
+  const DLTensor* t = WF_OBJ_CELL(obj, DLTensor);
+  if (wf_dtype_format(t->dtype, c->out) != 0) {
+    TVMFFIObjectHandle err;
+    TVMFFIErrorMoveFromRaised(&err);
+    if (err != NULL) TVMFFIObjectDecRef(err);
+    wf_buf_puts(c->out, "<unknown dtype>");
+  }
+  wf_buf_puts(c->out, "[");
+  for (int32_t i = 0; i < t->ndim; ++i) {
+    wf_buf_printf(c->out, "%s%lld", i ? ", " : "", (long long)t->shape[i]);
+  }
+  wf_buf_puts(c->out, "]@");
+  wf_device_format(t->device, c->out);
+}
+
+static void wf_repr_object(wf_repr_ctx* c, TVMFFIObject* obj) {
+  switch (obj->type_index) {
+    case kTVMFFIArray: wf_repr_seq(c, obj, "(", ")"); return;
+    case kTVMFFIList: wf_repr_seq(c, obj, "[", "]"); return;
+    case kTVMFFIMap:
+    case kTVMFFIDict: wf_repr_map(c, obj); return;
+    case kTVMFFITensor: wf_repr_tensor(c, obj); return;
+    case kTVMFFIShape: {
+      TVMFFIShapeCell* s = wf_shape_cell(obj);
+      wf_buf_puts(c->out, "Shape(");
+      for (size_t i = 0; i < s->size; ++i) {
+        wf_buf_printf(c->out, "%s%lld", i ? ", " : "", (long long)s->data[i]);
+      }
+      wf_buf_puts(c->out, ")");
+      return;
+    }
+    case kTVMFFIError: {
+      TVMFFIErrorCell* e = WF_OBJ_CELL(obj, TVMFFIErrorCell);
+      wf_buf_printf(c->out, "%s(", e->kind.data);
+      wf_repr_quoted(e->message.data, e->message.size, c->out);
+      wf_buf_puts(c->out, ")");
+      return;
+    }
+    default: {
+      wf_repr_fields_ctx f = {c, obj, 0};
+      wf_buf_printf(c->out, "%s(", wf_type_key(obj->type_index));
+      wf_reflect_visit_fields(obj->type_index, wf_repr_field, &f);
+      /* Objects without fields (functions, opaque handles) show their address. */
+      if (f.count == 0) wf_buf_printf(c->out, "%p", (void*)obj);
+      wf_buf_puts(c->out, ")");
+    }
+  }
+}
+
+static void wf_repr_value(wf_repr_ctx* c, const TVMFFIAny* v) {
+  TVMFFIByteArray s;
+  if (wf_any_string_view(v, &s)) {
+    wf_repr_quoted(s.data, s.size, c->out);
+    return;
+  }
+  if (wf_any_bytes_view(v, &s)) {
+    wf_buf_puts(c->out, "b");
+    wf_repr_quoted(s.data, s.size, c->out);
+    return;
+  }
+  switch (v->type_index) {
+    case kTVMFFINone: wf_buf_puts(c->out, "None"); return;
+    case kTVMFFIBool: wf_buf_puts(c->out, v->v_int64 ? "True" : "False"); return;
+    case kTVMFFIInt: wf_buf_printf(c->out, "%lld", (long long)v->v_int64); return;
+    case kTVMFFIFloat: wf_float_format(v->v_float64, c->out); return;
+    case kTVMFFIDevice: wf_device_format(v->v_device, c->out); return;
+    case kTVMFFIDataType:
+      if (wf_dtype_format(v->v_dtype, c->out) == 0) return;
+      TVMFFIObjectHandle err;
+      TVMFFIErrorMoveFromRaised(&err);
+      if (err != NULL) TVMFFIObjectDecRef(err);
+      wf_buf_puts(c->out, "<unknown dtype>");
+      return;
+    case kTVMFFIOpaquePtr: wf_buf_printf(c->out, "%p", v->v_ptr); return;
+    default: break;
+  }
+  if (!wf_any_is_object(v)) {
+    wf_buf_printf(c->out, "<%s>", wf_type_key(v->type_index));
+    return;
+  }
+  for (int i = 0; i < c->depth; ++i) {
+    if (c->open[i] != v->v_obj) continue;
+    /* As Python does: a list inside itself prints as `[...]`. */
+    switch (v->type_index) {
+      case kTVMFFIList: wf_buf_puts(c->out, "[...]"); return;
+      case kTVMFFIArray: wf_buf_puts(c->out, "(...)"); return;
+      case kTVMFFIMap:
+      case kTVMFFIDict: wf_buf_puts(c->out, "{...}"); return;
+      default: wf_buf_puts(c->out, "..."); return;
+    }
+  }
+  if (c->depth == WF_MAX_NESTING) {
+    wf_buf_puts(c->out, "...");
+    return;
+  }
+  c->open[c->depth++] = v->v_obj;
+  wf_repr_object(c, v->v_obj);
+  --c->depth;
+}
+
+void wf_repr(const TVMFFIAny* v, wf_buf* out) {
+  wf_repr_ctx c = {{0}, 0, out};
+  wf_repr_value(&c, v);
+}
+
+static const char* const wf_repr_any1[] = {"Any"};
+static const WebFFISignature wf_repr_sig = {"ffi.ReprPrint", 1, wf_repr_any1, "str"};
+
+static int wf_repr_print(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  if (WebFFICheckNumArgs(&wf_repr_sig, n) != 0) return -1;
+  wf_buf text = {0};
+  wf_repr(&args[0], &text);
+  int rc = text.failed ? wf_err_raise_oom(text.capacity * 2)
+                       : wf_str_make(0, text.data != NULL ? text.data : "", text.size, result);
+  wf_buf_free(&text);
+  return rc;
+}
+
+int wf_repr_register(void) { return wf_global_register("ffi.ReprPrint", wf_repr_print, NULL); }

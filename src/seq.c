@@ -1,0 +1,303 @@
+/* Array and List storage and their ffi.* global functions. */
+#include "seq.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <webffi/typed_call.h>
+
+#include "any.h"
+#include "error.h"
+#include "global_registry.h"
+
+/* Elements live in a separate block so a List can grow in place. */
+static void wf_seq_deleter(void* self, int flags) {
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
+    TVMFFISeqCell* cell = WF_OBJ_CELL(self, TVMFFISeqCell);
+    TVMFFIAny* data = (TVMFFIAny*)cell->data;
+    for (int64_t i = 0; i < cell->size; ++i) wf_any_release(&data[i]);
+    if (cell->data_deleter != NULL) cell->data_deleter(cell->data);
+    cell->data = NULL;
+    cell->size = cell->capacity = 0;
+  }
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) wf_obj_free_space(self);
+}
+
+static int wf_seq_reserve(TVMFFIObject* seq, int64_t need) {
+  TVMFFISeqCell* cell = wf_seq_cell(seq);
+  if (need <= cell->capacity) return 0;
+  int64_t cap = cell->capacity ? cell->capacity : 4;
+  while (cap < need) cap *= 2;
+  if ((uint64_t)cap > SIZE_MAX / sizeof(TVMFFIAny)) return wf_err_raise_oom(SIZE_MAX);
+  void* data = realloc(cell->data, (size_t)cap * sizeof(TVMFFIAny));
+  if (data == NULL) return wf_err_raise_oom((size_t)cap * sizeof(TVMFFIAny));
+  cell->data = data;
+  cell->capacity = cap;
+  cell->data_deleter = free;
+  return 0;
+}
+
+TVMFFIObject* wf_seq_new(int32_t type_index, int64_t capacity) {
+  TVMFFIObject* seq =
+      wf_obj_alloc(sizeof(TVMFFIObject) + sizeof(TVMFFISeqCell), 8, type_index, wf_seq_deleter);
+  if (seq == NULL) return NULL;
+  if (capacity > 0 && wf_seq_reserve(seq, capacity) != 0) {
+    wf_obj_decref(seq);
+    return NULL;
+  }
+  return seq;
+}
+
+int wf_seq_push_owned(TVMFFIObject* seq, TVMFFIAny* value) {
+  TVMFFISeqCell* cell = wf_seq_cell(seq);
+  if (wf_seq_reserve(seq, cell->size + 1) != 0) {
+    wf_any_release(value);
+    return -1;
+  }
+  ((TVMFFIAny*)cell->data)[cell->size++] = *value;
+  return 0;
+}
+
+int wf_seq_push(TVMFFIObject* seq, const TVMFFIAny* value) {
+  TVMFFIAny owned;
+  if (TVMFFIAnyViewToOwnedAny(value, &owned) != 0) return -1;
+  return wf_seq_push_owned(seq, &owned);
+}
+
+int wf_seq_check_index(TVMFFIObject* seq, int64_t i) {
+  int64_t size = wf_seq_size(seq);
+  if (i < 0 || i >= size) {
+    return wf_err_raise("IndexError", "Index %lld out of bounds %lld", (long long)i,
+                        (long long)size);
+  }
+  return 0;
+}
+
+int wf_seq_insert(TVMFFIObject* seq, int64_t i, const TVMFFIAny* value) {
+  TVMFFISeqCell* cell = wf_seq_cell(seq);
+  if (i < 0 || i > cell->size) {
+    return wf_err_raise("IndexError", "Index %lld out of bounds %lld", (long long)i,
+                        (long long)cell->size);
+  }
+  TVMFFIAny owned;
+  if (TVMFFIAnyViewToOwnedAny(value, &owned) != 0) return -1;
+  if (wf_seq_reserve(seq, cell->size + 1) != 0) {
+    wf_any_release(&owned);
+    return -1;
+  }
+  TVMFFIAny* data = (TVMFFIAny*)cell->data;
+  memmove(&data[i + 1], &data[i], (size_t)(cell->size - i) * sizeof(TVMFFIAny));
+  data[i] = owned;
+  ++cell->size;
+  return 0;
+}
+
+int wf_seq_set(TVMFFIObject* seq, int64_t i, const TVMFFIAny* value) {
+  if (wf_seq_check_index(seq, i) != 0) return -1;
+  TVMFFIAny owned;
+  if (TVMFFIAnyViewToOwnedAny(value, &owned) != 0) return -1;
+  /* Release after storing: the old element may be what keeps value alive. */
+  TVMFFIAny old = wf_seq_data(seq)[i];
+  wf_seq_data(seq)[i] = owned;
+  wf_any_release(&old);
+  return 0;
+}
+
+void wf_seq_erase(TVMFFIObject* seq, int64_t i) {
+  TVMFFISeqCell* cell = wf_seq_cell(seq);
+  TVMFFIAny* data = (TVMFFIAny*)cell->data;
+  TVMFFIAny old = data[i];
+  memmove(&data[i], &data[i + 1], (size_t)(cell->size - i - 1) * sizeof(TVMFFIAny));
+  --cell->size;
+  wf_any_release(&old);
+}
+
+void wf_seq_clear(TVMFFIObject* seq) {
+  TVMFFISeqCell* cell = wf_seq_cell(seq);
+  /* Detach first: releasing an element may run code that reads this list. */
+  while (cell->size > 0) {
+    TVMFFIAny old = ((TVMFFIAny*)cell->data)[--cell->size];
+    wf_any_release(&old);
+  }
+}
+
+TVMFFIObject* wf_seq_copy(TVMFFIObject* seq, int32_t type_index) {
+  int64_t n = wf_seq_size(seq);
+  TVMFFIObject* out = wf_seq_new(type_index, n);
+  if (out == NULL) return NULL;
+  for (int64_t i = 0; i < n; ++i) {
+    if (wf_seq_push(out, &wf_seq_data(seq)[i]) != 0) {
+      wf_obj_decref(out);
+      return NULL;
+    }
+  }
+  return out;
+}
+
+int wf_seq_make_unique(TVMFFIObject** seq) {
+  if (wf_obj_strong_count(*seq) == 1) return 0;
+  TVMFFIObject* copy = wf_seq_copy(*seq, (*seq)->type_index);
+  if (copy == NULL) return -1;
+  wf_obj_decref(*seq);
+  *seq = copy;
+  return 0;
+}
+
+/* ------------------------------------------------------ global functions */
+static int wf_seq_from_args(int32_t type_index, const TVMFFIAny* args, int32_t n,
+                            TVMFFIAny* result) {
+  TVMFFIObject* seq = wf_seq_new(type_index, n);
+  if (seq == NULL) return -1;
+  for (int32_t i = 0; i < n; ++i) {
+    if (wf_seq_push(seq, &args[i]) != 0) {
+      wf_obj_decref(seq);
+      return -1;
+    }
+  }
+  wf_any_set_object(result, seq);
+  return 0;
+}
+
+static int wf_array_ctor(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  return wf_seq_from_args(kTVMFFIArray, args, n, result);
+}
+
+static int wf_list_ctor(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  return wf_seq_from_args(kTVMFFIList, args, n, result);
+}
+
+/* One signature per function; `self` of each Function points at it. */
+typedef struct {
+  WebFFISignature sig;
+  int32_t seq_type; /* kTVMFFIArray or kTVMFFIList */
+} wf_seq_fn;
+
+static int wf_seq_args(const wf_seq_fn* fn, const TVMFFIAny* args, int32_t n,
+                       TVMFFIObject** seq) {
+  if (WebFFICheckNumArgs(&fn->sig, n) != 0) return -1;
+  return WebFFIArgToObject(&fn->sig, args, 0, fn->seq_type, (TVMFFIObjectHandle*)seq);
+}
+
+static int wf_seq_get_item(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  const wf_seq_fn* fn = (const wf_seq_fn*)self;
+  TVMFFIObject* seq;
+  int64_t i;
+  if (wf_seq_args(fn, args, n, &seq) != 0) return -1;
+  if (WebFFIArgToInt(&fn->sig, args, 1, &i) != 0) return -1;
+  if (wf_seq_check_index(seq, i) != 0) return -1;
+  return TVMFFIAnyViewToOwnedAny(&wf_seq_data(seq)[i], result);
+}
+
+static int wf_seq_size_fn(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  TVMFFIObject* seq;
+  if (wf_seq_args((const wf_seq_fn*)self, args, n, &seq) != 0) return -1;
+  wf_any_set_int(result, wf_seq_size(seq));
+  return 0;
+}
+
+static int wf_seq_contains(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  TVMFFIObject* seq;
+  if (wf_seq_args((const wf_seq_fn*)self, args, n, &seq) != 0) return -1;
+  int found = 0;
+  for (int64_t i = 0; i < wf_seq_size(seq) && !found; ++i) {
+    found = wf_any_equal(&wf_seq_data(seq)[i], &args[1]);
+  }
+  wf_any_set_bool(result, found);
+  return 0;
+}
+
+static int wf_list_append(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)result;
+  TVMFFIObject* seq;
+  if (wf_seq_args((const wf_seq_fn*)self, args, n, &seq) != 0) return -1;
+  return wf_seq_push(seq, &args[1]);
+}
+
+static int wf_list_set_item(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)result;
+  const wf_seq_fn* fn = (const wf_seq_fn*)self;
+  TVMFFIObject* seq;
+  int64_t i;
+  if (wf_seq_args(fn, args, n, &seq) != 0) return -1;
+  if (WebFFIArgToInt(&fn->sig, args, 1, &i) != 0) return -1;
+  return wf_seq_set(seq, i, &args[2]);
+}
+
+static int wf_list_insert(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)result;
+  const wf_seq_fn* fn = (const wf_seq_fn*)self;
+  TVMFFIObject* seq;
+  int64_t i;
+  if (wf_seq_args(fn, args, n, &seq) != 0) return -1;
+  if (WebFFIArgToInt(&fn->sig, args, 1, &i) != 0) return -1;
+  return wf_seq_insert(seq, i, &args[2]);
+}
+
+static int wf_list_pop(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  const wf_seq_fn* fn = (const wf_seq_fn*)self;
+  TVMFFIObject* seq;
+  int64_t i;
+  if (wf_seq_args(fn, args, n, &seq) != 0) return -1;
+  if (WebFFIArgToInt(&fn->sig, args, 1, &i) != 0) return -1;
+  if (wf_seq_check_index(seq, i) != 0) return -1;
+  if (TVMFFIAnyViewToOwnedAny(&wf_seq_data(seq)[i], result) != 0) return -1;
+  wf_seq_erase(seq, i);
+  return 0;
+}
+
+static int wf_list_erase(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)result;
+  const wf_seq_fn* fn = (const wf_seq_fn*)self;
+  TVMFFIObject* seq;
+  int64_t i;
+  if (wf_seq_args(fn, args, n, &seq) != 0) return -1;
+  if (WebFFIArgToInt(&fn->sig, args, 1, &i) != 0) return -1;
+  if (wf_seq_check_index(seq, i) != 0) return -1;
+  wf_seq_erase(seq, i);
+  return 0;
+}
+
+static int wf_list_clear(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)result;
+  TVMFFIObject* seq;
+  if (wf_seq_args((const wf_seq_fn*)self, args, n, &seq) != 0) return -1;
+  wf_seq_clear(seq);
+  return 0;
+}
+
+static const char* const wf_seq_array_int[] = {"ffi.Array", "int"};
+static const char* const wf_seq_array_any[] = {"ffi.Array", "Any"};
+static const char* const wf_seq_list_int[] = {"ffi.List", "int"};
+static const char* const wf_seq_list_any[] = {"ffi.List", "Any"};
+static const char* const wf_seq_list_int_any[] = {"ffi.List", "int", "Any"};
+
+static const struct {
+  wf_seq_fn fn;
+  TVMFFISafeCallType call;
+} wf_seq_globals[] = {
+    {{{"ffi.ArrayGetItem", 2, wf_seq_array_int, "Any"}, kTVMFFIArray}, wf_seq_get_item},
+    {{{"ffi.ArraySize", 1, wf_seq_array_any, "int"}, kTVMFFIArray}, wf_seq_size_fn},
+    {{{"ffi.ArrayContains", 2, wf_seq_array_any, "bool"}, kTVMFFIArray}, wf_seq_contains},
+    {{{"ffi.ListGetItem", 2, wf_seq_list_int, "Any"}, kTVMFFIList}, wf_seq_get_item},
+    {{{"ffi.ListSize", 1, wf_seq_list_any, "int"}, kTVMFFIList}, wf_seq_size_fn},
+    {{{"ffi.ListContains", 2, wf_seq_list_any, "bool"}, kTVMFFIList}, wf_seq_contains},
+    {{{"ffi.ListAppend", 2, wf_seq_list_any, "None"}, kTVMFFIList}, wf_list_append},
+    {{{"ffi.ListSetItem", 3, wf_seq_list_int_any, "None"}, kTVMFFIList}, wf_list_set_item},
+    {{{"ffi.ListInsert", 3, wf_seq_list_int_any, "None"}, kTVMFFIList}, wf_list_insert},
+    {{{"ffi.ListPop", 2, wf_seq_list_int, "Any"}, kTVMFFIList}, wf_list_pop},
+    {{{"ffi.ListErase", 2, wf_seq_list_int, "None"}, kTVMFFIList}, wf_list_erase},
+    {{{"ffi.ListClear", 1, wf_seq_list_any, "None"}, kTVMFFIList}, wf_list_clear},
+};
+
+int wf_seq_register(void) {
+  if (wf_global_register("ffi.Array", wf_array_ctor, NULL) != 0) return -1;
+  if (wf_global_register("ffi.List", wf_list_ctor, NULL) != 0) return -1;
+  for (size_t i = 0; i < sizeof(wf_seq_globals) / sizeof(wf_seq_globals[0]); ++i) {
+    if (wf_global_register_with_self(wf_seq_globals[i].fn.sig.name, wf_seq_globals[i].call,
+                                     (void*)&wf_seq_globals[i].fn) != 0) {
+      return -1;
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,237 @@
+/* ffi.RecursiveEq and ffi.RecursiveHash. */
+#include "structural.h"
+
+#include <math.h>
+#include <string.h>
+#include <webffi/typed_call.h>
+
+#include "any.h"
+#include "error.h"
+#include "global_registry.h"
+#include "hash.h"
+#include "map.h"
+#include "nesting.h"
+#include "object.h"
+#include "reflection.h"
+#include "seq.h"
+#include "shape.h"
+#include "type_registry.h"
+
+static int wf_structural_too_deep(const char* what) {
+  return wf_err_raise("ValueError", "%s: nesting deeper than %d levels (or a cycle)", what,
+                      WF_MAX_NESTING);
+}
+
+/* Reflected objects: types that have fields and are not built-in kinds. */
+static int wf_structural_has_fields(int32_t type_index) {
+  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(type_index);
+  if (info == NULL) return 0;
+  for (int32_t d = 0; d <= info->type_depth; ++d) {
+    const TVMFFITypeInfo* t = d < info->type_depth ? info->type_ancestors[d] : info;
+    if (t->num_fields > 0) return 1;
+  }
+  return 0;
+}
+
+/* Floats compare by value, with NaN equal to NaN (a value equals itself). */
+static int wf_structural_float_equal(double x, double y) {
+  return x == y || (isnan(x) && isnan(y));
+}
+
+static int wf_eq(const TVMFFIAny* a, const TVMFFIAny* b, int depth);
+
+typedef struct {
+  TVMFFIObject* a;
+  TVMFFIObject* b;
+  int depth;
+  int result;
+} wf_eq_fields_ctx;
+
+static int wf_eq_field(const TVMFFIFieldInfo* field, void* ctx) {
+  wf_eq_fields_ctx* c = (wf_eq_fields_ctx*)ctx;
+  if (field->flags & (kTVMFFIFieldFlagBitMaskCompareOff | kTVMFFIFieldFlagBitMaskSEqHashIgnore)) {
+    return 0;
+  }
+  TVMFFIAny x, y;
+  wf_any_set_none(&x);
+  wf_any_set_none(&y);
+  if (wf_reflect_get(c->a, field, &x) != 0 || wf_reflect_get(c->b, field, &y) != 0) {
+    c->result = -1;
+  } else {
+    c->result = wf_eq(&x, &y, c->depth + 1);
+  }
+  wf_any_release(&x);
+  wf_any_release(&y);
+  return c->result != 1; /* stop at the first difference or error */
+}
+
+static int wf_eq_objects(TVMFFIObject* a, TVMFFIObject* b, int depth) {
+  switch (a->type_index) {
+    case kTVMFFIArray:
+    case kTVMFFIList: {
+      int64_t n = wf_seq_size(a);
+      if (n != wf_seq_size(b)) return 0;
+      for (int64_t i = 0; i < n; ++i) {
+        int rc = wf_eq(&wf_seq_data(a)[i], &wf_seq_data(b)[i], depth + 1);
+        if (rc != 1) return rc;
+      }
+      return 1;
+    }
+    case kTVMFFIMap:
+    case kTVMFFIDict: {
+      if (wf_map_size(a) != wf_map_size(b)) return 0;
+      int64_t pos = 0;
+      for (wf_map_entry* e; (e = wf_map_next(a, &pos)) != NULL;) {
+        wf_map_entry* other = wf_map_find(b, &e->key);
+        if (other == NULL) return 0;
+        int rc = wf_eq(&e->value, &other->value, depth + 1);
+        if (rc != 1) return rc;
+      }
+      return 1;
+    }
+    case kTVMFFIShape: {
+      TVMFFIShapeCell* x = wf_shape_cell(a);
+      TVMFFIShapeCell* y = wf_shape_cell(b);
+      return x->size == y->size &&
+             (x->size == 0 || memcmp(x->data, y->data, x->size * sizeof(int64_t)) == 0);
+    }
+    default:
+      if (!wf_structural_has_fields(a->type_index)) return 0; /* identity only */
+      wf_eq_fields_ctx ctx = {a, b, depth, 1};
+      wf_reflect_visit_fields(a->type_index, wf_eq_field, &ctx);
+      return ctx.result;
+  }
+}
+
+static int wf_eq(const TVMFFIAny* a, const TVMFFIAny* b, int depth) {
+  if (depth > WF_MAX_NESTING) return wf_structural_too_deep("RecursiveEq");
+  if (a->type_index == kTVMFFIFloat && b->type_index == kTVMFFIFloat) {
+    return wf_structural_float_equal(a->v_float64, b->v_float64);
+  }
+  if (wf_any_equal(a, b)) return 1;
+  if (!wf_any_is_object(a) || a->type_index != b->type_index) return 0;
+  return wf_eq_objects(a->v_obj, b->v_obj, depth);
+}
+
+int wf_structural_equal(const TVMFFIAny* a, const TVMFFIAny* b) { return wf_eq(a, b, 0); }
+
+/* ------------------------------------------------------------------ hash */
+static int wf_hash(const TVMFFIAny* v, int depth, uint64_t* out);
+
+static uint64_t wf_hash_combine(uint64_t seed, uint64_t h) {
+  return wf_hash_mix(seed ^ (h + 0x9e3779b97f4a7c15ull + (seed << 6) + (seed >> 2)));
+}
+
+typedef struct {
+  TVMFFIObject* obj;
+  int depth;
+  uint64_t h;
+} wf_hash_fields_ctx;
+
+static int wf_hash_field(const TVMFFIFieldInfo* field, void* ctx) {
+  wf_hash_fields_ctx* c = (wf_hash_fields_ctx*)ctx;
+  if (field->flags & (kTVMFFIFieldFlagBitMaskHashOff | kTVMFFIFieldFlagBitMaskSEqHashIgnore)) {
+    return 0;
+  }
+  TVMFFIAny x;
+  uint64_t h = 0;
+  wf_any_set_none(&x);
+  int rc = wf_reflect_get(c->obj, field, &x) != 0 ? -1 : wf_hash(&x, c->depth + 1, &h);
+  wf_any_release(&x);
+  c->h = wf_hash_combine(c->h, h);
+  return rc;
+}
+
+static int wf_hash_object(TVMFFIObject* obj, int depth, uint64_t* out) {
+  uint64_t h = wf_hash_mix((uint64_t)(uint32_t)obj->type_index);
+  switch (obj->type_index) {
+    case kTVMFFIArray:
+    case kTVMFFIList:
+      for (int64_t i = 0; i < wf_seq_size(obj); ++i) {
+        uint64_t e;
+        if (wf_hash(&wf_seq_data(obj)[i], depth + 1, &e) != 0) return -1;
+        h = wf_hash_combine(h, e);
+      }
+      break;
+    case kTVMFFIMap:
+    case kTVMFFIDict: {
+      /* Order does not matter for equality, so entries are summed. */
+      uint64_t sum = 0;
+      int64_t pos = 0;
+      for (wf_map_entry* e; (e = wf_map_next(obj, &pos)) != NULL;) {
+        uint64_t k, v;
+        if (wf_hash(&e->key, depth + 1, &k) != 0 || wf_hash(&e->value, depth + 1, &v) != 0) {
+          return -1;
+        }
+        sum += wf_hash_combine(k, v);
+      }
+      h = wf_hash_combine(h, sum);
+      break;
+    }
+    case kTVMFFIShape: {
+      TVMFFIShapeCell* s = wf_shape_cell(obj);
+      for (size_t i = 0; i < s->size; ++i) h = wf_hash_combine(h, (uint64_t)s->data[i]);
+      break;
+    }
+    default:
+      if (!wf_structural_has_fields(obj->type_index)) {
+        h = wf_hash_combine(h, (uint64_t)(uintptr_t)obj);
+        break;
+      }
+      wf_hash_fields_ctx ctx = {obj, depth, h};
+      if (wf_reflect_visit_fields(obj->type_index, wf_hash_field, &ctx) != 0) return -1;
+      h = ctx.h;
+  }
+  *out = h;
+  return 0;
+}
+
+static int wf_hash(const TVMFFIAny* v, int depth, uint64_t* out) {
+  if (depth > WF_MAX_NESTING) return wf_structural_too_deep("RecursiveHash");
+  if (v->type_index == kTVMFFIFloat) {
+    double x = v->v_float64;
+    /* Equal floats hash alike: one NaN, and -0.0 as 0.0. */
+    uint64_t bits = 0;
+    if (isnan(x)) {
+      bits = 0x7ff8000000000000ull;
+    } else if (x != 0) {
+      memcpy(&bits, &x, sizeof(bits));
+    }
+    *out = wf_hash_combine(wf_hash_mix(kTVMFFIFloat), bits);
+    return 0;
+  }
+  if (!wf_any_is_object(v) || v->type_index == kTVMFFIStr || v->type_index == kTVMFFIBytes) {
+    *out = wf_any_hash(v);
+    return 0;
+  }
+  return wf_hash_object(v->v_obj, depth, out);
+}
+
+int wf_structural_hash(const TVMFFIAny* v, uint64_t* out) { return wf_hash(v, 0, out); }
+
+/* ------------------------------------------------------ global functions */
+static const char* const wf_structural_any2[] = {"Any", "Any"};
+static const WebFFISignature wf_eq_sig = {"ffi.RecursiveEq", 2, wf_structural_any2, "bool"};
+static const WebFFISignature wf_hash_sig = {"ffi.RecursiveHash", 1, wf_structural_any2, "int"};
+
+static int wf_recursive_eq(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  if (WebFFICheckNumArgs(&wf_eq_sig, n) != 0) return -1;
+  int rc = wf_structural_equal(&args[0], &args[1]);
+  if (rc < 0) return -1;
+  wf_any_set_bool(result, rc);
+  return 0;
+}
+
+static int wf_recursive_hash(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  uint64_t h;
+  if (WebFFICheckNumArgs(&wf_hash_sig, n) != 0 || wf_structural_hash(&args[0], &h) != 0) return -1;
+  wf_any_set_int(result, (int64_t)h);
+  return 0;
+}
+
+int wf_structural_register(void) {
+  if (wf_global_register("ffi.RecursiveEq", wf_recursive_eq, NULL) != 0) return -1;
+  return wf_global_register("ffi.RecursiveHash", wf_recursive_hash, NULL);
+}

@@ -1,0 +1,210 @@
+/* Reflection: fields, methods, metadata, attributes and field access by name. */
+#include <webffi/webffi.h>
+
+#include "../../src/reflection.h"
+#include "../../src/runtime_init.h"
+#include "harness.h"
+
+static int32_t type_index_of(const char* key) {
+  CHECK(wf_runtime_init() == 0);
+  TVMFFIByteArray k = {key, strlen(key)};
+  int32_t index = -1;
+  CHECK(TVMFFITypeKeyToIndex(&k, &index) == 0);
+  return index;
+}
+
+static const TVMFFIMethodInfo* method_named(const TVMFFITypeInfo* info, const char* name) {
+  for (int32_t i = 0; i < info->num_methods; ++i) {
+    if (strcmp(info->methods[i].name.data, name) == 0) return &info->methods[i];
+  }
+  return NULL;
+}
+
+/* testing.TestIntPair(a, b) through its static __ffi_init__ method. */
+static TVMFFIObjectHandle make_pair(int64_t a, int64_t b) {
+  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(type_index_of("testing.TestIntPair"));
+  const TVMFFIMethodInfo* init = method_named(info, "__ffi_init__");
+  CHECK(init != NULL);
+  CHECK(init->flags & kTVMFFIFieldFlagBitMaskIsStaticMethod);
+  TVMFFIAny args[2] = {any_int(a), any_int(b)}, r = any_none();
+  CHECK(TVMFFIFunctionCall(init->method.v_obj, args, 2, &r) == 0);
+  return r.v_obj;
+}
+
+static int64_t call_field(const char* maker, const char* type, const char* field,
+                          TVMFFIAny* args, int32_t n) {
+  TVMFFIAny mk[2] = {any_cstr(type), any_cstr(field)}, f, r = any_none();
+  CHECK(call_global(maker, mk, 2, &f) == 0);
+  CHECK(TVMFFIFunctionCall(f.v_obj, args, n, &r) == 0);
+  TVMFFIObjectDecRef(f.v_obj);
+  return r.v_int64;
+}
+
+void reflection_test_int_pair_fields_and_methods(void) {
+  int32_t index = type_index_of("testing.TestIntPair");
+  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(index);
+  CHECK_EQ_INT(info->num_fields, 2);
+  CHECK_EQ_STR(info->fields[0].name.data, "a");
+  CHECK_EQ_STR(info->fields[1].name.data, "b");
+  CHECK(info->metadata != NULL && info->metadata->creator != NULL);
+  TVMFFIObjectHandle pair = make_pair(3, 7);
+  CHECK_EQ_INT(((TVMFFIObject*)pair)->type_index, index);
+  /* the getter reads the field at its offset */
+  TVMFFIAny v = any_none();
+  CHECK(info->fields[1].getter((char*)pair + info->fields[1].offset, &v) == 0);
+  CHECK_EQ_INT(v.v_int64, 7);
+  TVMFFIAny self = any_obj(pair), r = any_none();
+  CHECK(TVMFFIFunctionCall(method_named(info, "sum")->method.v_obj, &self, 1, &r) == 0);
+  CHECK_EQ_INT(r.v_int64, 10);
+  TVMFFIObjectDecRef(pair);
+}
+
+void reflection_field_getter_and_setter_by_name(void) {
+  TVMFFIObjectHandle pair = make_pair(1, 2);
+  TVMFFIAny args[2] = {any_obj(pair), any_int(42)};
+  CHECK_EQ_INT(call_field("ffi.MakeFieldGetter", "testing.TestIntPair", "b", args, 1), 2);
+  call_field("ffi.MakeFieldSetter", "testing.TestIntPair", "b", args, 2);
+  CHECK_EQ_INT(call_field("ffi.MakeFieldGetter", "testing.TestIntPair", "b", args, 1), 42);
+  /* a setter checks the value's type */
+  TVMFFIAny mk[2] = {any_cstr("testing.TestIntPair"), any_cstr("a")}, f, r = any_none();
+  CHECK(call_global("ffi.MakeFieldSetter", mk, 2, &f) == 0);
+  args[1] = any_cstr("x");
+  CHECK(TVMFFIFunctionCall(f.v_obj, args, 2, &r) == -1);
+  CHECK_RAISED("TypeError", "Cannot convert from type `str` to `int`");
+  /* and the object's type */
+  args[0] = any_int(1);
+  args[1] = any_int(1);
+  CHECK(TVMFFIFunctionCall(f.v_obj, args, 2, &r) == -1);
+  CHECK_RAISED("TypeError",
+               "Mismatched type on argument #0 when calling: `a(0: testing.TestIntPair, 1: Any) "
+               "-> None`. Expected `testing.TestIntPair` but got `int`");
+  TVMFFIObjectDecRef(f.v_obj);
+  mk[1] = any_cstr("nope");
+  CHECK(call_global("ffi.MakeFieldGetter", mk, 2, &f) == -1);
+  CHECK_RAISED("AttributeError", "Type `testing.TestIntPair` has no field `nope`");
+  mk[0] = any_cstr("no.Such");
+  CHECK(call_global("ffi.MakeFieldGetter", mk, 2, &f) == -1);
+  CHECK_RAISED("KeyError", "Cannot find type `no.Such`");
+  TVMFFIObjectDecRef(pair);
+}
+
+static int collect_field_name(const TVMFFIFieldInfo* field, void* ctx) {
+  strcat((char*)ctx, field->name.data);
+  return 0;
+}
+
+void reflection_derived_type_inherits_fields(void) {
+  int32_t base = type_index_of("testing.TestIntPair");
+  int32_t derived = type_index_of("testing.TestIntPairDerived");
+  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(derived);
+  CHECK_EQ_INT(info->type_depth, 2);
+  CHECK_EQ_INT(info->type_ancestors[1]->type_index, base);
+  CHECK_EQ_INT(info->num_fields, 1); /* its own: c */
+  char names[16] = "";
+  wf_reflect_visit_fields(derived, collect_field_name, names);
+  CHECK_EQ_STR(names, "abc");
+  const TVMFFIMethodInfo* init = method_named(info, "__ffi_init__");
+  TVMFFIAny args[3] = {any_int(4), any_int(5), any_cstr("note")}, r = any_none();
+  CHECK(TVMFFIFunctionCall(init->method.v_obj, args, 3, &r) == 0);
+  TVMFFIAny self = any_obj(r.v_obj);
+  /* inherited field and method work on the derived object */
+  CHECK_EQ_INT(call_field("ffi.MakeFieldGetter", "testing.TestIntPairDerived", "a", &self, 1), 4);
+  CHECK(wf_reflect_find_method(derived, "sum", 3) != NULL);
+  TVMFFIAny mk[2] = {any_cstr("testing.TestIntPairDerived"), any_cstr("c")}, f, c = any_none();
+  CHECK(call_global("ffi.MakeFieldGetter", mk, 2, &f) == 0);
+  CHECK(TVMFFIFunctionCall(f.v_obj, &self, 1, &c) == 0);
+  CHECK_EQ_STR(any_str(&c), "note");
+  TVMFFIObjectDecRef(f.v_obj);
+  TVMFFIObjectDecRef(r.v_obj);
+}
+
+/* A C library's own type: a read-only field with a default, metadata, attrs. */
+typedef struct {
+  TVMFFIObject header;
+  int64_t x;
+} point;
+
+static int point_create(TVMFFIObjectHandle* out) {
+  (void)out;
+  return -1;
+}
+
+void reflection_register_type_from_c(void) {
+  CHECK(wf_runtime_init() == 0);
+  TVMFFIByteArray key = {"test.Point", 10};
+  int32_t index = TVMFFITypeGetOrAllocIndex(&key, -1, 1, 0, 1, kTVMFFIObject);
+  CHECK(index >= kTVMFFIDynObjectBegin);
+  char name[2] = "x"; /* names are copied: the caller's buffer may go away */
+  TVMFFIFieldInfo field;
+  memset(&field, 0, sizeof(field));
+  field.name.data = name;
+  field.name.size = 1;
+  field.flags = kTVMFFIFieldFlagBitMaskHasDefault;
+  field.offset = offsetof(point, x);
+  field.getter = wf_reflect_get_int64;
+  field.setter = (void*)wf_reflect_set_int64;
+  field.default_value_or_factory = any_int(9);
+  CHECK(TVMFFITypeRegisterField(index, &field) == 0);
+  name[0] = 'y';
+  CHECK(wf_reflect_find_field(index, "x", 1) != NULL);
+  CHECK_EQ_INT(wf_reflect_find_field(index, "x", 1)->default_value_or_factory.v_int64, 9);
+  CHECK(TVMFFITypeRegisterField(index, &field) == 0); /* now named y */
+  CHECK(TVMFFITypeRegisterField(index, &field) == -1);
+  CHECK_RAISED("ValueError", "Field `y` is already registered in type `test.Point`");
+  CHECK(TVMFFITypeRegisterField(99999, &field) == -1);
+  CHECK_RAISED("ValueError", "TVMFFITypeRegisterField: unknown type index 99999");
+
+  TVMFFITypeMetadata meta;
+  memset(&meta, 0, sizeof(meta));
+  meta.doc.data = "a point";
+  meta.doc.size = 7;
+  meta.creator = point_create;
+  meta.total_size = sizeof(point);
+  CHECK(TVMFFITypeRegisterMetadata(index, &meta) == 0);
+  CHECK_EQ_STR(TVMFFIGetTypeInfo(index)->metadata->doc.data, "a point");
+  CHECK(wf_reflect_creator(index) == point_create);
+
+  TVMFFIAny mk[2] = {any_cstr("test.Point"), any_cstr("x")}, f;
+  CHECK(call_global("ffi.MakeFieldSetter", mk, 2, &f) == -1);
+  CHECK_RAISED("AttributeError", "Field `x` of type `test.Point` is read-only");
+
+  TVMFFIByteArray attr = {"test.repr_kind", 14};
+  CHECK(TVMFFIGetTypeAttrColumn(&attr) == NULL);
+  TVMFFIAny value = any_int(3);
+  CHECK(TVMFFITypeRegisterAttr(index, &attr, &value) == 0);
+  const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&attr);
+  CHECK(col != NULL);
+  CHECK(index >= col->begin_index && index < col->begin_index + col->size);
+  CHECK_EQ_INT(col->data[index - col->begin_index].v_int64, 3);
+  CHECK_EQ_INT(col->data[kTVMFFIStr - col->begin_index].type_index, kTVMFFINone);
+  CHECK(TVMFFITypeRegisterAttr(index, &attr, &value) == -1);
+  CHECK_RAISED("ValueError", "Attribute `test.repr_kind` of type `test.Point` is already registered");
+}
+
+void reflection_registered_type_keys(void) {
+  TVMFFIAny keys;
+  CHECK(call_global("ffi.GetRegisteredTypeKeys", NULL, 0, &keys) == 0);
+  CHECK_EQ_INT(keys.type_index, kTVMFFIArray);
+  TVMFFISeqCell* cell = (TVMFFISeqCell*)((char*)keys.v_obj + sizeof(TVMFFIObject));
+  int found_pair = 0, found_map = 0;
+  for (int64_t i = 0; i < cell->size; ++i) {
+    const char* k = any_str(&((TVMFFIAny*)cell->data)[i]);
+    found_pair |= strcmp(k, "testing.TestIntPair") == 0;
+    found_map |= strcmp(k, "ffi.Map") == 0;
+  }
+  CHECK(found_pair && found_map);
+  TVMFFIObjectDecRef(keys.v_obj);
+}
+
+void abi_metadata_describes_reflection_layouts(void) {
+  const char* meta = WebFFIGetABIMetadata();
+  char want[96];
+  snprintf(want, sizeof(want), "\"TVMFFIFieldInfo.getter\":%d", (int)offsetof(TVMFFIFieldInfo, getter));
+  CHECK(strstr(meta, want) != NULL);
+  snprintf(want, sizeof(want), "\"TVMFFITypeInfo.metadata\":%d", (int)offsetof(TVMFFITypeInfo, metadata));
+  CHECK(strstr(meta, want) != NULL);
+  snprintf(want, sizeof(want), "\"TVMFFIMethodInfo\":%d", (int)sizeof(TVMFFIMethodInfo));
+  CHECK(strstr(meta, want) != NULL);
+  CHECK(strstr(meta, "\"TVMFFITypeMetadata.creator\":") != NULL);
+  CHECK(strstr(meta, "\"field_flags\":{\"writable\":1,") != NULL);
+}
