@@ -46,8 +46,10 @@ export class FFIObject {
     return this[RUNTIME].ptrOf(this);
   }
 
+  /** The core's ReprPrint form, e.g. `testing.TestIntPair(a=1, b=2)`. */
   toString() {
-    return `${this.typeKey}(${this[PTR] ? `0x${this[PTR].toString(16)}` : 'disposed'})`;
+    if (!this[PTR]) return `${this.typeKey}(disposed)`;
+    return this[RUNTIME].global('ffi.ReprPrint')(this);
   }
 }
 Object.assign(FFIObject.prototype, handleMethods);

@@ -5,6 +5,7 @@ import { Heap } from './heap.js';
 import { Device, DataType, IntValue, FloatValue } from './values.js';
 import { FFIObject, PTR, RUNTIME, functionPrototype, isHandle } from './objects.js';
 import { jsStackToBacktrace, crossedWasmFrames } from './backtrace.js';
+import { containerClasses } from './containers.js';
 import {
   FFIError, FatalError, MemoryError, OverflowError, ValueError, FFITypeError,
   makeError, kindOf, messageOf,
@@ -67,7 +68,7 @@ export function createRuntime(instance, meta, options = {}) {
   const T_FUNCTION = T['ffi.Function'];
   const T_OPAQUE = T['ffi.OpaquePyObject'];
   const SMALL_MAX = ANY - PAYLOAD - 1; // inline bytes, NUL included
-  const typeKeys = new Map(Object.entries(T).map(([k, v]) => [v, k]));
+  const typeKeys = new Map(Object.entries(T).filter(([k]) => !k.endsWith('ObjectBegin')).map(([k, v]) => [v, k]));
   const deviceNames = new Map(Object.entries(meta.device_type).map(([k, v]) => [v, k]));
   const logger = options.logger ?? console;
 
@@ -171,6 +172,7 @@ export function createRuntime(instance, meta, options = {}) {
   const finalizer = new FinalizationRegistry((p) => decref(p));
   const scopes = [];
   const objectClasses = new Map(); // type index -> wrapper class
+  for (const [key, cls] of Object.entries(containerClasses)) objectClasses.set(T[key], cls);
 
   const runtimeHooks = {
     track(wrapper, p) {
@@ -191,10 +193,132 @@ export function createRuntime(instance, meta, options = {}) {
     typeKeyOf(wrapper) {
       return typeof wrapper === 'function' ? 'ffi.Function' : typeKey(wrapper.typeIndex);
     },
+    /** A global function kept for the runtime's lifetime (container operations). */
+    global(name) {
+      let f = cachedGlobals.get(name);
+      if (f === undefined) {
+        const p = lookupGlobal(name);
+        if (!p) throw makeError('ValueError', `Cannot find global function ${name}`);
+        f = makeCallable(p, false);
+        cachedGlobals.set(name, f);
+      }
+      return f;
+    },
+    /** A Shape's dimensions. */
+    shapeDims(wrapper) {
+      const cell = runtimeHooks.ptrOf(wrapper) + OBJ;
+      const data = U32[(cell + off['TVMFFIShapeCell.data']) >> 2];
+      const n = U32[(cell + off['TVMFFIShapeCell.size']) >> 2];
+      const dims = new Array(n);
+      for (let i = 0; i < n; i++) dims[i] = readInt64(data + 8 * i);
+      return dims;
+    },
   };
+  const cachedGlobals = new Map();
 
   function typeKey(index) {
-    return typeKeys.get(index) ?? `<type ${index}>`;
+    return typeKeys.get(index) ?? typeInfo(index)?.key ?? `<type ${index}>`;
+  }
+
+  function readInt64(p) {
+    const hi = I32[(p >> 2) + 1];
+    if (hi >= -0x200000 && hi < 0x200000) {
+      const v = hi * TWO_32 + U32[p >> 2];
+      if (v !== -9007199254740992) return v;
+    }
+    return heap.dv.getBigInt64(p, true);
+  }
+
+  // ------------------------------------------------------ reflection
+  const typeInfos = new Map();
+  const TINFO = (f) => off[`TVMFFITypeInfo.${f}`];
+  const FINFO = (f) => off[`TVMFFIFieldInfo.${f}`];
+  const MINFO = (f) => off[`TVMFFIMethodInfo.${f}`];
+
+  /** Key, ancestors, fields and methods of a registered type (null if unknown). */
+  function typeInfo(index) {
+    if (typeInfos.has(index)) return typeInfos.get(index);
+    const p = x.TVMFFIGetTypeInfo(index);
+    fresh();
+    let info = null;
+    if (p) {
+      const depth = I32[(p + TINFO('type_depth')) >> 2];
+      const ancestors = U32[(p + TINFO('type_ancestors')) >> 2];
+      const parents = [];
+      for (let i = 0; i < depth; i++) {
+        parents.push(I32[(U32[(ancestors >> 2) + i] + TINFO('type_index')) >> 2]);
+      }
+      const fields = [];
+      const fieldBase = U32[(p + TINFO('fields')) >> 2];
+      for (let i = 0; i < I32[(p + TINFO('num_fields')) >> 2]; i++) {
+        const f = fieldBase + i * size.TVMFFIFieldInfo;
+        fields.push({ name: byteArrayText(f + FINFO('name')), flags: heap.dv.getInt32(f + FINFO('flags'), true) });
+      }
+      const methods = [];
+      const methodBase = U32[(p + TINFO('methods')) >> 2];
+      for (let i = 0; i < I32[(p + TINFO('num_methods')) >> 2]; i++) {
+        const m = methodBase + i * size.TVMFFIMethodInfo;
+        methods.push({
+          name: byteArrayText(m + MINFO('name')),
+          flags: heap.dv.getInt32(m + MINFO('flags'), true),
+          fn: U32[(m + MINFO('method') + PAYLOAD) >> 2],
+        });
+      }
+      info = { key: byteArrayText(p + TINFO('type_key')), parents, fields, methods };
+    }
+    typeInfos.set(index, info);
+    return info;
+  }
+
+  /** A wrapper class for a reflected type: fields as properties, methods as functions. */
+  function reflectedClass(index) {
+    const info = typeInfo(index);
+    const Base = info?.parents.length ? wrapperClass(info.parents[info.parents.length - 1]) : FFIObject;
+    if (!info) return Base;
+    const cls = { [info.key]: class extends Base {} }[info.key];
+    for (const { name, flags } of info.fields) {
+      const key = info.key;
+      Object.defineProperty(cls.prototype, name, {
+        enumerable: true,
+        get() {
+          return fieldAccessor('ffi.MakeFieldGetter', key, name)(this);
+        },
+        set: flags & 1 ? function (v) {
+          fieldAccessor('ffi.MakeFieldSetter', key, name)(this, v);
+        } : undefined,
+      });
+    }
+    for (const { name, flags, fn } of info.methods) {
+      x.TVMFFIObjectIncRef(fn);
+      const f = makeCallable(fn, false);
+      if (flags & 4) cls[name] = f;
+      else cls.prototype[name] = function (...args) { return f(this, ...args); };
+    }
+    return cls;
+  }
+
+  const fieldAccessors = new Map();
+  function fieldAccessor(maker, key, name) {
+    const id = `${maker}\0${key}\0${name}`;
+    let f = fieldAccessors.get(id);
+    if (f === undefined) {
+      // kept for the runtime's lifetime, outside any scope
+      const made = runtimeHooks.global(maker)(key, name);
+      x.TVMFFIObjectIncRef(made[PTR]);
+      f = makeCallable(made[PTR], false);
+      made.dispose();
+      fieldAccessors.set(id, f);
+    }
+    return f;
+  }
+
+  function wrapperClass(index) {
+    let cls = objectClasses.get(index);
+    if (cls === undefined) {
+      cls = index >= T_OBJECT ? reflectedClass(index) : FFIObject;
+      objectClasses.set(index, cls);
+    }
+    return cls;
   }
 
   function objectTypeIndex(p) {
@@ -489,7 +613,7 @@ export function createRuntime(instance, meta, options = {}) {
     }
     if (!owned) x.TVMFFIObjectIncRef(obj);
     if (ti === T_FUNCTION) return makeCallable(obj);
-    const cls = objectClasses.get(ti) ?? FFIObject;
+    const cls = objectClasses.get(ti) ?? wrapperClass(ti);
     return new cls(runtimeHooks, obj, ti);
   }
 
@@ -524,14 +648,14 @@ export function createRuntime(instance, meta, options = {}) {
     return new Device(type, id, deviceNames.get(type) ?? `device(${type})`);
   }
 
-  function makeCallable(obj) {
+  function makeCallable(obj, track = true) {
     const f = function webffiFunction() {
       return webffiCall(f, arguments);
     };
     Object.setPrototypeOf(f, functionPrototype);
     f[RUNTIME] = runtimeHooks;
     f[PTR] = obj;
-    runtimeHooks.track(f, obj);
+    if (track) runtimeHooks.track(f, obj);
     return f;
   }
 
@@ -876,6 +1000,29 @@ export function createRuntime(instance, meta, options = {}) {
         const out = alloc(ANY);
         check(x.TVMFFIAnyViewToOwnedAny(view, out));
         return readAny(out, true);
+      } finally {
+        sp = frame;
+        runCleanups(mark);
+      }
+    },
+    /**
+     * The JS class of a registered type: reflected fields as properties,
+     * methods on the prototype, static methods (e.g. `__ffi_init__`) on the class.
+     */
+    objectClass(key) {
+      if (poisoned) throw fatal();
+      const frame = sp;
+      const mark = cleanups.length;
+      try {
+        const out = alloc(ANY);
+        if (x.TVMFFITypeKeyToIndex(byteArray(String(key)), out) !== 0) {
+          fresh();
+          x.TVMFFIErrorMoveFromRaised(out);
+          if (U32[out >> 2]) decref(U32[out >> 2]);
+          throw makeError('KeyError', `Unknown type key ${key}`);
+        }
+        fresh();
+        return wrapperClass(I32[out >> 2]);
       } finally {
         sp = frame;
         runCleanups(mark);

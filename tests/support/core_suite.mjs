@@ -392,6 +392,64 @@ export function coreTests(webffi, wasm) {
       sameBytes(echo(new Uint8Array([5, 6, 7])), [5, 6, 7]);
     },
 
+    'JS arrays, Maps and plain objects become Array and Map wrappers'() {
+      const a = rt.toFFI([1, 'two', [3, 2 ** 60], null]);
+      same(a.typeKey, 'ffi.Array');
+      same(a.length, 4);
+      same(a.at(1), 'two');
+      same(a.at(-1), null);
+      same(a.at(2).at(1), 1152921504606846976n);
+      same(JSON.stringify(a.toJS().slice(0, 2)), '[1,"two"]');
+      same([...a].length, 4);
+      ok(a.equals([1, 'two', [3, 2 ** 60], null]), 'structural equality');
+      ok(!a.equals([1, 'two']), 'inequality');
+      same(String(a), '(1, "two", (3, 1152921504606846976), None)');
+      ok(throws(() => a.at(9), 'out of range') instanceof webffi.IndexError, 'IndexError');
+      const m = rt.toFFI(new Map([['k', 1], [2, [true]]]));
+      same(m.typeKey, 'ffi.Map');
+      same(m.size, 2);
+      same(m.get('k'), 1);
+      same(m.get('missing'), undefined);
+      ok(m.has(2) && !m.has('2'), 'keys keep their types');
+      same(JSON.stringify([...m.toJS()]), '[["k",1],[2,[true]]]');
+      same(String(rt.toFFI({ a: 1 })), '{"a": 1}');
+      same(echo([1, 2]).typeKey, 'ffi.Array', 'an array argument');
+      same(g('testing.apply')((arr) => arr.at(0) + arr.length, [40, 0]), 42, 'containers in callbacks');
+    },
+
+    'List, Dict and Shape wrappers'() {
+      const l = g('ffi.List')(1, 2);
+      l.push(3);
+      same(JSON.stringify(l.toJS()), '[1,2,3]');
+      same(l.pop(), 3);
+      l.set(0, 'x');
+      same(l.at(0), 'x');
+      const d = g('ffi.Dict')('a', 1);
+      d.set('b', 2);
+      same(d.size, 2);
+      same(d.delete('a'), true);
+      same(JSON.stringify([...d.entries()]), '[["b",2]]');
+      const s = g('ffi.Shape')(2, 3);
+      same(s.typeKey, 'ffi.Shape');
+      same(JSON.stringify(s.toJS()), '[2,3]');
+      same(s.length, 2);
+      same(String(s), 'Shape(2, 3)');
+    },
+
+    'reflected objects expose fields as properties and methods as functions'() {
+      const Pair = rt.objectClass('testing.TestIntPair');
+      const p = Pair.__ffi_init__(1, 2);
+      ok(p instanceof Pair && p instanceof webffi.FFIObject, 'instance');
+      same(p.typeKey, 'testing.TestIntPair');
+      same(p.a, 1);
+      same(p.b, 2);
+      same(p.sum(), 3);
+      same(String(p), 'testing.TestIntPair(a=1, b=2)');
+      same(echo(p).b, 2, 'round trip');
+      const e = throws(() => rt.objectClass('no.Type'), 'unknown type');
+      ok(e instanceof webffi.KeyError, String(e));
+    },
+
     async 'a wasm trap poisons the instance: every later call throws one fatal error'() {
       const doomed = await webffi.load({ wasm });
       const add = doomed.getGlobal('testing.add_one');
