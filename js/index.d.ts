@@ -1,0 +1,209 @@
+// Types for webffi's public JavaScript API.
+
+/** Any JS value the runtime converts to an FFI value. */
+export type FFIInput =
+  | number | bigint | boolean | string | null | undefined
+  | Uint8Array | ArrayBuffer | Device | DataType | IntValue | FloatValue
+  | FFIObject | FFIFunction | ((...args: any[]) => unknown) | Error
+  | FFIInput[] | Map<FFIInput, FFIInput> | { [key: string]: FFIInput };
+
+/** What FFI values become in JS. */
+export type FFIValue =
+  | number | bigint | boolean | string | null | Uint8Array | Device | DataType
+  | FFIFunction | FFIObject | Error | unknown;
+
+/** Every handle on an FFI object. */
+export interface Handle extends Disposable {
+  /** Releases the handle's reference now; later use throws. Idempotent. */
+  dispose(): void;
+  readonly disposed: boolean;
+  /** The type key, e.g. `ffi.Function`. */
+  readonly typeKey: string;
+  /** The object's address in wasm memory; throws once disposed. */
+  readonly handle: number;
+}
+
+/** A callable FFI Function. */
+export interface FFIFunction extends Handle {
+  (...args: FFIInput[]): any;
+}
+
+export class FFIObject implements Handle {
+  protected constructor();
+  dispose(): void;
+  [Symbol.dispose](): void;
+  readonly disposed: boolean;
+  readonly typeKey: string;
+  readonly typeIndex: number;
+  readonly handle: number;
+  toString(): string;
+}
+
+declare class ContainerObject extends FFIObject {
+  /** Structural equality (ffi.RecursiveEq); `other` may be a plain JS value. */
+  equals(other: FFIInput): boolean;
+}
+
+export class ArrayObject extends ContainerObject implements Iterable<any> {
+  readonly length: number;
+  at(index: number): any;
+  get(index: number): any;
+  toJS(): any[];
+  [Symbol.iterator](): Iterator<any>;
+}
+
+export class ListObject extends ArrayObject {
+  set(index: number, value: FFIInput): void;
+  push(...values: FFIInput[]): number;
+  pop(index?: number): any;
+  insert(index: number, value: FFIInput): void;
+  clear(): void;
+}
+
+export class MapObject extends ContainerObject implements Iterable<[any, any]> {
+  readonly size: number;
+  has(key: FFIInput): boolean;
+  get(key: FFIInput): any;
+  entries(): IterableIterator<[any, any]>;
+  keys(): IterableIterator<any>;
+  values(): IterableIterator<any>;
+  toJS(): Map<any, any>;
+  [Symbol.iterator](): Iterator<[any, any]>;
+}
+
+export class DictObject extends MapObject {
+  set(key: FFIInput, value: FFIInput): this;
+  delete(key: FFIInput): boolean;
+  clear(): void;
+}
+
+export class ShapeObject extends ContainerObject implements Iterable<number | bigint> {
+  readonly length: number;
+  at(index: number): number | bigint | undefined;
+  get(index: number): number | bigint | undefined;
+  toJS(): Array<number | bigint>;
+  [Symbol.iterator](): Iterator<number | bigint>;
+}
+
+export function isHandle(value: unknown): value is Handle;
+
+export class Device {
+  readonly deviceType: number;
+  readonly deviceId: number;
+  readonly name: string;
+  /** `cpu:0`, `webgpu:0`. */
+  toString(): string;
+  equals(other: unknown): boolean;
+}
+
+export class DataType {
+  readonly code: number;
+  readonly bits: number;
+  readonly lanes: number;
+  readonly text: string;
+  /** `float32`, `int64`, `float32x4`. */
+  toString(): string;
+  equals(other: unknown): boolean;
+}
+
+export class IntValue { readonly value: number | bigint; constructor(value: number | bigint); }
+export class FloatValue { readonly value: number; constructor(value: number); }
+/** Forces a value to cross as an FFI int. */
+export function asInt(value: number | bigint): IntValue;
+/** Forces a value to cross as an FFI float. */
+export function asFloat(value: number): FloatValue;
+
+/** Fields every FFI error has. */
+export interface FFIErrorFields {
+  /** The error kind, e.g. `ValueError`; also the error's `name`. */
+  kind: string;
+  /** ABI backtrace lines, most recent call first. */
+  backtrace: string;
+  /** `Traceback (most recent call last):` ... `KIND: MESSAGE`. */
+  readonly traceback: string;
+}
+
+type ErrorClass<Base extends new (message?: string) => Error> =
+  new (message?: string, options?: { kind?: string; backtrace?: string; cause?: unknown }) => InstanceType<Base> & FFIErrorFields;
+
+/** `e instanceof FFIError` holds for every FFI error, whatever its base class. */
+export class FFIError extends Error implements FFIErrorFields {
+  kind: string;
+  backtrace: string;
+  readonly traceback: string;
+}
+export const RuntimeError: ErrorClass<ErrorConstructor>;
+export type RuntimeError = Error & FFIErrorFields;
+export const ValueError: ErrorClass<ErrorConstructor>;
+export type ValueError = Error & FFIErrorFields;
+export const FFITypeError: ErrorClass<TypeErrorConstructor>;
+export type FFITypeError = TypeError & FFIErrorFields;
+export const AttributeError: ErrorClass<ErrorConstructor>;
+export type AttributeError = Error & FFIErrorFields;
+export const KeyError: ErrorClass<ErrorConstructor>;
+export type KeyError = Error & FFIErrorFields;
+export const IndexError: ErrorClass<RangeErrorConstructor>;
+export type IndexError = RangeError & FFIErrorFields;
+export const OverflowError: ErrorClass<RangeErrorConstructor>;
+export type OverflowError = RangeError & FFIErrorFields;
+export const MemoryError: ErrorClass<ErrorConstructor>;
+export type MemoryError = Error & FFIErrorFields;
+export const AssertionError: ErrorClass<ErrorConstructor>;
+export type AssertionError = Error & FFIErrorFields;
+export const InternalError: ErrorClass<ErrorConstructor>;
+export type InternalError = Error & FFIErrorFields;
+
+/** Thrown by every call once a wasm trap has poisoned the instance. */
+export class FatalError extends Error {}
+
+/** Makes errors of `kind` instances of `cls` (constructed as `new cls(message)`). */
+export function registerError(kind: string, cls: new (message?: string) => Error): void;
+export function formatTraceback(kind: string, message: string, backtrace: string): string;
+
+export interface Logger {
+  log?(message: string): void;
+  warn?(message: string): void;
+}
+
+export interface Backend {
+  name: string;
+  init(runtime: Runtime): void | Promise<void>;
+}
+
+export interface LoadOptions {
+  /** Where the core is; default: webffi.wasm next to the package's JS. */
+  wasm?: URL | string | ArrayBuffer | ArrayBufferView | WebAssembly.Module;
+  /** Receives the core's output and load warnings (default: console). */
+  logger?: Logger;
+  /** Device backends initialised after the core is up. */
+  backends?: Backend[];
+}
+
+export interface Runtime {
+  /** The core's ABI metadata (indices, sizes, offsets, versions). */
+  readonly metadata: any;
+  readonly exports: WebAssembly.Exports;
+  /** A global function; a miss throws `Cannot find global function NAME`. */
+  getGlobal(name: string): FFIFunction;
+  getGlobal(name: string, options: { optional: true }): FFIFunction | null;
+  registerGlobal(name: string, fn: ((...args: any[]) => unknown) | FFIFunction, options?: { override?: boolean }): void;
+  listGlobals(): string[];
+  removeGlobal(name: string): boolean;
+  device(spec: string | number, id?: number): Device;
+  dtype(text: string | DataType): DataType;
+  /** Runs fn and disposes every handle made meanwhile, except its result. */
+  scope<T>(fn: () => T): T;
+  /** Converts a JS value to an FFI value (a JS function becomes a Function handle). */
+  toFFI<T extends (...args: any[]) => unknown>(value: T): FFIFunction;
+  toFFI(value: FFIInput[]): ArrayObject;
+  toFFI(value: FFIInput): any;
+  /** The JS class of a registered (reflected) type. */
+  objectClass(typeKey: string): any;
+  registerObjectClass(typeKey: string | number, cls: typeof FFIObject): void;
+  /** How many JS values C holds references to. */
+  readonly liveJSValues: number;
+  /** The trap that poisoned this instance, or null. */
+  readonly poisoned: unknown;
+}
+
+export function load(options?: LoadOptions): Promise<Runtime>;

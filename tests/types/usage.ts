@@ -1,0 +1,33 @@
+// Compiled (not run) by tests/node/types.test.mjs: the public API as a
+// TypeScript user writes it.
+import { load, FFIError, FFITypeError, IndexError, registerError, RuntimeError, asFloat, type Runtime, type FFIFunction } from 'webffi';
+
+async function main(): Promise<number> {
+  const rt: Runtime = await load({ logger: console });
+  const addOne: FFIFunction = rt.getGlobal('testing.add_one');
+  const n: number = addOne(41);
+  const maybe: FFIFunction | null = rt.getGlobal('no.such', { optional: true });
+  rt.registerGlobal('js.twice', (x: number) => 2 * x, { override: true });
+  const names: string[] = rt.listGlobals();
+  const removed: boolean = rt.removeGlobal('js.twice');
+  const arr = rt.toFFI([1, 2, 3]);
+  const len: number = arr.length;
+  for (const item of arr) console.log(item);
+  const dev: string = String(rt.device('webgpu:0'));
+  const dt: string = rt.dtype('float32').toString();
+  using f = rt.toFFI((a: number) => a + 1);
+  rt.scope(() => addOne(asFloat(1)));
+  class ScheduleError extends RuntimeError {}
+  registerError('ScheduleError', ScheduleError);
+  try {
+    addOne('x');
+  } catch (e) {
+    if (e instanceof FFIError) console.log(e.kind, e.message, e.backtrace, e.traceback);
+    if (e instanceof FFITypeError) console.log(e.kind);
+    if (e instanceof IndexError) console.log(e instanceof RangeError);
+  }
+  addOne.dispose();
+  return n + len + names.length + Number(removed) + dev.length + dt.length + (maybe ? 1 : 0) + f(1);
+}
+
+void main();
