@@ -1,88 +1,45 @@
-// The demo: load the runtime wasm in Node, call C functions through the
-// global registry, and show a C error with its kind, message and backtrace.
-// It speaks the raw C ABI through the wasm exports, reading every layout from
-// the runtime's own ABI metadata.
-import { readFileSync } from 'node:fs';
-import { createWasi } from '../js/wasi.js';
-import { createHostImports } from '../js/host_imports.js';
+// The demo: load the runtime in Node, call C functions through the global
+// registry, pass a JS callback into C, and show a C error with its kind,
+// message and backtrace.
+import { load, FFIError } from '../js/index.js';
 
-const wasmPath = new URL('../build/wasm/webffi.wasm', import.meta.url);
-const wasi = createWasi();
-let memory;
-const { instance } = await WebAssembly.instantiate(readFileSync(wasmPath), {
-  wasi_snapshot_preview1: wasi.imports,
-  ...createHostImports(() => memory),
-});
-memory = instance.exports.memory;
-wasi.setMemory(memory);
-const x = instance.exports;
-x._initialize();
+const rt = await load();
+const meta = rt.metadata;
+console.log(`webffi runtime loaded: tvm-ffi ABI ${meta.tvm_ffi_version.join('.')}, ` +
+  `${rt.listGlobals().length} global functions`);
 
-const utf8 = new TextEncoder();
-const text = new TextDecoder();
-const view = () => new DataView(memory.buffer);
-const cString = (ptr) => {
-  const bytes = new Uint8Array(memory.buffer);
-  return text.decode(bytes.subarray(ptr, bytes.indexOf(0, ptr)));
-};
-const meta = JSON.parse(cString(x.WebFFIGetABIMetadata()));
-const { sizeof, offsetof: off, type_index: T } = meta;
+const addOne = rt.getGlobal('testing.add_one');
+console.log(`testing.add_one(41) = ${addOne(41)}`);
+console.log(`testing.add_one(2n ** 60n) = ${addOne(2n ** 60n)} (int64 beyond 2^53 stays exact)`);
 
-const heapString = (s) => {
-  const bytes = utf8.encode(s);
-  const ptr = x.WebFFIHeapAlloc(bytes.length + 1);
-  new Uint8Array(memory.buffer).set([...bytes, 0], ptr);
-  return { ptr, size: bytes.length };
-};
-const byteArrayText = (ptr) => {
-  const data = view().getUint32(ptr + off['TVMFFIByteArray.data'], true);
-  const size = view().getUint32(ptr + off['TVMFFIByteArray.size'], true);
-  return text.decode(new Uint8Array(memory.buffer, data, size));
-};
+// A JS function passed into C, which calls it back.
+const apply = rt.getGlobal('testing.apply');
+console.log(`testing.apply((a, b) => a * b, 6, 7) = ${apply((a, b) => a * b, 6, 7)}`);
 
-function getGlobal(name) {
-  const s = heapString(name);
-  const ba = x.WebFFIHeapAlloc(sizeof.TVMFFIByteArray + 4);
-  view().setUint32(ba + off['TVMFFIByteArray.data'], s.ptr, true);
-  view().setUint32(ba + off['TVMFFIByteArray.size'], s.size, true);
-  const out = ba + sizeof.TVMFFIByteArray;
-  if (x.TVMFFIFunctionGetGlobal(ba, out) !== 0) throw new Error('lookup failed');
-  return view().getUint32(out, true);
+// Containers: a JS array becomes an ffi.Array.
+const arr = rt.toFFI([1, 'two', [3]]);
+console.log(`a JS array as ${arr.typeKey}: ${arr} (length ${arr.length})`);
+arr.dispose();
+
+// A C error arrives as a JS Error subclass chosen by its kind.
+try {
+  rt.getGlobal('testing.test_raise_error')('ValueError', 'raised in C');
+} catch (e) {
+  console.log(`caught ${e.constructor.name} (FFIError: ${e instanceof FFIError}): kind=${e.kind}, message=${e.message}`);
+  console.log(`C backtrace, most recent call first:\n${e.backtrace}`);
+}
+try {
+  addOne('not an int');
+} catch (e) {
+  console.log(`${e} (instanceof TypeError: ${e instanceof TypeError})`);
 }
 
-// Calls a global with int or string arguments; returns an int or an error.
-function call(name, ...args) {
-  const f = getGlobal(name);
-  const argv = x.WebFFIHeapAlloc(sizeof.TVMFFIAny * (args.length + 1));
-  const result = argv + sizeof.TVMFFIAny * args.length;
-  new Uint8Array(memory.buffer).fill(0, argv, result + sizeof.TVMFFIAny);
-  args.forEach((a, i) => {
-    const at = argv + i * sizeof.TVMFFIAny;
-    if (typeof a === 'number') {
-      view().setInt32(at + off['TVMFFIAny.type_index'], T.int, true);
-      view().setBigInt64(at + off['TVMFFIAny.v_int64'], BigInt(a), true);
-    } else {
-      view().setInt32(at + off['TVMFFIAny.type_index'], T['const char*'], true);
-      view().setUint32(at + off['TVMFFIAny.v_int64'], heapString(a).ptr, true);
-    }
+// A JS exception thrown in a callback crosses C and comes back as itself.
+const thrown = new RangeError('thrown in a JS callback');
+try {
+  apply(() => {
+    throw thrown;
   });
-  const rc = x.TVMFFIFunctionCall(f, argv, args.length, result);
-  x.TVMFFIObjectDecRef(f);
-  if (rc === 0) return view().getBigInt64(result + off['TVMFFIAny.v_int64'], true);
-  x.TVMFFIErrorMoveFromRaised(argv);
-  const err = view().getUint32(argv, true);
-  const cell = err + sizeof.TVMFFIObject;
-  const fields = ['kind', 'message', 'backtrace'].map((k) =>
-    byteArrayText(cell + off[`TVMFFIErrorCell.${k}`]));
-  x.TVMFFIObjectDecRef(err);
-  return fields;
+} catch (e) {
+  console.log(`the same JS error came back: ${e === thrown}; frames:\n${e.backtrace}`);
 }
-
-console.log(`webffi runtime: ${(readFileSync(wasmPath).length / 1024).toFixed(1)} KiB wasm, ` +
-  `tvm-ffi ABI ${meta.tvm_ffi_version.join('.')}`);
-console.log(`testing.add_one(41) = ${call('testing.add_one', 41)}`);
-const [kind, message, backtrace] = call('testing.test_raise_error', 'ValueError', 'raised in C');
-console.log(`testing.test_raise_error raised ${kind}: ${message}`);
-console.log(`C backtrace (most recent call first):\n${backtrace}`);
-const [kind2, message2] = call('testing.add_one', 'not an int');
-console.log(`testing.add_one("not an int") raised ${kind2}: ${message2}`);

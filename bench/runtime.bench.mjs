@@ -1,0 +1,45 @@
+// JS runtime call costs, as ns/op and as a ratio to a raw wasm export call
+// (WebFFIObjectStrongCount(0): a JS -> wasm call doing almost nothing)
+// measured in the same run. Run: node bench/runtime.bench.mjs
+import { load } from '../js/index.js';
+
+const rt = await load();
+const x = rt.exports;
+const nop = rt.getGlobal('testing.nop');
+const apply = rt.getGlobal('testing.apply');
+const raise = rt.getGlobal('testing.test_raise_error');
+const callback = rt.toFFI((a) => a);
+const str16 = '0123456789abcdef';
+const ints100 = Array.from({ length: 100 }, (_, i) => i);
+
+/** Best of 5 rounds of n calls, in ns per call. */
+function measure(n, body) {
+  for (let i = 0; i < n; i++) body(); // warm up
+  let best = Infinity;
+  for (let round = 0; round < 5; round++) {
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) body();
+    best = Math.min(best, ((performance.now() - t0) * 1e6) / n);
+  }
+  return best;
+}
+
+const raw = measure(2e6, () => x.WebFFIObjectStrongCount(0));
+const rows = [
+  ['raw wasm export call (baseline)', raw],
+  ['packed call, two ints: nop(1, 2)', measure(1e6, () => nop(1, 2))],
+  ['packed call, 16-byte string argument', measure(1e6, () => nop(str16))],
+  ['JS -> C -> JS callback: apply(cb, 1)', measure(5e5, () => apply(callback, 1))],
+  ['100-int Array create + dispose', measure(5e4, () => rt.toFFI(ints100).dispose())],
+  ['C error thrown and caught in JS', measure(5e4, () => {
+    try {
+      raise('ValueError', 'bench');
+    } catch {
+      // expected
+    }
+  })],
+];
+
+console.log('| operation | ns/op | ratio to raw export call |');
+console.log('|---|---:|---:|');
+for (const [name, ns] of rows) console.log(`| ${name} | ${ns.toFixed(1)} | ${(ns / raw).toFixed(1)}x |`);
