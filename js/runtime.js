@@ -331,7 +331,12 @@ export function createRuntime(instance, meta, options = {}) {
     const w = p >> 2;
     switch (typeof v) {
       case 'number':
-        if (Number.isInteger(v) && (v !== 0 || 1 / v > 0) && v >= -INT64_LIMIT && v < INT64_LIMIT) {
+        if ((v | 0) === v && (v !== 0 || 1 / v > 0)) {
+          I32[w] = T_INT;
+          I32[w + 1] = 0;
+          I32[w + 2] = v;
+          I32[w + 3] = v >> 31;
+        } else if (Number.isInteger(v) && v >= -INT64_LIMIT && v < INT64_LIMIT && !Object.is(v, -0)) {
           writeInt(w, v);
         } else {
           I32[w] = T_FLOAT;
@@ -360,6 +365,19 @@ export function createRuntime(instance, meta, options = {}) {
         return;
       default:
         writeObjectValue(p, w, v);
+    }
+  }
+
+  /** writeArg with the int32 case inline (small enough for the JIT to inline). */
+  function writeArgFast(p, v) {
+    if (typeof v === 'number' && (v | 0) === v && (v !== 0 || 1 / v > 0)) {
+      const w = p >> 2;
+      I32[w] = T_INT;
+      I32[w + 1] = 0;
+      I32[w + 2] = v;
+      I32[w + 3] = v >> 31;
+    } else {
+      writeArg(p, v);
     }
   }
 
@@ -649,8 +667,10 @@ export function createRuntime(instance, meta, options = {}) {
   }
 
   function makeCallable(obj, track = true) {
-    const f = function webffiFunction() {
-      return webffiCall(f, arguments);
+    // Up to four arguments go as named parameters: no arguments object per call.
+    const f = function webffiFunction(a0, a1, a2, a3) {
+      const n = arguments.length;
+      return n <= 4 ? webffiCallFixed(f, n, a0, a1, a2, a3) : webffiCall(f, arguments);
     };
     Object.setPrototypeOf(f, functionPrototype);
     f[RUNTIME] = runtimeHooks;
@@ -801,6 +821,42 @@ export function createRuntime(instance, meta, options = {}) {
       for (let i = 0; i < n; i++) writeArg(argv + ANY * i, args[i]);
       writeNone(result >> 2);
       webffiInvoke(fn, argv, n, result);
+      return readAny(result, true);
+    } finally {
+      sp = frame;
+      if (cleanups.length !== mark) runCleanups(mark);
+    }
+  }
+
+  /** webffiCall for up to four arguments passed one by one. */
+  function webffiCallFixed(f, n, a0, a1, a2, a3) {
+    if (poisoned) throw fatal();
+    const fn = f[PTR];
+    if (!fn) runtimeHooks.ptrOf(f);
+    const frame = sp;
+    const mark = cleanups.length;
+    try {
+      const argv = alloc(ANY * (n + 1));
+      const result = argv + ANY * n;
+      if (n > 0) {
+        writeArgFast(argv, a0);
+        if (n > 1) {
+          writeArgFast(argv + ANY, a1);
+          if (n > 2) {
+            writeArgFast(argv + 2 * ANY, a2);
+            if (n > 3) writeArgFast(argv + 3 * ANY, a3);
+          }
+        }
+      }
+      const w = result >> 2;
+      I32[w] = T_NONE;
+      I32[w + 1] = 0;
+      I32[w + 2] = 0;
+      I32[w + 3] = 0;
+      webffiInvoke(fn, argv, n, result);
+      const ti = I32[w];
+      if (ti === T_NONE) return null;
+      if (ti === T_INT && I32[w + 3] === I32[w + 2] >> 31) return I32[w + 2];
       return readAny(result, true);
     } finally {
       sp = frame;
