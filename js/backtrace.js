@@ -31,6 +31,64 @@ export function wasmFramesText(stack) {
   return out;
 }
 
+/** [name, location] of a V8 CallSite that is a wasm frame, or null. */
+function wasmCallSite(site) {
+  const file = site.getFileName?.();
+  if (!file || !file.startsWith('wasm')) return null;
+  const text = String(site);
+  const open = text.indexOf(' (');
+  return open > 0 && text.endsWith(')')
+    ? [text.slice(0, open), text.slice(open + 2, -1)]
+    : [site.getFunctionName() || text, text];
+}
+
+const collectSites = (_, sites) => sites;
+
+/**
+ * The current stack's frames, most recent first, as [wasm?, name, location]
+ * ([false, line] for JS frames). V8 hands over structured call sites, which
+ * skips formatting the whole stack as text; other engines parse the text.
+ */
+export function captureFrames(limit = 64) {
+  const savedLimit = Error.stackTraceLimit;
+  const savedPrepare = Error.prepareStackTrace;
+  let raw;
+  try {
+    Error.stackTraceLimit = limit;
+    if (typeof Error.captureStackTrace === 'function') {
+      Error.prepareStackTrace = collectSites;
+      const holder = {};
+      Error.captureStackTrace(holder, captureFrames);
+      raw = holder.stack;
+    } else {
+      raw = new Error().stack;
+    }
+  } finally {
+    Error.prepareStackTrace = savedPrepare;
+    Error.stackTraceLimit = savedLimit;
+  }
+  const frames = [];
+  if (Array.isArray(raw)) {
+    for (const site of raw) {
+      const w = wasmCallSite(site);
+      frames.push(w ? [true, w[0], w[1]] : [false, String(site)]);
+    }
+  } else {
+    for (const line of String(raw ?? '').split('\n').slice(1)) {
+      const w = wasmFrame(line);
+      frames.push(w ? [true, w[0], w[1]] : [false, line]);
+    }
+  }
+  return frames;
+}
+
+/** The current wasm frames in the `webffi.backtrace` import's format. */
+export function currentWasmFramesText() {
+  let out = '';
+  for (const f of captureFrames()) if (f[0]) out += `${f[1]}\t${f[2]}\n`;
+  return out;
+}
+
 const frameLine = (file, line, func) => `  File "${file}", line ${line}, in ${func}\n`;
 
 // The glue's own JS frames (named webffiCall, webffiCallJS, ...) are left out.
@@ -59,20 +117,19 @@ export function jsStackToBacktrace(stack) {
 
 /**
  * The C frames an error crosses on its way out of a callback: the wasm
- * frames directly below the JS frames at the top of `stack` (taken inside the
- * host import), up to the next JS frame.
+ * frames directly below the JS frames at the top of the current stack
+ * (inside the host import), up to the next JS frame.
  */
-export function crossedWasmFrames(stack) {
+export function crossedWasmFrames() {
   let out = '';
   let inWasm = false;
-  for (const line of String(stack).split('\n').slice(1)) {
-    const w = wasmFrame(line);
-    if (!w) {
+  for (const [wasm, name, location] of captureFrames()) {
+    if (!wasm) {
       if (inWasm) break;
       continue;
     }
     inWasm = true;
-    if (!RUNTIME_FRAME.test(w[0])) out += frameLine(w[1], 0, w[0]);
+    if (!RUNTIME_FRAME.test(name)) out += frameLine(location, 0, name);
   }
   return out;
 }

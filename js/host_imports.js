@@ -1,6 +1,6 @@
 // The imports the C core expects from its host under module "webffi"
 // (declared in src/wasm/host_imports.h), plus Emscripten's growth notice.
-import { wasmFramesText } from './backtrace.js';
+import { wasmFramesText, currentWasmFramesText } from './backtrace.js';
 
 export { wasmFramesText };
 
@@ -29,11 +29,7 @@ export function createHostImports(getMemory, callbacks = {}) {
   return {
     webffi: {
       backtrace(ptr, cap) {
-        const limit = Error.stackTraceLimit;
-        Error.stackTraceLimit = 64;
-        const stack = new Error().stack;
-        Error.stackTraceLimit = limit;
-        return writeLines(getMemory(), ptr, cap, wasmFramesText(stack));
+        return writeLines(getMemory(), ptr, cap, currentWasmFramesText());
       },
       call_js: callbacks.callJS ?? noCallbacks,
       release_js: callbacks.releaseJS ?? (() => {}),

@@ -766,18 +766,14 @@ export function createRuntime(instance, meta, options = {}) {
 
   /** Raises a JS exception into C, for a callback that threw. */
   function raiseFromJS(value) {
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 64;
-    const here = new Error().stack;
-    Error.stackTraceLimit = limit;
     const isObject = value !== null && (typeof value === 'object' || typeof value === 'function');
     let backtrace;
     if (isObject && typeof value.backtrace === 'string' && value.backtrace !== '') {
       backtrace = value.backtrace;
-      if (!completeBacktraces.has(value)) backtrace += crossedWasmFrames(here);
+      if (!completeBacktraces.has(value)) backtrace += crossedWasmFrames();
     } else {
       const { text, complete } = jsStackToBacktrace(value?.stack);
-      backtrace = complete ? text : text + crossedWasmFrames(here);
+      backtrace = complete ? text : text + crossedWasmFrames();
       if (isObject && complete) completeBacktraces.add(value);
     }
     const err = makeRaisableError(value, backtrace);
@@ -883,21 +879,32 @@ export function createRuntime(instance, meta, options = {}) {
     const fn = jsValues[h];
     const frame = sp;
     const mark = cleanups.length;
+    // Errors made in the callback keep enough frames to reach the C below.
+    const limit = Error.stackTraceLimit;
+    if (limit < 64) Error.stackTraceLimit = 64;
     try {
-      const args = new Array(n);
-      for (let i = 0; i < n; i++) args[i] = readAny(argsPtr + ANY * i, false);
-      // Errors made in the callback keep enough frames to reach the C below.
-      const limit = Error.stackTraceLimit;
-      if (limit < 64) Error.stackTraceLimit = 64;
       let r;
-      try {
-        r = fn(...args);
-      } finally {
-        Error.stackTraceLimit = limit;
+      switch (n) {
+        case 0:
+          r = fn();
+          break;
+        case 1:
+          r = fn(readAny(argsPtr, false));
+          break;
+        case 2:
+          r = fn(readAny(argsPtr, false), readAny(argsPtr + ANY, false));
+          break;
+        default: {
+          const args = new Array(n);
+          for (let i = 0; i < n; i++) args[i] = readAny(argsPtr + ANY * i, false);
+          r = fn(...args);
+        }
       }
+      Error.stackTraceLimit = limit;
       writeOwned(resultPtr, r);
       return 0;
     } catch (e) {
+      Error.stackTraceLimit = limit;
       if (poisoned) throw e; // a nested call trapped: unwind the wasm frames too
       sp = frame;
       runCleanups(mark);
@@ -913,7 +920,7 @@ export function createRuntime(instance, meta, options = {}) {
   function writeOwned(p, v) {
     const t = typeof v;
     if (t === 'number' || t === 'boolean' || t === 'undefined' || t === 'bigint' || v === null) {
-      writeArg(p, v);
+      writeArgFast(p, v);
       return;
     }
     const view = alloc(ANY);
