@@ -33,13 +33,11 @@ export function wasmFramesText(stack) {
 
 /** [name, location] of a V8 CallSite that is a wasm frame, or null. */
 function wasmCallSite(site) {
-  const file = site.getFileName?.();
-  if (!file || !file.startsWith('wasm')) return null;
+  // Chromium and Node name wasm scripts differently; the text form is the same.
   const text = String(site);
+  if (!text.includes('wasm-function[')) return null;
   const open = text.indexOf(' (');
-  return open > 0 && text.endsWith(')')
-    ? [text.slice(0, open), text.slice(open + 2, -1)]
-    : [site.getFunctionName() || text, text];
+  return open > 0 && text.endsWith(')') ? [text.slice(0, open), text.slice(open + 2, -1)] : [text, text];
 }
 
 const collectSites = (_, sites) => sites;
