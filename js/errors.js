@@ -44,6 +44,15 @@ function makeErrorClass(name, Base) {
  * to) the FFI, whichever native base its class has.
  */
 export class FFIError extends Error {
+  constructor(message = '', options = {}) {
+    super(message, options.cause !== undefined ? { cause: options.cause } : undefined);
+    initError(this, options.kind ?? 'RuntimeError', options.backtrace ?? '');
+  }
+
+  get traceback() {
+    return formatTraceback(this.kind, this.message, this.backtrace);
+  }
+
   static [Symbol.hasInstance](value) {
     return value != null && typeof value === 'object' && value[BRAND] === true;
   }

@@ -110,6 +110,18 @@ export function createRuntime(instance, meta, options = {}) {
     return q;
   }
 
+  /** Runs body in its own scratch frame, released however it ends (cold paths). */
+  function inFrame(body) {
+    const frame = sp;
+    const mark = cleanups.length;
+    try {
+      return body();
+    } finally {
+      sp = frame;
+      runCleanups(mark);
+    }
+  }
+
   function runCleanups(mark) {
     while (cleanups.length > mark) {
       const p = cleanups.pop();
@@ -169,7 +181,13 @@ export function createRuntime(instance, meta, options = {}) {
   }
 
   // ------------------------------------------------ wrapper lifetimes
-  const finalizer = new FinalizationRegistry((p) => decref(p));
+  const finalizer = new FinalizationRegistry((p) => {
+    try {
+      decref(p);
+    } catch {
+      // the instance is poisoned: nothing more is released
+    }
+  });
   const scopes = [];
   const objectClasses = new Map(); // type index -> wrapper class
   for (const [key, cls] of Object.entries(containerClasses)) objectClasses.set(T[key], cls);
@@ -643,20 +661,15 @@ export function createRuntime(instance, meta, options = {}) {
     const key = code | (bits << 8) | (lanes << 16);
     let d = dataTypes.get(key);
     if (d === undefined) {
-      const frame = sp;
-      const mark = cleanups.length;
-      try {
+      d = inFrame(() => {
         const dt = alloc(size.DLDataType);
         U8[dt + DT.code] = code;
         U8[dt + DT.bits] = bits;
         heap.dv.setUint16(dt + DT.lanes, lanes, true);
         const out = alloc(ANY);
         check(x.TVMFFIDataTypeToString(dt, out));
-        d = new DataType(code, bits, lanes, readAny(out, true));
-      } finally {
-        sp = frame;
-        runCleanups(mark);
-      }
+        return new DataType(code, bits, lanes, readAny(out, true));
+      });
       dataTypes.set(key, d);
     }
     return d;
@@ -934,17 +947,12 @@ export function createRuntime(instance, meta, options = {}) {
 
   // ------------------------------------------------- global registry
   function lookupGlobal(name) {
-    const frame = sp;
-    const mark = cleanups.length;
-    try {
+    return inFrame(() => {
       const ba = byteArray(name);
       const out = alloc(ANY);
       check(x.TVMFFIFunctionGetGlobal(ba, out));
       return U32[out >> 2];
-    } finally {
-      sp = frame;
-      runCleanups(mark);
-    }
+    });
   }
 
   function getGlobal(name, { optional = false } = {}) {
@@ -960,16 +968,11 @@ export function createRuntime(instance, meta, options = {}) {
   function registerGlobal(name, fn, { override = false } = {}) {
     if (poisoned) throw fatal();
     if (typeof fn !== 'function') throw new FFITypeError('registerGlobal expects a function');
-    const frame = sp;
-    const mark = cleanups.length;
-    try {
+    return inFrame(() => {
       const ba = byteArray(String(name));
       const f = fn[PTR] !== undefined ? runtimeHooks.ptrOf(fn) : queueDecref(jsFunctionToFFI(fn));
       check(x.TVMFFIFunctionSetGlobal(ba, f, override ? 1 : 0));
-    } finally {
-      sp = frame;
-      runCleanups(mark);
-    }
+    });
   }
 
   function listGlobals() {
@@ -1008,17 +1011,12 @@ export function createRuntime(instance, meta, options = {}) {
 
   function parseDataType(text) {
     if (text instanceof DataType) return text;
-    const frame = sp;
-    const mark = cleanups.length;
-    try {
+    return inFrame(() => {
       const ba = byteArray(String(text));
       const out = alloc(size.DLDataType);
       check(x.TVMFFIDataTypeFromString(ba, out));
       return dataTypeAt(out);
-    } finally {
-      sp = frame;
-      runCleanups(mark);
-    }
+    });
   }
 
   const runtime = {
@@ -1055,18 +1053,13 @@ export function createRuntime(instance, meta, options = {}) {
     toFFI(value) {
       if (poisoned) throw fatal();
       if (isHandle(value)) return value;
-      const frame = sp;
-      const mark = cleanups.length;
-      try {
+      return inFrame(() => {
         const view = alloc(ANY);
         writeArg(view, value);
         const out = alloc(ANY);
         check(x.TVMFFIAnyViewToOwnedAny(view, out));
         return readAny(out, true);
-      } finally {
-        sp = frame;
-        runCleanups(mark);
-      }
+      });
     },
     /**
      * The JS class of a registered type: reflected fields as properties,
@@ -1074,9 +1067,7 @@ export function createRuntime(instance, meta, options = {}) {
      */
     objectClass(key) {
       if (poisoned) throw fatal();
-      const frame = sp;
-      const mark = cleanups.length;
-      try {
+      return inFrame(() => {
         const out = alloc(ANY);
         if (x.TVMFFITypeKeyToIndex(byteArray(String(key)), out) !== 0) {
           fresh();
@@ -1086,10 +1077,7 @@ export function createRuntime(instance, meta, options = {}) {
         }
         fresh();
         return wrapperClass(I32[out >> 2]);
-      } finally {
-        sp = frame;
-        runCleanups(mark);
-      }
+      });
     },
     /** Makes objects of `typeKey` JS instances of cls (a subclass of FFIObject). */
     registerObjectClass(typeKeyOrIndex, cls) {
