@@ -557,13 +557,14 @@ export function createRuntime(instance, meta, options = {}) {
   function writeContainer(w, ctorName, items, count) {
     const ctor = containerConstructor(ctorName);
     const argv = alloc(ANY * Math.max(count, 1));
-    let i = 0;
-    for (const item of items) {
-      if (ctorName === 'ffi.Array') {
-        writeArg(argv + ANY * i++, item);
-      } else {
-        writeArg(argv + ANY * i++, item[0]);
-        writeArg(argv + ANY * i++, item[1]);
+    if (Array.isArray(items) && ctorName === 'ffi.Array') {
+      for (let i = 0; i < count; i++) writeArgFast(argv + ANY * i, items[i]);
+    } else {
+      let p = argv;
+      for (const [key, value] of items) {
+        writeArg(p, key);
+        writeArg(p + ANY, value);
+        p += 2 * ANY;
       }
     }
     const result = alloc(ANY);
@@ -827,7 +828,7 @@ export function createRuntime(instance, meta, options = {}) {
     try {
       const argv = alloc(ANY * (n + 1));
       const result = argv + ANY * n;
-      for (let i = 0; i < n; i++) writeArg(argv + ANY * i, args[i]);
+      for (let i = 0; i < n; i++) writeArgFast(argv + ANY * i, args[i]);
       writeNone(result >> 2);
       webffiInvoke(fn, argv, n, result);
       return readAny(result, true);
