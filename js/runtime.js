@@ -238,6 +238,7 @@ export function createRuntime(instance, meta, options = {}) {
     return typeKeys.get(index) ?? typeInfo(index)?.key ?? `<type ${index}>`;
   }
 
+  /** An int64 at p: a number when safe, a BigInt otherwise (never truncated). */
   function readInt64(p) {
     const hi = I32[(p >> 2) + 1];
     if (hi >= -0x200000 && hi < 0x200000) {
@@ -590,14 +591,8 @@ export function createRuntime(instance, meta, options = {}) {
     const w = p >> 2;
     const ti = I32[w];
     switch (ti) {
-      case T_INT: {
-        const hi = I32[w + 3];
-        if (hi >= -0x200000 && hi < 0x200000) {
-          const v = hi * TWO_32 + U32[w + 2];
-          if (v !== -9007199254740992) return v;
-        }
-        return heap.dv.getBigInt64(p + PAYLOAD, true);
-      }
+      case T_INT:
+        return readInt64(p + PAYLOAD);
       case T_FLOAT:
         return F64[(p + PAYLOAD) >> 3];
       case T_NONE:
