@@ -43,8 +43,8 @@ function wasmCallSite(site) {
 const collectSites = (_, sites) => sites;
 
 /**
- * The current stack's frames, most recent first, as [wasm?, name, location]
- * ([false, line] for JS frames). V8 hands over structured call sites, which
+ * The current stack's frames, most recent first, as [true, name, location]
+ * for wasm frames and [false] for JS frames. V8 hands over structured call sites, which
  * skips formatting the whole stack as text; other engines parse the text.
  */
 export function captureFrames(limit = 64) {
@@ -69,12 +69,12 @@ export function captureFrames(limit = 64) {
   if (Array.isArray(raw)) {
     for (const site of raw) {
       const w = wasmCallSite(site);
-      frames.push(w ? [true, w[0], w[1]] : [false, String(site)]);
+      frames.push(w ? [true, w[0], w[1]] : [false]);
     }
   } else {
     for (const line of String(raw ?? '').split('\n').slice(1)) {
       const w = wasmFrame(line);
-      frames.push(w ? [true, w[0], w[1]] : [false, line]);
+      frames.push(w ? [true, w[0], w[1]] : [false]);
     }
   }
   return frames;
