@@ -31,11 +31,23 @@ export function wasmFramesText(stack) {
   return out;
 }
 
+/** Script name -> whether its frames are wasm (decided once per script). */
+const wasmScripts = new Map();
+
 /** [name, location] of a V8 CallSite that is a wasm frame, or null. */
 function wasmCallSite(site) {
-  // Chromium and Node name wasm scripts differently; the text form is the same.
+  // Chromium and Node name wasm scripts differently (Chromium uses the URL it
+  // was fetched from); the text form of a frame is the same, so it decides,
+  // once per script: formatting every JS frame would cost more than the rest.
+  const file = site.getFileName?.() ?? '';
+  let wasm = wasmScripts.get(file);
+  if (wasm === false) return null;
   const text = String(site);
-  if (!text.includes('wasm-function[')) return null;
+  if (wasm === undefined) {
+    wasm = text.includes('wasm-function[');
+    if (file) wasmScripts.set(file, wasm);
+    if (!wasm) return null;
+  }
   const open = text.indexOf(' (');
   return open > 0 && text.endsWith(')') ? [text.slice(0, open), text.slice(open + 2, -1)] : [text, text];
 }

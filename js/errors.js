@@ -5,12 +5,26 @@
 
 const BRAND = Symbol('webffi.error');
 
-/** Fields every FFI error carries; `name` is the kind, so String(e) is `KIND: MESSAGE`. */
-function initError(error, kind, backtrace) {
-  Object.defineProperty(error, BRAND, { value: true });
-  Object.defineProperty(error, 'name', { value: kind, writable: true, configurable: true });
-  error.kind = kind;
-  error.backtrace = backtrace;
+/**
+ * Makes instances of cls FFI errors: branded, named by their kind (so
+ * String(e) is `KIND: MESSAGE`) and with a `traceback`. Done once per class,
+ * on the prototype: constructing an error then costs what a plain one does.
+ */
+function brandClass(cls) {
+  if (Object.prototype.hasOwnProperty.call(cls.prototype, BRAND)) return;
+  Object.defineProperties(cls.prototype, {
+    [BRAND]: { value: true },
+    name: {
+      get() { return this.kind; },
+      set(value) { Object.defineProperty(this, 'name', { value, writable: true, configurable: true }); },
+      configurable: true,
+    },
+    traceback: {
+      /** The C-style traceback, oldest frame first, ending in `KIND: MESSAGE`. */
+      get() { return formatTraceback(this.kind, this.message, this.backtrace); },
+      configurable: true,
+    },
+  });
 }
 
 /**
@@ -25,17 +39,14 @@ export function formatTraceback(kind, message, backtrace) {
 function makeErrorClass(name, Base) {
   const cls = {
     [name]: class extends Base {
-      constructor(message = '', options = {}) {
-        super(message, options.cause !== undefined ? { cause: options.cause } : undefined);
-        initError(this, options.kind ?? name, options.backtrace ?? '');
-      }
-
-      /** The C-style traceback, oldest frame first, ending in `KIND: MESSAGE`. */
-      get traceback() {
-        return formatTraceback(this.kind, this.message, this.backtrace);
+      constructor(message = '', options) {
+        super(message, options?.cause !== undefined ? { cause: options.cause } : undefined);
+        this.kind = options?.kind ?? name;
+        this.backtrace = options?.backtrace ?? '';
       }
     },
   }[name];
+  brandClass(cls);
   return cls;
 }
 
@@ -44,19 +55,17 @@ function makeErrorClass(name, Base) {
  * to) the FFI, whichever native base its class has.
  */
 export class FFIError extends Error {
-  constructor(message = '', options = {}) {
-    super(message, options.cause !== undefined ? { cause: options.cause } : undefined);
-    initError(this, options.kind ?? 'RuntimeError', options.backtrace ?? '');
-  }
-
-  get traceback() {
-    return formatTraceback(this.kind, this.message, this.backtrace);
+  constructor(message = '', options) {
+    super(message, options?.cause !== undefined ? { cause: options.cause } : undefined);
+    this.kind = options?.kind ?? 'RuntimeError';
+    this.backtrace = options?.backtrace ?? '';
   }
 
   static [Symbol.hasInstance](value) {
     return value != null && typeof value === 'object' && value[BRAND] === true;
   }
 }
+brandClass(FFIError);
 
 export const RuntimeError = makeErrorClass('RuntimeError', Error);
 export const ValueError = makeErrorClass('ValueError', Error);
@@ -92,6 +101,7 @@ const registry = new Map(
 export function registerError(kind, cls) {
   if (typeof kind !== 'string' || kind === '') throw new FFITypeError('registerError: kind must be a non-empty string');
   if (typeof cls !== 'function') throw new FFITypeError('registerError: cls must be a class');
+  brandClass(cls);
   registry.set(kind, cls);
 }
 
@@ -102,14 +112,9 @@ export function errorClass(kind) {
 
 /** Builds the JS error for (kind, message, backtrace). */
 export function makeError(kind, message, backtrace = '') {
-  const cls = errorClass(kind);
-  const error = new cls(message);
-  initError(error, kind, backtrace);
-  if (!('traceback' in error)) {
-    Object.defineProperty(error, 'traceback', {
-      get() { return formatTraceback(this.kind, this.message, this.backtrace); },
-    });
-  }
+  const error = new (errorClass(kind))(message);
+  error.kind = kind;
+  error.backtrace = backtrace;
   return error;
 }
 
