@@ -104,3 +104,7 @@ int TVMFFIEnvModRegisterContextSymbol(const char* name, void* symbol) {
 void* wf_env_system_lib_symbol(const char* name, size_t name_len) {
   return wf_strmap_get(&wf_env_system_lib_symbols, name, name_len);
 }
+
+void* wf_env_context_symbol(const char* name, size_t name_len) {
+  return wf_strmap_get(&wf_env_context_symbols, name, name_len);
+}

@@ -6,5 +6,7 @@
 
 /* A symbol registered with TVMFFIEnvModRegisterSystemLibSymbol, or NULL. */
 void* wf_env_system_lib_symbol(const char* name, size_t name_len);
+/* A symbol registered with TVMFFIEnvModRegisterContextSymbol, or NULL. */
+void* wf_env_context_symbol(const char* name, size_t name_len);
 
 #endif /* WEBFFI_SRC_ENV_H_ */
