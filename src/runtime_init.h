@@ -10,5 +10,6 @@ int wf_runtime_init(void);
 int wf_global_register_builtins(void);
 int wf_testing_register(void);
 int wf_module_register_builtins(void);
+int wf_device_api_register_builtins(void);
 
 #endif /* WEBFFI_SRC_RUNTIME_INIT_H_ */
