@@ -2,6 +2,7 @@
  * A module that uses objects made elsewhere (by tests/modules/producer.c
  * or the runtime): it sums a float32 tensor and calls a function object.
  */
+#include <stddef.h>
 #include <tvm/ffi/c_api.h>
 
 /* sum(t) -> float: the sum of a 1-D float32 tensor */
@@ -36,4 +37,46 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi_apply(void* self, const TVMFFIAny* args, int32_
   }
   TVMFFIAny arg = args[1];
   return TVMFFIFunctionCall(args[0].v_obj, &arg, 1, result);
+}
+
+/* Calls global NAME with args; 0, or -1 with the error raised. */
+static int call_global(const char* name, size_t len, TVMFFIAny* args, int32_t n, TVMFFIAny* out) {
+  TVMFFIByteArray key = {name, len};
+  TVMFFIObjectHandle f = NULL;
+  if (TVMFFIFunctionGetGlobal(&key, &f) != 0) return -1;
+  if (f == NULL) {
+    TVMFFIErrorSetRaisedFromCStr("RuntimeError", "a global function is missing");
+    return -1;
+  }
+  out->type_index = kTVMFFINone;
+  out->zero_padding = 0;
+  out->v_int64 = 0;
+  int rc = TVMFFIFunctionCall(f, args, n, out);
+  TVMFFIObjectDecRef(f);
+  return rc;
+}
+
+/* system_lib_call(name, x) -> ffi.SystemLib().name(x), looked up from C */
+TVM_FFI_DLL_EXPORT int __tvm_ffi_system_lib_call(void* self, const TVMFFIAny* args,
+                                                 int32_t num_args, TVMFFIAny* result) {
+  (void)self;
+  if (num_args != 2 || args[0].type_index != kTVMFFIRawStr) {
+    TVMFFIErrorSetRaisedFromCStr("TypeError", "system_lib_call expects (str, value)");
+    return -1;
+  }
+  TVMFFIAny lib;
+  if (call_global("ffi.SystemLib", 13, NULL, 0, &lib) != 0) return -1;
+  TVMFFIAny lookup[2] = {lib, args[0]};
+  TVMFFIAny f;
+  int rc = call_global("ffi.ModuleGetFunction", 21, lookup, 2, &f);
+  TVMFFIObjectDecRef(lib.v_obj);
+  if (rc != 0) return -1;
+  if (f.type_index != kTVMFFIFunction) {
+    TVMFFIErrorSetRaisedFromCStr("AttributeError", "the system library has no such function");
+    return -1;
+  }
+  TVMFFIAny arg = args[1];
+  rc = TVMFFIFunctionCall(f.v_obj, &arg, 1, result);
+  TVMFFIObjectDecRef(f.v_obj);
+  return rc;
 }

@@ -218,6 +218,15 @@ export async function rawRuntime(bytes) {
     /** The DLTensor* inside an ffi.Tensor handle, to pass as { dltensor }. */
     dltensorOf: tensorCell,
     decref: (obj) => x.TVMFFIObjectDecRef(obj),
+    /** Registers function handle F as global NAME (TVMFFIFunctionSetGlobal); returns its status. */
+    setGlobal: (name, f) => {
+      try {
+        return x.TVMFFIFunctionSetGlobal(byteArray(name), f, 0);
+      } finally {
+        for (const p of live) x.WebFFIHeapFree(p);
+        live = [];
+      }
+    },
     strongCount: (obj) => x.WebFFIObjectStrongCount(obj),
   };
 }
