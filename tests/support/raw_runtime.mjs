@@ -6,7 +6,7 @@ import { createHostImports } from '../../js/host_imports.js';
 
 export { WasiExit };
 
-/** Instantiates wasm bytes with webffi's WASI shim and host imports. */
+/** Instantiates wasm bytes (or a WebAssembly.Module) with webffi's WASI shim and host imports. */
 export async function instantiate(bytes, write) {
   const wasi = createWasi({ write });
   let memory;
@@ -14,7 +14,9 @@ export async function instantiate(bytes, write) {
     wasi_snapshot_preview1: wasi.imports,
     ...createHostImports(() => memory),
   };
-  const { instance } = await WebAssembly.instantiate(bytes, imports);
+  // bytes give { module, instance }; a compiled WebAssembly.Module gives the instance
+  const instantiated = await WebAssembly.instantiate(bytes, imports);
+  const instance = instantiated.instance ?? instantiated;
   memory = instance.exports.memory;
   wasi.setMemory(memory);
   return instance;
