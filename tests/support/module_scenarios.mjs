@@ -148,6 +148,10 @@ export const scenarios = {
       assertEqual(findLoaded(rt, 'producer'), mod);
       rt.decref(mod);
       rt.decref(mod);
+      const missing = rt.call('ffi.ModuleLoadFromFile', '/no/such/module.wasm').error;
+      assertEqual(missing.kind, 'RuntimeError');
+      assert(/^Cannot load module `\/no\/such\/module.wasm`: ENOENT/.test(missing.message),
+        missing.message);
     } else {
       assertEqual(result.error.kind, 'RuntimeError');
       assertEqual(result.error.message, `Cannot load module \`${env.moduleSource('producer')}\`: ` +
@@ -204,6 +208,7 @@ export const scenarios = {
     const { rt, loader } = await runtimeWithLoader(env.runtimeBytes);
     const good = await env.moduleBytes('add_one');
     const table = rt.exports.__indirect_function_table.length;
+    const tableGrew = () => rt.exports.__indirect_function_table.length !== table;
     expectLoadError(() => loader.loadSync(new Uint8Array([0, 97, 115, 109, 9, 9])), 'ValueError',
       /^the module is not a wasm module: /);
     expectLoadError(() => loader.loadSync(env.runtimeBytes), 'ValueError',
@@ -216,19 +221,23 @@ export const scenarios = {
       'ValueError', new RegExp('^the module \\(`add_one`\\) was built for an incompatible ABI: ' +
         'module ABI 99, tvm-ffi 0.2.0; this runtime has module ABI 1, tvm-ffi 0.1.\\d+$'));
     const badImport = await env.moduleBytes('bad_import');
+    const badCtor = await env.moduleBytes('bad_ctor');
     expectLoadError(() => loader.loadSync(badImport), 'RuntimeError',
       /^Cannot load module `bad_import`: it imports `webffi_test_function_nobody_exports`, which the runtime does not export$/);
+    assert(!tableGrew(), 'refused before anything was allocated');
     await loader.load(env.moduleSource('bad_import')).then(
       () => assert(false, 'loading bad_import by URL must fail'),
       (e) => assertEqual(e.kind, 'RuntimeError'));
+    expectLoadError(() => loader.loadSync(badCtor), 'RuntimeError',
+      /^Cannot load module `bad_ctor`: its initialisation failed: unreachable/);
     // through C, the same errors are raised FFI errors
     const { error } = rt.call('ffi.Module.load_from_bytes.wasm', new Uint8Array([1, 2, 3]));
     assertEqual(error.kind, 'ValueError');
     assert(/^the module is not a wasm module: /.test(error.message), error.message);
     // nothing was half-loaded, and the runtime still works
     assertEqual(findLoaded(rt, 'bad_import'), null);
+    assertEqual(findLoaded(rt, 'bad_ctor'), null);
     assertEqual(findLoaded(rt, 'add_one'), null);
-    assertEqual(rt.exports.__indirect_function_table.length, table, 'the table did not grow');
     assertEqual(rt.call('testing.add_one', 1).value, 2n);
     const mod = await loader.load(good);
     assertEqual(findLoaded(rt, 'add_one'), mod);
