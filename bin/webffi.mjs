@@ -25,10 +25,6 @@ const USAGE = `usage: webffi build [--module] [-o OUT.wasm] [--name NAME] [optio
                passed to the compiler; other flags starting with - go to emcc
 Needs Emscripten (emcc, emnm) on PATH.`;
 
-// The C module ABI this tool writes into modules; the runtime's
-// `module_abi_version` (include/webffi/module.h) must match.
-const MODULE_ABI_VERSION = 1;
-
 function die(message) {
   console.error(`webffi: ${message}`);
   process.exit(1);
@@ -78,10 +74,10 @@ function withCustomSection(wasm, name, payload) {
   return Buffer.concat([wasm, Buffer.from([0, ...leb(body.length)]), body]);
 }
 
-function tvmFFIVersion() {
-  const header = readFileSync(join(include, 'tvm/ffi/c_api.h'), 'utf8');
-  return ['MAJOR', 'MINOR', 'PATCH'].map((part) =>
-    Number(new RegExp(`#define TVM_FFI_VERSION_${part} (\\d+)`).exec(header)[1]));
+/** The value of `#define NAME <integer>` in header FILE under include/. */
+function defined(file, name) {
+  const header = readFileSync(join(include, file), 'utf8');
+  return Number(new RegExp(`#define ${name} (\\d+)`).exec(header)[1]);
 }
 
 function buildModule(opts) {
@@ -89,8 +85,9 @@ function buildModule(opts) {
     ...opts.sources, '-o', opts.out]);
   const declaration = JSON.stringify({
     name: opts.name,
-    module_abi_version: MODULE_ABI_VERSION,
-    tvm_ffi_version: tvmFFIVersion(),
+    module_abi_version: defined('webffi/module.h', 'WEBFFI_MODULE_ABI_VERSION'),
+    tvm_ffi_version: ['MAJOR', 'MINOR', 'PATCH'].map((part) =>
+      defined('tvm/ffi/c_api.h', `TVM_FFI_VERSION_${part}`)),
   });
   writeFileSync(opts.out, withCustomSection(readFileSync(opts.out), 'webffi.module', declaration));
 }

@@ -227,7 +227,8 @@ class ModuleLoader {
       __stack_pointer: x.__stack_pointer,
     };
     const got = { 'GOT.mem': {}, 'GOT.func': {} };
-    const fillLater = []; // [global, kind, export name] for the module's own symbols
+    const fromRuntime = []; // [GOT global, runtime function] to enter into the table
+    const fromModule = []; // [GOT global, is a function, export name]: filled after instantiation
     const missing = [];
     for (const imp of WebAssembly.Module.imports(module)) {
       if (imp.module === 'env') {
@@ -242,11 +243,11 @@ class ModuleLoader {
         got[imp.module][imp.name] = global;
         const func = imp.module === 'GOT.func';
         if (func && typeof x[imp.name] === 'function') {
-          global.value = this.#tableIndex(x[imp.name]);
+          fromRuntime.push([global, x[imp.name]]);
         } else if (!func && x[imp.name] instanceof WebAssembly.Global) {
           global.value = x[imp.name].value;
         } else if (ownExports.get(imp.name) === (func ? 'function' : 'global')) {
-          fillLater.push([global, func, imp.name]);
+          fromModule.push([global, func, imp.name]);
         } else {
           missing.push(imp.name);
         }
@@ -258,6 +259,8 @@ class ModuleLoader {
       fail('RuntimeError', `Cannot load module \`${name}\`: it imports ${missing.map((m) =>
         `\`${m}\``).join(', ')}, which the runtime does not export`);
     }
+
+    for (const [global, fn] of fromRuntime) global.value = this.#tableIndex(fn);
 
     const align = 2 ** dylink.memoryAlign;
     const raw = dylink.memorySize > 0 ? x.WebFFIHeapAlloc(dylink.memorySize + align - 1) : 0;
@@ -283,7 +286,7 @@ class ModuleLoader {
     // The start function applied data relocations before the GOT held the
     // module's own symbols; __wasm_call_ctors applies them again, then runs
     // the constructors.
-    for (const [global, func, symbol] of fillLater) {
+    for (const [global, func, symbol] of fromModule) {
       global.value = func ? this.#tableIndex(own[symbol]) : memoryBase + own[symbol].value;
     }
     try {
