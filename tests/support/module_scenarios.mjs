@@ -113,6 +113,12 @@ export const scenarios = {
     const lib = rt.call('ffi.SystemLib').value.object;
     checkAddOneLibrary(rt, lib);
     rt.decref(lib);
+    // a prefix selects `__tvm_ffi_<prefix><name>`
+    const prefixed = rt.call('ffi.SystemLib', 'add_').value.object;
+    const addInt = moduleFunction(rt, prefixed, 'int');
+    assertEqual(rt.callFunction(addInt, 41).value, 42n, 'add_ + int');
+    rt.decref(addInt);
+    rt.decref(prefixed);
   },
 
   async 'a module loaded at run time: tensors and errors'(env) {
