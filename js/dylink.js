@@ -300,7 +300,7 @@ class ModuleLoader {
   /** Creates the C module and adds the instance's `__tvm_ffi_*` functions and data symbols. */
   #register(name, own, memoryBase) {
     const x = this.#x;
-    const out = x.WebFFIHeapAlloc(4);
+    const out = x.WebFFIHeapAlloc(this.#meta.pointer_size);
     if (out === 0) fail('MemoryError', `Cannot load module \`${name}\`: out of memory`);
     try {
       if (this.#withCString(name, (p) => x.WebFFIModuleCreate(p, out)) !== 0) this.#throwRaised();
@@ -390,7 +390,8 @@ class ModuleLoader {
   #throwRaised() {
     const x = this.#x;
     const { offsetof: off, sizeof } = this.#meta;
-    const out = x.WebFFIHeapAlloc(4);
+    const out = x.WebFFIHeapAlloc(this.#meta.pointer_size);
+    if (out === 0) fail('MemoryError', 'out of memory');
     x.TVMFFIErrorMoveFromRaised(out);
     const view = new DataView(x.memory.buffer);
     const err = view.getUint32(out, true);
@@ -462,14 +463,16 @@ class ModuleLoader {
     const stub = new WebAssembly.Instance(new WebAssembly.Module(SAFE_CALL_STUB), {
       e: { f: safeCall },
     });
-    const out = x.WebFFIHeapAlloc(4);
+    const out = x.WebFFIHeapAlloc(this.#meta.pointer_size);
+    if (out === 0) fail('MemoryError', 'out of memory');
     try {
       if (x.TVMFFIFunctionCreate(0, this.#tableIndex(stub.exports.f), 0, out) !== 0) {
         this.#throwRaised();
       }
       const f = new DataView(x.memory.buffer).getUint32(out, true);
       const rc = this.#withCString(name, (p) => {
-        const ba = x.WebFFIHeapAlloc(8);
+        const ba = x.WebFFIHeapAlloc(this.#meta.sizeof.TVMFFIByteArray);
+        if (ba === 0) fail('MemoryError', 'out of memory');
         const view = new DataView(x.memory.buffer);
         view.setUint32(ba + off['TVMFFIByteArray.data'], p, true);
         view.setUint32(ba + off['TVMFFIByteArray.size'], this.#utf8.encode(name).length, true);
