@@ -46,6 +46,15 @@ export async function rawRuntime(bytes) {
     live.push(p);
     return p;
   };
+  /** Runs fn, then frees what it allocated with alloc. */
+  const scratch = (fn) => {
+    try {
+      return fn();
+    } finally {
+      for (const p of live) x.WebFFIHeapFree(p);
+      live = [];
+    }
+  };
   const putStr = (s) => {
     const b = utf8.encode(s);
     const p = alloc(b.length + 1);
@@ -144,28 +153,17 @@ export async function rawRuntime(bytes) {
     return error;
   };
   /** Calls function handle F: { value } on success, { error: {kind, message, backtrace} } on failure. */
-  const callFunction = (f, ...args) => {
-    try {
-      const argv = alloc(ANY * Math.max(args.length, 1));
-      args.forEach((a, i) => writeAny(argv + i * ANY, a));
-      const result = alloc(ANY);
-      writeAny(result, null);
-      const rc = x.TVMFFIFunctionCall(f, argv, args.length, result);
-      return rc === 0 ? { value: readAny(result) } : { error: takeError() };
-    } finally {
-      for (const p of live) x.WebFFIHeapFree(p);
-      live = [];
-    }
-  };
+  const callFunction = (f, ...args) => scratch(() => {
+    const argv = alloc(ANY * Math.max(args.length, 1));
+    args.forEach((a, i) => writeAny(argv + i * ANY, a));
+    const result = alloc(ANY);
+    writeAny(result, null);
+    const rc = x.TVMFFIFunctionCall(f, argv, args.length, result);
+    return rc === 0 ? { value: readAny(result) } : { error: takeError() };
+  });
   /** Calls global NAME, as callFunction. */
   const call = (name, ...args) => {
-    let f;
-    try {
-      f = getGlobal(name);
-    } finally {
-      for (const p of live) x.WebFFIHeapFree(p);
-      live = [];
-    }
+    const f = scratch(() => getGlobal(name));
     if (f === 0) throw new Error(`${name} is not registered`);
     try {
       return callFunction(f, ...args);
@@ -175,33 +173,28 @@ export async function rawRuntime(bytes) {
   };
   const tensorCell = (t) => t + meta.sizeof.TVMFFIObject;
   /** A new 1-D float32 CPU ffi.Tensor (TVMFFIEnvTensorAlloc) holding values; release with decref. */
-  const float32Tensor = (values) => {
-    try {
-      const proto = alloc(meta.sizeof.DLTensor);
-      new Uint8Array(x.memory.buffer, proto, meta.sizeof.DLTensor).fill(0);
-      const shape = alloc(8);
-      const m = mem();
-      m.setBigInt64(shape, BigInt(values.length), true);
-      m.setInt32(proto + off['DLTensor.device'], meta.device_type.cpu, true);
-      m.setInt32(proto + off['DLTensor.ndim'], 1, true);
-      m.setUint8(proto + off['DLTensor.dtype'], 2); // kDLFloat
-      m.setUint8(proto + off['DLTensor.dtype'] + 1, 32);
-      m.setUint16(proto + off['DLTensor.dtype'] + 2, 1, true);
-      m.setUint32(proto + off['DLTensor.shape'], shape, true);
-      const out = alloc(4);
-      if (x.TVMFFIEnvTensorAlloc(proto, out) !== 0) {
-        const { kind, message } = takeError();
-        throw new Error(`TVMFFIEnvTensorAlloc: ${kind}: ${message}`);
-      }
-      const t = mem().getUint32(out, true);
-      const data = mem().getUint32(tensorCell(t) + off['DLTensor.data'], true);
-      new Float32Array(x.memory.buffer, data, values.length).set(values);
-      return t;
-    } finally {
-      for (const p of live) x.WebFFIHeapFree(p);
-      live = [];
+  const float32Tensor = (values) => scratch(() => {
+    const proto = alloc(meta.sizeof.DLTensor);
+    new Uint8Array(x.memory.buffer, proto, meta.sizeof.DLTensor).fill(0);
+    const shape = alloc(8);
+    const m = mem();
+    m.setBigInt64(shape, BigInt(values.length), true);
+    m.setInt32(proto + off['DLTensor.device'], meta.device_type.cpu, true);
+    m.setInt32(proto + off['DLTensor.ndim'], 1, true);
+    m.setUint8(proto + off['DLTensor.dtype'], 2); // DLDataType {code: kDLFloat, bits: 32, lanes: 1}
+    m.setUint8(proto + off['DLTensor.dtype'] + 1, 32);
+    m.setUint16(proto + off['DLTensor.dtype'] + 2, 1, true);
+    m.setUint32(proto + off['DLTensor.shape'], shape, true);
+    const out = alloc(4);
+    if (x.TVMFFIEnvTensorAlloc(proto, out) !== 0) {
+      const { kind, message } = takeError();
+      throw new Error(`TVMFFIEnvTensorAlloc: ${kind}: ${message}`);
     }
-  };
+    const t = mem().getUint32(out, true);
+    const data = mem().getUint32(tensorCell(t) + off['DLTensor.data'], true);
+    new Float32Array(x.memory.buffer, data, values.length).set(values);
+    return t;
+  });
   /** A copy of a 1-D float32 tensor's values (t: an ffi.Tensor handle). */
   const float32Values = (t) => {
     const m = mem();
@@ -221,14 +214,7 @@ export async function rawRuntime(bytes) {
     dltensorOf: tensorCell,
     decref: (obj) => x.TVMFFIObjectDecRef(obj),
     /** Registers function handle F as global NAME (TVMFFIFunctionSetGlobal); returns its status. */
-    setGlobal: (name, f) => {
-      try {
-        return x.TVMFFIFunctionSetGlobal(byteArray(name), f, 0);
-      } finally {
-        for (const p of live) x.WebFFIHeapFree(p);
-        live = [];
-      }
-    },
+    setGlobal: (name, f) => scratch(() => x.TVMFFIFunctionSetGlobal(byteArray(name), f, 0)),
     strongCount: (obj) => x.WebFFIObjectStrongCount(obj),
   };
 }
