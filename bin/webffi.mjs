@@ -22,7 +22,7 @@ const USAGE = `usage: webffi build [--module] [-o OUT.wasm] [--name NAME] [optio
   --name NAME  the module's name in the runtime's table of loaded modules
                (default: the output's base name)
   -I DIR, -D NAME[=VALUE], -O0..-O3, -g
-               passed to the compiler; other flags starting with - go to emcc
+               passed to the compiler, as are other flags starting with -
 Needs Emscripten (emcc, emnm) on PATH.`;
 
 function die(message) {
