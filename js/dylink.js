@@ -275,10 +275,14 @@ class ModuleLoader {
     env.__memory_base = new WebAssembly.Global({ value: 'i32', mutable: false }, memoryBase);
     env.__table_base = new WebAssembly.Global({ value: 'i32', mutable: false }, tableBase);
 
+    // A trap in the module's start function or constructors unwinds
+    // without restoring the shared stack pointer: restore it here.
+    const stackPointer = x.__stack_pointer.value;
     let instance;
     try {
       instance = new WebAssembly.Instance(module, { env, ...got });
     } catch (e) {
+      x.__stack_pointer.value = stackPointer;
       if (raw !== 0) x.WebFFIHeapFree(raw);
       fail('RuntimeError', `Cannot load module \`${name}\`: ${e.message}`);
     }
@@ -292,6 +296,7 @@ class ModuleLoader {
     try {
       (own.__wasm_call_ctors ?? own.__wasm_apply_data_relocs)?.();
     } catch (e) {
+      x.__stack_pointer.value = stackPointer;
       fail('RuntimeError', `Cannot load module \`${name}\`: its initialisation failed: ${e.message}`);
     }
     return this.#register(name, own, memoryBase);

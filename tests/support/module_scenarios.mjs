@@ -234,8 +234,10 @@ export const scenarios = {
     await loader.load(env.moduleSource('bad_import')).then(
       () => assert(false, 'loading bad_import by URL must fail'),
       (e) => assertEqual(e.kind, 'RuntimeError'));
+    const stackPointer = rt.exports.__stack_pointer.value;
     expectLoadError(() => loader.loadSync(badCtor), 'RuntimeError',
       /^Cannot load module `bad_ctor`: its initialisation failed: unreachable/);
+    assertEqual(rt.exports.__stack_pointer.value, stackPointer, 'the stack pointer is restored');
     // through C, the same errors are raised FFI errors
     const { error } = rt.call('ffi.Module.load_from_bytes.wasm', new Uint8Array([1, 2, 3]));
     assertEqual(error.kind, 'ValueError');
