@@ -13,8 +13,8 @@ export declare class ModuleLoadError extends Error {
 export type ModuleSource = string | URL | ArrayBuffer | ArrayBufferView | WebAssembly.Module;
 
 export interface ModuleLoaderOptions {
-  /** How `ffi.Module.load_from_file.wasm` reads a file; Node's fs by default. */
-  readFileSync?: (path: string) => Uint8Array;
+  /** How paths given to load() and `ffi.Module.load_from_file.wasm` are read; Node's fs by default. */
+  readFileSync?: (path: string | URL) => Uint8Array;
 }
 
 /** An `ffi.Module` handle (a TVMFFIObjectHandle, a new reference the caller releases). */

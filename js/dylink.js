@@ -113,8 +113,9 @@ const loaders = new WeakMap();
  * registers `ffi.Module.load_from_bytes.wasm` and
  * `ffi.Module.load_from_file.wasm`). Call it after `_initialize`.
  * @param {WebAssembly.Exports} exports the runtime instance's exports
- * @param {{ readFileSync?: (path: string) => Uint8Array }} [options] how
- *   `ffi.Module.load_from_file.wasm` reads a file; Node's fs by default.
+ * @param {{ readFileSync?: (path: string | URL) => Uint8Array }} [options]
+ *   how files are read (paths given to load() and to
+ *   `ffi.Module.load_from_file.wasm`); Node's fs by default, none in browsers.
  */
 export function moduleLoader(exports, options = {}) {
   let loader = loaders.get(exports);
@@ -172,7 +173,7 @@ class ModuleLoader {
     const where = String(source);
     const known = this.#findBySource(where);
     if (known) return known;
-    const bytes = await fetchBytes(where);
+    const bytes = await fetchBytes(where, this.#readFileSync);
     const module = await WebAssembly.compile(bytes).catch((e) => fail('ValueError',
       `${where} is not a wasm module: ${e.message}`));
     return this.#loadCompiled(module, where);
@@ -493,13 +494,14 @@ class ModuleLoader {
   }
 }
 
-/** The bytes at a URL (fetch) or, in Node, a file path or file: URL. */
-async function fetchBytes(where) {
-  const isNode = typeof globalThis.process?.versions?.node === 'string';
-  if (isNode && !/^(https?|data|blob):/.test(where)) {
-    const { readFile } = await import('node:fs/promises');
-    const path = where.startsWith('file:') ? new URL(where) : where;
-    return readFile(path).catch((e) => fail('RuntimeError', `Cannot load module \`${where}\`: ${e.message}`));
+/** The bytes at a URL, or a file path or file: URL read with readFileSync (Node). */
+async function fetchBytes(where, readFileSync) {
+  if (readFileSync !== undefined && !/^(https?|data|blob):/.test(where)) {
+    try {
+      return readFileSync(where.startsWith('file:') ? new URL(where) : where);
+    } catch (e) {
+      fail('RuntimeError', `Cannot load module \`${where}\`: ${e.message}`);
+    }
   }
   const response = await fetch(where).catch((e) => fail('RuntimeError',
     `Cannot load module \`${where}\`: ${e.message}`));
