@@ -4,6 +4,7 @@
  */
 #include <stddef.h>
 #include <tvm/ffi/c_api.h>
+#include <tvm/ffi/extra/c_env_api.h>
 
 /* sum(t) -> float: the sum of a 1-D float32 tensor */
 TVM_FFI_DLL_EXPORT int __tvm_ffi_sum(void* self, const TVMFFIAny* args, int32_t num_args,
@@ -79,4 +80,22 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi_system_lib_call(void* self, const TVMFFIAny* ar
   rc = TVMFFIFunctionCall(f.v_obj, &arg, 1, result);
   TVMFFIObjectDecRef(f.v_obj);
   return rc;
+}
+
+/* Set by the loader to this module's handle: the key to its imports. */
+TVM_FFI_DLL_EXPORT void* __tvm_ffi__library_ctx = NULL;
+
+/* call_import(name, x) -> NAME(x), NAME found in the modules this one
+ * imports (ffi.ModuleImportModule), as compiled code finds its callees */
+TVM_FFI_DLL_EXPORT int __tvm_ffi_call_import(void* self, const TVMFFIAny* args, int32_t num_args,
+                                             TVMFFIAny* result) {
+  (void)self;
+  if (num_args != 2 || args[0].type_index != kTVMFFIRawStr) {
+    TVMFFIErrorSetRaisedFromCStr("TypeError", "call_import expects (str, value)");
+    return -1;
+  }
+  TVMFFIObjectHandle f = NULL; /* borrowed from the module's cache */
+  if (TVMFFIEnvModLookupFromImports(__tvm_ffi__library_ctx, args[0].v_c_str, &f) != 0) return -1;
+  TVMFFIAny arg = args[1];
+  return TVMFFIFunctionCall(f, &arg, 1, result);
 }

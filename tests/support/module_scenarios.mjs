@@ -182,6 +182,15 @@ export const scenarios = {
     const scale = call(producer, 'make_scale', 2.5).object;
     assertEqual(call(consumer, 'apply', { object: scale }, 4), 10, 'apply(scale, 4)');
     assertEqual(call(producer, 'has_library_ctx'), true, '__tvm_ffi__library_ctx was set');
+    // compiled code calls into modules it imports through its library context
+    const missing = moduleFunction(rt, consumer, 'call_import');
+    assertEqual(rt.callFunction(missing, 'make_range', 3).error.message,
+      'Cannot find function `make_range` in the imported modules');
+    rt.decref(missing);
+    rt.call('ffi.ModuleImportModule', { object: consumer }, { object: producer });
+    const imported = call(consumer, 'call_import', 'make_range', 3).object;
+    assertEqual(rt.float32Values(imported), [0, 1, 2], 'make_range(3) through the import');
+    rt.decref(imported);
     for (const obj of [tensor, scale, producer, consumer]) rt.decref(obj);
     // the runtime's own globals are untouched
     assertEqual(rt.call('testing.add_one', 1).value, 2n);
