@@ -102,8 +102,7 @@ function readDeclaration(module, label) {
 /** The runtime instance's exports a loader uses. */
 const REQUIRED = ['memory', '__indirect_function_table', '__stack_pointer', 'WebFFIHeapAlloc',
   'WebFFIHeapFree', 'WebFFIModuleCreate', 'WebFFIModuleAddSymbol', 'WebFFIModuleFindLoaded',
-  'WebFFIModuleUnload',
-  'WebFFIGetABIMetadata', 'TVMFFIFunctionCreate', 'TVMFFIFunctionSetGlobal',
+  'WebFFIModuleUnload', 'WebFFIGetABIMetadata', 'TVMFFIFunctionCreate', 'TVMFFIFunctionSetGlobal',
   'TVMFFIErrorSetRaisedFromCStr', 'TVMFFIErrorMoveFromRaised', 'TVMFFIObjectDecRef'];
 
 const loaders = new WeakMap();

@@ -230,6 +230,9 @@ export const scenarios = {
       /^the module is not a webffi module: it has no `dylink.0` section \(build it with `webffi build --module`\)$/);
     expectLoadError(() => loader.loadSync(replaceCustomSection(good, 'webffi.module', null)),
       'ValueError', /^the module is not a webffi module: it has no `webffi.module` section/);
+    const garbled = new TextEncoder().encode('{"name": 7}');
+    expectLoadError(() => loader.loadSync(replaceCustomSection(good, 'webffi.module', garbled)),
+      'ValueError', /^the module has a malformed `webffi.module` section$/);
     const future = new TextEncoder().encode(
       '{"name":"add_one","module_abi_version":99,"tvm_ffi_version":[0,2,0]}');
     expectLoadError(() => loader.loadSync(replaceCustomSection(good, 'webffi.module', future)),
