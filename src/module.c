@@ -341,6 +341,43 @@ static int wf_module_system_lib_global(void* self, const TVMFFIAny* args, int32_
   return 0;
 }
 
+/* webffi.ModuleFindLoaded(name) -> Optional<ffi.Module>, and
+ * webffi.ModuleUnload(name) -> bool: the loaded table for hosts. */
+static const char* const wf_module_name_types[] = {"str"};
+
+static int wf_module_name_arg(const char* fn, const char* ret, const TVMFFIAny* args, int32_t n,
+                              TVMFFIByteArray* name) {
+  const WebFFISignature sig = {fn, 1, wf_module_name_types, ret};
+  if (WebFFICheckNumArgs(&sig, n) != 0) return -1;
+  return WebFFIArgToString(&sig, args, 0, name);
+}
+
+static int wf_module_find_loaded_global(void* self, const TVMFFIAny* args, int32_t n,
+                                        TVMFFIAny* result) {
+  (void)self;
+  TVMFFIByteArray name;
+  if (wf_module_name_arg("webffi.ModuleFindLoaded", "Optional<ffi.Module>", args, n, &name) != 0) {
+    return -1;
+  }
+  TVMFFIObject* mod = wf_strmap_get(&wf_loaded_modules, name.data, name.size);
+  if (mod != NULL) {
+    wf_obj_incref(mod);
+    wf_any_set_object(result, mod);
+  }
+  return 0;
+}
+
+static int wf_module_unload_global(void* self, const TVMFFIAny* args, int32_t n,
+                                   TVMFFIAny* result) {
+  (void)self;
+  TVMFFIByteArray name;
+  if (wf_module_name_arg("webffi.ModuleUnload", "bool", args, n, &name) != 0) return -1;
+  TVMFFIObject* mod = wf_strmap_remove(&wf_loaded_modules, name.data, name.size);
+  if (mod != NULL) wf_obj_decref(mod);
+  wf_any_set_bool(result, mod != NULL);
+  return 0;
+}
+
 /* Dispatches on the extension to `ffi.Module.load_from_file.EXT`. */
 static int wf_module_load_from_file_global(void* self, const TVMFFIAny* args, int32_t n,
                                            TVMFFIAny* result) {
@@ -397,6 +434,8 @@ int wf_module_register_builtins(void) {
       {"ffi.ModuleImportModule", wf_module_import_global},
       {"ffi.ModuleGetFunctionMetadata", wf_module_metadata_global},
       {"ffi.ModuleGetFunctionDoc", wf_module_doc_global},
+      {"webffi.ModuleFindLoaded", wf_module_find_loaded_global},
+      {"webffi.ModuleUnload", wf_module_unload_global},
   };
   for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); ++i) {
     if (wf_global_register(fns[i].name, fns[i].fn, NULL) != 0) return -1;

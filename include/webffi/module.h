@@ -13,6 +13,15 @@ extern "C" {
 #endif
 
 /*
+ * Version of the contract between the runtime and modules loaded at run
+ * time (the runtime exports a module may import, how a module declares
+ * itself). `webffi build --module` writes it into the module's
+ * `webffi.module` custom section; the loader refuses any other version.
+ * Bumped when a loaded module could no longer run against the runtime.
+ */
+#define WEBFFI_MODULE_ABI_VERSION 1
+
+/*
  * Creates an empty library module. A non-NULL name enters it into the
  * runtime's table of loaded modules (a second module of the same name is a
  * ValueError; look it up with WebFFIModuleFindLoaded first).
@@ -32,7 +41,9 @@ TVM_FFI_DLL int WebFFIModuleAddSymbol(TVMFFIObjectHandle module, const char* nam
 TVM_FFI_DLL TVMFFIObjectHandle WebFFIModuleFindLoaded(const char* name);
 
 /* Removes a module from the loaded table; it is freed once unreferenced.
- * Returns 1 when it was loaded, 0 when not. */
+ * Returns 1 when it was loaded, 0 when not. The global functions
+ * `webffi.ModuleFindLoaded(name) -> Optional<ffi.Module>` and
+ * `webffi.ModuleUnload(name) -> bool` offer both to hosts. */
 TVM_FFI_DLL int WebFFIModuleUnload(const char* name);
 
 #ifdef __cplusplus

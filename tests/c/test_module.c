@@ -209,3 +209,28 @@ void module_functions_check_argument_types(void) {
                "ffi.Module, 1: str, 2: bool) -> Optional<ffi.Function>`. Expected `ffi.Module` "
                "but got `int`");
 }
+
+void module_loaded_table_globals_for_hosts(void) {
+  TVMFFIObjectHandle mod = NULL;
+  CHECK(WebFFIModuleCreate("host_view.wasm", &mod) == 0);
+  TVMFFIAny arg = any_cstr("host_view.wasm"), result;
+  CHECK(call_global("webffi.ModuleFindLoaded", &arg, 1, &result) == 0);
+  CHECK_EQ_INT(result.type_index, kTVMFFIModule);
+  CHECK(result.v_obj == mod);
+  TVMFFIObjectDecRef(result.v_obj);
+  CHECK(call_global("webffi.ModuleUnload", &arg, 1, &result) == 0);
+  CHECK_EQ_INT(result.type_index, kTVMFFIBool);
+  CHECK_EQ_INT(result.v_int64, 1);
+  CHECK(call_global("webffi.ModuleUnload", &arg, 1, &result) == 0);
+  CHECK_EQ_INT(result.v_int64, 0);
+  CHECK(call_global("webffi.ModuleFindLoaded", &arg, 1, &result) == 0);
+  CHECK_EQ_INT(result.type_index, kTVMFFINone);
+  /* the caller's reference keeps the unloaded module alive */
+  CHECK_EQ_INT(WebFFIObjectStrongCount(mod), 1);
+  TVMFFIObjectDecRef(mod);
+  arg = any_int(3);
+  CHECK(call_global("webffi.ModuleUnload", &arg, 1, &result) == -1);
+  CHECK_RAISED("TypeError",
+               "Mismatched type on argument #0 when calling: `webffi.ModuleUnload(0: str) -> "
+               "bool`. Expected `str` but got `int`");
+}
