@@ -1,6 +1,8 @@
 # Toolchain: clang-14 targeting wasm32-wasi with Debian's wasi-libc.
 # Debian splits the sysroot, so a small one is assembled from links.
-set(CMAKE_SYSTEM_NAME WASI)
+# CMake has no WASI platform module: build as Generic and say so.
+set(CMAKE_SYSTEM_NAME Generic)
+set(WEBFFI_TARGET_WASI ON)
 set(CMAKE_SYSTEM_PROCESSOR wasm32)
 set(CMAKE_C_COMPILER clang-14)
 set(CMAKE_C_COMPILER_TARGET wasm32-wasi)

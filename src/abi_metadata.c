@@ -1,6 +1,7 @@
 /* The ABI identity of this build: version numbers and the JSON description
  * of indices, sizes and offsets that hosts read instead of hard-coding. */
 #include <stddef.h>
+#include <webffi/module.h>
 #include <webffi/webffi.h>
 
 #include "buffer.h"
@@ -37,6 +38,7 @@ const char* WebFFIGetABIMetadata(void) {
   wf_buf_printf(b, "{\"metadata_version\":%d,\"tvm_ffi_version\":[%d,%d,%d],",
                 WEBFFI_ABI_METADATA_VERSION, TVM_FFI_VERSION_MAJOR, TVM_FFI_VERSION_MINOR,
                 TVM_FFI_VERSION_PATCH);
+  wf_buf_printf(b, "\"module_abi_version\":%d,", WEBFFI_MODULE_ABI_VERSION);
   wf_buf_printf(b, "\"pointer_size\":%d,", (int)sizeof(void*));
 
   wf_buf_puts(b, "\"type_index\":{");

@@ -12,6 +12,7 @@ typedef struct {
   TVMFFISafeCallType callback;
   void* self;
   void (*self_deleter)(void* self);
+  TVMFFIObject* owner; /* kept alive while the function lives (a module) */
 } wf_func_payload;
 
 static int wf_func_trampoline(void* func, const TVMFFIAny* args, int32_t num_args,
@@ -24,6 +25,7 @@ static void wf_func_deleter(void* obj, int flags) {
   if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
     wf_func_payload* p = WF_OBJ_CELL(obj, wf_func_payload);
     if (p->self_deleter != NULL) p->self_deleter(p->self);
+    if (p->owner != NULL) wf_obj_decref(p->owner);
   }
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) wf_obj_free_space(obj);
 }
@@ -39,6 +41,14 @@ TVMFFIObject* wf_func_new(TVMFFISafeCallType safe_call, void* self, void (*delet
   p->self = self;
   p->self_deleter = deleter;
   return obj;
+}
+
+TVMFFIObject* wf_func_new_owned(TVMFFISafeCallType safe_call, TVMFFIObject* owner) {
+  TVMFFIObject* f = wf_func_new(safe_call, NULL, NULL);
+  if (f == NULL) return NULL;
+  wf_obj_incref(owner);
+  WF_OBJ_CELL(f, wf_func_payload)->owner = owner;
+  return f;
 }
 
 int TVMFFIFunctionCreate(void* self, TVMFFISafeCallType safe_call, void (*deleter)(void* self),

@@ -19,5 +19,7 @@ int wf_structural_register(void);
 int wf_repr_register(void);
 int wf_deepcopy_register(void);
 int wf_testing_types_register(void);
+int wf_module_register_builtins(void);
+int wf_device_api_register_builtins(void);
 
 #endif /* WEBFFI_SRC_RUNTIME_INIT_H_ */

@@ -78,3 +78,15 @@ void* wf_strmap_remove(wf_strmap* m, const char* key, size_t key_len) {
   s->value = NULL;
   return value;
 }
+
+void wf_strmap_clear(wf_strmap* m, void (*free_value)(void* value)) {
+  for (size_t i = 0; i < m->capacity; ++i) {
+    wf_strmap_slot* s = &m->slots[i];
+    if (s->key == NULL) continue;
+    if (!s->removed && free_value != NULL) free_value(s->value);
+    free(s->key);
+  }
+  free(m->slots);
+  m->slots = NULL;
+  m->capacity = m->used = 0;
+}

@@ -25,4 +25,8 @@ int wf_strmap_put(wf_strmap* m, const char* key, size_t key_len, void* value);
 /* Removes the key; returns its value, or NULL when absent. */
 void* wf_strmap_remove(wf_strmap* m, const char* key, size_t key_len);
 
+/* Frees every key (and value, through free_value when given); the map is
+ * empty and reusable afterwards. */
+void wf_strmap_clear(wf_strmap* m, void (*free_value)(void* value));
+
 #endif /* WEBFFI_SRC_STRMAP_H_ */

@@ -5,6 +5,7 @@
 #include "error.h"
 #include "object.h"
 #include "str.h"
+#include "tensor.h"
 #include "type_registry.h"
 
 /* `add_one(0: int, 1: float) -> int` */
@@ -109,4 +110,18 @@ int WebFFIArgToObject(const WebFFISignature* sig, const TVMFFIAny* args, int32_t
     return 0;
   }
   return wf_typed_mismatch(sig, i, wf_typed_expected(sig, i, wf_type_key(type_index)), a);
+}
+
+int WebFFIArgToDLTensor(const WebFFISignature* sig, const TVMFFIAny* args, int32_t i,
+                        DLTensor** out) {
+  const TVMFFIAny* a = &args[i];
+  if (a->type_index == kTVMFFITensor) {
+    *out = wf_tensor_dl(a->v_obj);
+    return 0;
+  }
+  if (a->type_index == kTVMFFIDLTensorPtr && a->v_ptr != NULL) {
+    *out = (DLTensor*)a->v_ptr;
+    return 0;
+  }
+  return wf_typed_mismatch(sig, i, wf_typed_expected(sig, i, "Tensor"), a);
 }

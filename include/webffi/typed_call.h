@@ -45,6 +45,11 @@ TVM_FFI_DLL int WebFFIArgToString(const WebFFISignature* sig, const TVMFFIAny* a
 TVM_FFI_DLL int WebFFIArgToObject(const WebFFISignature* sig, const TVMFFIAny* args, int32_t i,
                                   int32_t type_index, TVMFFIObjectHandle* out);
 
+/* A tensor argument passed either as an `ffi.Tensor` object or as a raw
+ * `DLTensor*`; *out is borrowed. */
+TVM_FFI_DLL int WebFFIArgToDLTensor(const WebFFISignature* sig, const TVMFFIAny* args, int32_t i,
+                                    DLTensor** out);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -34,6 +34,7 @@ void check_raised(const char* file, int line, const char* kind, const char* mess
 
 const char* any_str(const TVMFFIAny* v) {
   if (v->type_index == kTVMFFISmallStr) return v->v_bytes;
+  if (v->type_index == kTVMFFIRawStr) return v->v_c_str;
   if (v->type_index == kTVMFFIStr) {
     return ((TVMFFIByteArray*)((char*)v->v_obj + sizeof(TVMFFIObject)))->data;
   }

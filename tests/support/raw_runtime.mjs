@@ -6,7 +6,7 @@ import { createHostImports } from '../../js/host_imports.js';
 
 export { WasiExit };
 
-/** Instantiates wasm bytes with webffi's WASI shim and host imports. */
+/** Instantiates wasm bytes (or a WebAssembly.Module) with webffi's WASI shim and host imports. */
 export async function instantiate(bytes, write) {
   const wasi = createWasi({ write });
   let memory;
@@ -14,7 +14,9 @@ export async function instantiate(bytes, write) {
     wasi_snapshot_preview1: wasi.imports,
     ...createHostImports(() => memory),
   };
-  const { instance } = await WebAssembly.instantiate(bytes, imports);
+  // bytes give { module, instance }; a compiled WebAssembly.Module gives the instance
+  const instantiated = await WebAssembly.instantiate(bytes, imports);
+  const instance = instantiated.instance ?? instantiated;
   memory = instance.exports.memory;
   wasi.setMemory(memory);
   return instance;
@@ -43,6 +45,15 @@ export async function rawRuntime(bytes) {
     if (p === 0) throw new Error('WebFFIHeapAlloc failed');
     live.push(p);
     return p;
+  };
+  /** Runs fn, then frees what it allocated with alloc. */
+  const scratch = (fn) => {
+    try {
+      return fn();
+    } finally {
+      for (const p of live) x.WebFFIHeapFree(p);
+      live = [];
+    }
   };
   const putStr = (s) => {
     const b = utf8.encode(s);
@@ -81,6 +92,19 @@ export async function rawRuntime(bytes) {
     } else if (typeof v === 'string') {
       m.setInt32(p, T['const char*'], true);
       m.setUint32(p + off['TVMFFIAny.v_int64'], putStr(v).ptr, true);
+    } else if (typeof v === 'boolean') {
+      m.setInt32(p, T.bool, true);
+      m.setUint32(p + off['TVMFFIAny.v_int64'], v ? 1 : 0, true);
+    } else if (v instanceof Uint8Array) {
+      m.setInt32(p, T['TVMFFIByteArray*'], true);
+      m.setUint32(p + off['TVMFFIAny.v_int64'], putBytes(v), true);
+    } else if (v?.object !== undefined) {
+      // a borrowed object handle: { object: ptr }
+      m.setInt32(p, m.getInt32(v.object + off['TVMFFIObject.type_index'], true), true);
+      m.setUint32(p + off['TVMFFIAny.v_int64'], v.object, true);
+    } else if (v?.dltensor !== undefined) {
+      m.setInt32(p, T['DLTensor*'], true);
+      m.setUint32(p + off['TVMFFIAny.v_int64'], v.dltensor, true);
     } else {
       m.setInt32(p, T.None, true);
     }
@@ -92,6 +116,7 @@ export async function rawRuntime(bytes) {
     if (tindex === T.int) return m.getBigInt64(payload, true);
     if (tindex === T.float) return m.getFloat64(payload, true);
     if (tindex === T.None) return null;
+    if (tindex === T.bool) return m.getInt32(payload, true) !== 0;
     if (tindex === T['ffi.SmallStr']) {
       const len = m.getUint32(p + off['TVMFFIAny.small_str_len'], true);
       return text.decode(new Uint8Array(x.memory.buffer, payload, len));
@@ -102,34 +127,94 @@ export async function rawRuntime(bytes) {
       x.TVMFFIObjectDecRef(obj);
       return s;
     }
+    // other objects come back as { object: ptr } (owned: release with decref)
+    if (tindex >= T['ffi.Object']) return { object: m.getUint32(payload, true) };
     throw new Error(`unexpected type index ${tindex}`);
   };
-  /** Calls global NAME: { value } on success, { error: {kind, message, backtrace} } on failure. */
+  const putBytes = (bytes) => {
+    const data = alloc(Math.max(bytes.length, 1));
+    new Uint8Array(x.memory.buffer).set(bytes, data);
+    const ba = alloc(meta.sizeof.TVMFFIByteArray);
+    mem().setUint32(ba + off['TVMFFIByteArray.data'], data, true);
+    mem().setUint32(ba + off['TVMFFIByteArray.size'], bytes.length, true);
+    return ba;
+  };
+  /** Moves the raised error out: { kind, message, backtrace }. */
+  const takeError = () => {
+    const out = alloc(4);
+    x.TVMFFIErrorMoveFromRaised(out);
+    const err = mem().getUint32(out, true);
+    const cell = err + meta.sizeof.TVMFFIObject;
+    const error = {};
+    for (const k of ['kind', 'message', 'backtrace']) {
+      error[k] = byteArrayText(cell + off[`TVMFFIErrorCell.${k}`]);
+    }
+    x.TVMFFIObjectDecRef(err);
+    return error;
+  };
+  /** Calls function handle F: { value } on success, { error: {kind, message, backtrace} } on failure. */
+  const callFunction = (f, ...args) => scratch(() => {
+    const argv = alloc(ANY * Math.max(args.length, 1));
+    args.forEach((a, i) => writeAny(argv + i * ANY, a));
+    const result = alloc(ANY);
+    writeAny(result, null);
+    const rc = x.TVMFFIFunctionCall(f, argv, args.length, result);
+    return rc === 0 ? { value: readAny(result) } : { error: takeError() };
+  });
+  /** Calls global NAME, as callFunction. */
   const call = (name, ...args) => {
+    const f = scratch(() => getGlobal(name));
+    if (f === 0) throw new Error(`${name} is not registered`);
     try {
-      const f = getGlobal(name);
-      if (f === 0) throw new Error(`${name} is not registered`);
-      const argv = alloc(ANY * Math.max(args.length, 1));
-      args.forEach((a, i) => writeAny(argv + i * ANY, a));
-      const result = alloc(ANY);
-      writeAny(result, null);
-      const rc = x.TVMFFIFunctionCall(f, argv, args.length, result);
-      x.TVMFFIObjectDecRef(f);
-      if (rc === 0) return { value: readAny(result) };
-      const out = alloc(4);
-      x.TVMFFIErrorMoveFromRaised(out);
-      const err = mem().getUint32(out, true);
-      const cell = err + meta.sizeof.TVMFFIObject;
-      const error = {};
-      for (const k of ['kind', 'message', 'backtrace']) {
-        error[k] = byteArrayText(cell + off[`TVMFFIErrorCell.${k}`]);
-      }
-      x.TVMFFIObjectDecRef(err);
-      return { error };
+      return callFunction(f, ...args);
     } finally {
-      for (const p of live) x.WebFFIHeapFree(p);
-      live = [];
+      x.TVMFFIObjectDecRef(f);
     }
   };
-  return { exports: x, meta, call };
+  const tensorCell = (t) => t + meta.sizeof.TVMFFIObject;
+  /** A new 1-D float32 CPU ffi.Tensor (TVMFFIEnvTensorAlloc) holding values; release with decref. */
+  const float32Tensor = (values) => scratch(() => {
+    const proto = alloc(meta.sizeof.DLTensor);
+    new Uint8Array(x.memory.buffer, proto, meta.sizeof.DLTensor).fill(0);
+    const shape = alloc(8);
+    const m = mem();
+    m.setBigInt64(shape, BigInt(values.length), true);
+    m.setInt32(proto + off['DLTensor.device'], meta.device_type.cpu, true);
+    m.setInt32(proto + off['DLTensor.ndim'], 1, true);
+    m.setUint8(proto + off['DLTensor.dtype'], 2); // DLDataType {code: kDLFloat, bits: 32, lanes: 1}
+    m.setUint8(proto + off['DLTensor.dtype'] + 1, 32);
+    m.setUint16(proto + off['DLTensor.dtype'] + 2, 1, true);
+    m.setUint32(proto + off['DLTensor.shape'], shape, true);
+    const out = alloc(4);
+    if (x.TVMFFIEnvTensorAlloc(proto, out) !== 0) {
+      const { kind, message } = takeError();
+      throw new Error(`TVMFFIEnvTensorAlloc: ${kind}: ${message}`);
+    }
+    const t = mem().getUint32(out, true);
+    const data = mem().getUint32(tensorCell(t) + off['DLTensor.data'], true);
+    new Float32Array(x.memory.buffer, data, values.length).set(values);
+    return t;
+  });
+  /** A copy of a 1-D float32 tensor's values (t: an ffi.Tensor handle). */
+  const float32Values = (t) => {
+    const m = mem();
+    const cell = tensorCell(t);
+    const n = Number(m.getBigInt64(m.getUint32(cell + off['DLTensor.shape'], true), true));
+    const data = m.getUint32(cell + off['DLTensor.data'], true);
+    return Array.from(new Float32Array(x.memory.buffer, data, n));
+  };
+  return {
+    exports: x,
+    meta,
+    call,
+    callFunction,
+    float32Tensor,
+    float32Values,
+    /** The DLTensor* inside an ffi.Tensor handle, to pass as { dltensor }. */
+    dltensorOf: tensorCell,
+    decref: (obj) => x.TVMFFIObjectDecRef(obj),
+    /** Registers function handle F as global NAME (TVMFFIFunctionSetGlobal); returns its status. */
+    setGlobal: (name, f) => scratch(() => x.TVMFFIFunctionSetGlobal(byteArray(name), f, 0)),
+    strongCount: (obj) => x.WebFFIObjectStrongCount(obj),
+  };
 }

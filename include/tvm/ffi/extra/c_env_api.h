@@ -36,6 +36,10 @@ TVM_FFI_DLL int TVMFFIEnvCheckSignals(void);
 TVM_FFI_DLL int TVMFFIEnvRegisterCAPI(const char* name, void* symbol);
 TVM_FFI_DLL int TVMFFIEnvModRegisterSystemLibSymbol(const char* name, void* symbol);
 TVM_FFI_DLL int TVMFFIEnvModRegisterContextSymbol(const char* name, void* symbol);
+/* Looks func_name up in the imports of the module whose `__tvm_ffi__library_ctx`
+ * is library_ctx; *out is borrowed (cached and owned by the module). */
+TVM_FFI_DLL int TVMFFIEnvModLookupFromImports(TVMFFIObjectHandle library_ctx,
+                                              const char* func_name, TVMFFIObjectHandle* out);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,0 +1,54 @@
+# CMake functions for C code written against webffi's include/: each runs
+# `webffi build` (bin/webffi.mjs, which needs Node and Emscripten's emcc).
+#
+#   include(path/to/webffi/cmake/webffi.cmake)
+#   # a module to load into a running runtime (loadModule, ffi.ModuleLoadFromFile)
+#   webffi_add_module(my_kernels SOURCES kernels.c [NAME my_kernels] [OUTPUT file.wasm]
+#                     [OPTIONS -O3 -DFOO ...])
+#   # the runtime with the sources linked in, served by ffi.SystemLib()
+#   webffi_add_system_lib_program(my_app SOURCES kernels.c [OUTPUT file.wasm] [OPTIONS ...])
+#
+# Each defines a target (built by `all`) producing OUTPUT, by default
+# ${CMAKE_CURRENT_BINARY_DIR}/<target>.wasm.
+set(WEBFFI_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." CACHE INTERNAL "")
+find_program(WEBFFI_NODE node REQUIRED)
+
+function(_webffi_build target mode)
+  cmake_parse_arguments(ARG "" "NAME;OUTPUT" "SOURCES;OPTIONS" ${ARGN})
+  if(NOT ARG_SOURCES)
+    message(FATAL_ERROR "${target}: SOURCES is required")
+  endif()
+  if(NOT ARG_OUTPUT)
+    set(ARG_OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/${target}.wasm")
+  endif()
+  set(args build ${mode} -o "${ARG_OUTPUT}" ${ARG_OPTIONS})
+  if(ARG_NAME)
+    list(APPEND args --name "${ARG_NAME}")
+  endif()
+  set(sources)
+  foreach(source ${ARG_SOURCES})
+    get_filename_component(source "${source}" ABSOLUTE)
+    list(APPEND sources "${source}")
+  endforeach()
+  file(GLOB_RECURSE deps CONFIGURE_DEPENDS "${WEBFFI_ROOT}/include/*.h")
+  if(mode STREQUAL "")
+    # the runtime is compiled in too
+    file(GLOB runtime_deps CONFIGURE_DEPENDS "${WEBFFI_ROOT}/src/*.[ch]" "${WEBFFI_ROOT}/src/wasm/*")
+    list(APPEND deps ${runtime_deps} "${WEBFFI_ROOT}/cmake/main_exports.txt")
+  endif()
+  add_custom_command(
+    OUTPUT "${ARG_OUTPUT}"
+    COMMAND "${WEBFFI_NODE}" "${WEBFFI_ROOT}/bin/webffi.mjs" ${args} ${sources}
+    DEPENDS ${sources} ${deps} "${WEBFFI_ROOT}/bin/webffi.mjs"
+    COMMENT "webffi build ${mode} ${target}"
+    VERBATIM)
+  add_custom_target(${target} ALL DEPENDS "${ARG_OUTPUT}")
+endfunction()
+
+function(webffi_add_module target)
+  _webffi_build(${target} --module ${ARGN})
+endfunction()
+
+function(webffi_add_system_lib_program target)
+  _webffi_build(${target} "" ${ARGN})
+endfunction()

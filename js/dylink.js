@@ -1,0 +1,511 @@
+// Loads webffi C modules (wasm side modules built with `webffi build
+// --module`) into a running runtime, following the WebAssembly
+// tool-conventions dynamic-linking ABI (the `dylink.0` custom section).
+// A module shares the runtime's memory, function table and stack pointer,
+// imports the runtime's exported C API and libc, and becomes an
+// `ffi.Module` in the runtime's table of loaded modules (src/module.c).
+//
+// It needs nothing but the runtime instance's exports: it also registers
+// the global functions `ffi.Module.load_from_bytes.wasm` and
+// `ffi.Module.load_from_file.wasm`, so C code and `ffi.ModuleLoadFromFile`
+// reach it too.
+
+/** The custom section `webffi build --module` adds: JSON {name, module_abi_version, tvm_ffi_version}. */
+export const MODULE_SECTION = 'webffi.module';
+
+/** A module that cannot be loaded; `kind` is the FFI error kind it is raised as in C. */
+export class ModuleLoadError extends Error {
+  constructor(kind, message) {
+    super(message);
+    this.name = 'ModuleLoadError';
+    this.kind = kind;
+  }
+}
+
+const fail = (kind, message) => {
+  throw new ModuleLoadError(kind, message);
+};
+
+// A one-function wasm module that re-exports a JS function with the
+// safe-call signature (i32, i32, i32, i32) -> i32: only wasm functions can
+// be stored in a function table.
+const SAFE_CALL_STUB = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+  0x01, 0x09, 0x01, 0x60, 0x04, 0x7f, 0x7f, 0x7f, 0x7f, 0x01, 0x7f, // type
+  0x02, 0x07, 0x01, 0x01, 0x65, 0x01, 0x66, 0x00, 0x00, // import "e" "f"
+  0x07, 0x05, 0x01, 0x01, 0x66, 0x00, 0x00, // export "f"
+]);
+
+/** Reads an unsigned LEB128 at bytes[at]; returns [value, next offset]. */
+function leb(bytes, at) {
+  let value = 0;
+  let shift = 0;
+  for (;;) {
+    const b = bytes[at++];
+    if (b === undefined) fail('ValueError', 'truncated dylink.0 section');
+    value += (b & 0x7f) * 2 ** shift;
+    shift += 7;
+    if (b < 0x80) return [value, at];
+  }
+}
+
+/** The memory and table a side module needs, from its `dylink.0` section. */
+function readDylink(module, label) {
+  const sections = WebAssembly.Module.customSections(module, 'dylink.0');
+  if (sections.length === 0) {
+    fail('ValueError', `${label} is not a webffi module: it has no \`dylink.0\` section ` +
+      '(build it with `webffi build --module`)');
+  }
+  const bytes = new Uint8Array(sections[0]);
+  const info = { memorySize: 0, memoryAlign: 0, tableSize: 0, tableAlign: 0 };
+  let at = 0;
+  while (at < bytes.length) {
+    const type = bytes[at++];
+    let size;
+    [size, at] = leb(bytes, at);
+    const end = at + size;
+    if (type === 1) { // WASM_DYLINK_MEM_INFO
+      [info.memorySize, at] = leb(bytes, at);
+      [info.memoryAlign, at] = leb(bytes, at);
+      [info.tableSize, at] = leb(bytes, at);
+      [info.tableAlign, at] = leb(bytes, at);
+    } else if (type === 2) { // WASM_DYLINK_NEEDED
+      const [count] = leb(bytes, at);
+      if (count > 0) {
+        fail('ValueError', `${label} needs other shared libraries, which webffi does not load`);
+      }
+    }
+    at = end;
+  }
+  return info;
+}
+
+/** The module's `webffi.module` declaration. */
+function readDeclaration(module, label) {
+  const sections = WebAssembly.Module.customSections(module, MODULE_SECTION);
+  if (sections.length === 0) {
+    fail('ValueError', `${label} is not a webffi module: it has no \`${MODULE_SECTION}\` section ` +
+      '(build it with `webffi build --module`)');
+  }
+  let decl;
+  try {
+    decl = JSON.parse(new TextDecoder().decode(sections[0]));
+  } catch {
+    decl = null;
+  }
+  if (typeof decl?.name !== 'string' || decl.name === '' || !Array.isArray(decl.tvm_ffi_version)) {
+    fail('ValueError', `${label} has a malformed \`${MODULE_SECTION}\` section`);
+  }
+  return decl;
+}
+
+/** The runtime instance's exports a loader uses. */
+const REQUIRED = ['memory', '__indirect_function_table', '__stack_pointer', 'WebFFIHeapAlloc',
+  'WebFFIHeapFree', 'WebFFIModuleCreate', 'WebFFIModuleAddSymbol', 'WebFFIModuleFindLoaded',
+  'WebFFIModuleUnload', 'WebFFIGetABIMetadata', 'TVMFFIFunctionCreate', 'TVMFFIFunctionSetGlobal',
+  'TVMFFIErrorSetRaisedFromCStr', 'TVMFFIErrorMoveFromRaised', 'TVMFFIObjectDecRef'];
+
+const loaders = new WeakMap();
+
+/**
+ * The module loader of a runtime instance (one per instance; the first call
+ * registers `ffi.Module.load_from_bytes.wasm` and
+ * `ffi.Module.load_from_file.wasm`). Call it after `_initialize`.
+ * @param {WebAssembly.Exports} exports the runtime instance's exports
+ * @param {{ readFileSync?: (path: string | URL) => Uint8Array }} [options]
+ *   how files are read (paths given to load() and to
+ *   `ffi.Module.load_from_file.wasm`); Node's fs by default, none in browsers.
+ */
+export function moduleLoader(exports, options = {}) {
+  let loader = loaders.get(exports);
+  if (loader === undefined) {
+    loader = new ModuleLoader(exports, options);
+    loaders.set(exports, loader);
+  }
+  return loader;
+}
+
+/**
+ * Loads a module into the runtime: `source` is a URL or path (string or
+ * URL), wasm bytes, or a WebAssembly.Module. Resolves to the module's
+ * handle (a new `ffi.Module` reference the caller releases). A module whose
+ * name is already loaded is returned, not instantiated again.
+ */
+export function loadModule(exports, source, options) {
+  return moduleLoader(exports, options).load(source);
+}
+
+class ModuleLoader {
+  #x;
+  #table;
+  #meta;
+  #slots = new Map(); // wasm function -> its table index
+  #scanned = 0; // table slots already entered into #slots
+  #sources = new Map(); // path or URL -> module name, for load_from_file
+  #readFileSync;
+  #utf8 = new TextEncoder();
+  #text = new TextDecoder();
+
+  constructor(exports, options) {
+    const missing = REQUIRED.filter((name) => !(name in exports));
+    if (missing.length > 0) {
+      fail('RuntimeError', 'this runtime cannot load modules: it does not export ' +
+        `${missing.join(', ')} (build it with the dynamic-linking flags of CMakeLists.txt)`);
+    }
+    this.#x = exports;
+    this.#table = exports.__indirect_function_table;
+    this.#meta = JSON.parse(this.#cstr(exports.WebFFIGetABIMetadata()));
+    this.#readFileSync = options.readFileSync ??
+      globalThis.process?.getBuiltinModule?.('node:fs')?.readFileSync;
+    this.#registerGlobal('ffi.Module.load_from_bytes.wasm', (args) =>
+      this.loadSync(this.#argBytes(args)));
+    this.#registerGlobal('ffi.Module.load_from_file.wasm', (args) =>
+      this.#loadFile(this.#text.decode(this.#argBytes(args))));
+  }
+
+  /** See loadModule. */
+  async load(source) {
+    if (source instanceof WebAssembly.Module || ArrayBuffer.isView(source) ||
+        source instanceof ArrayBuffer) {
+      return this.loadSync(source);
+    }
+    const where = String(source);
+    const known = this.#findBySource(where);
+    if (known) return known;
+    const bytes = await fetchBytes(where, this.#readFileSync);
+    const module = await WebAssembly.compile(bytes).catch((e) => fail('ValueError',
+      `${where} is not a wasm module: ${e.message}`));
+    return this.#loadCompiled(module, where);
+  }
+
+  /** Loads bytes or a compiled WebAssembly.Module synchronously; see loadModule. */
+  loadSync(source, path) {
+    const label = path ?? 'the module';
+    let module = source;
+    if (!(module instanceof WebAssembly.Module)) {
+      try {
+        module = new WebAssembly.Module(source);
+      } catch (e) {
+        fail('ValueError', `${label} is not a wasm module: ${e.message}`);
+      }
+    }
+    return this.#loadCompiled(module, path);
+  }
+
+  /** Loads a compiled module; its path or URL, when known, is remembered for load_from_file. */
+  #loadCompiled(module, path) {
+    const label = path ?? 'the module';
+    const dylink = readDylink(module, label);
+    const decl = readDeclaration(module, label);
+    this.#checkCompatible(decl, label);
+    let handle = this.#withCString(decl.name, (name) => this.#x.WebFFIModuleFindLoaded(name));
+    if (handle === 0) handle = this.#instantiate(module, dylink, decl.name);
+    if (path !== undefined) this.#sources.set(path, decl.name);
+    return handle;
+  }
+
+  #checkCompatible(decl, label) {
+    const [major, minor] = this.#meta.tvm_ffi_version;
+    const [modMajor, modMinor] = decl.tvm_ffi_version;
+    if (decl.module_abi_version !== this.#meta.module_abi_version || modMajor !== major ||
+        modMinor !== minor) {
+      fail('ValueError', `${label} (\`${decl.name}\`) was built for an incompatible ABI: ` +
+        `module ABI ${decl.module_abi_version}, tvm-ffi ${decl.tvm_ffi_version.join('.')}; ` +
+        `this runtime has module ABI ${this.#meta.module_abi_version}, tvm-ffi ` +
+        `${this.#meta.tvm_ffi_version.join('.')}`);
+    }
+  }
+
+  #instantiate(module, dylink, name) {
+    const x = this.#x;
+    const ownExports = new Map(WebAssembly.Module.exports(module).map((e) => [e.name, e.kind]));
+    // Resolve every import before anything is allocated: a module that
+    // cannot link leaves the runtime as it was.
+    const env = {
+      memory: x.memory,
+      __indirect_function_table: this.#table,
+      __stack_pointer: x.__stack_pointer,
+    };
+    const got = { 'GOT.mem': {}, 'GOT.func': {} };
+    const fromRuntime = []; // [GOT global, runtime function] to enter into the table
+    const fromModule = []; // [GOT global, is a function, export name]: filled after instantiation
+    const missing = [];
+    for (const imp of WebAssembly.Module.imports(module)) {
+      if (imp.module === 'env') {
+        if (imp.name in env || imp.name === '__memory_base' || imp.name === '__table_base') continue;
+        if (imp.kind === 'function' && typeof x[imp.name] === 'function') {
+          env[imp.name] = x[imp.name];
+        } else {
+          missing.push(imp.name);
+        }
+      } else if (imp.module in got) {
+        const global = new WebAssembly.Global({ value: 'i32', mutable: true }, 0);
+        got[imp.module][imp.name] = global;
+        const func = imp.module === 'GOT.func';
+        if (func && typeof x[imp.name] === 'function') {
+          fromRuntime.push([global, x[imp.name]]);
+        } else if (!func && x[imp.name] instanceof WebAssembly.Global) {
+          global.value = x[imp.name].value;
+        } else if (ownExports.get(imp.name) === (func ? 'function' : 'global')) {
+          fromModule.push([global, func, imp.name]);
+        } else {
+          missing.push(imp.name);
+        }
+      } else {
+        missing.push(`${imp.module}.${imp.name}`);
+      }
+    }
+    if (missing.length > 0) {
+      fail('RuntimeError', `Cannot load module \`${name}\`: it imports ${missing.map((m) =>
+        `\`${m}\``).join(', ')}, which the runtime does not export`);
+    }
+
+    for (const [global, fn] of fromRuntime) global.value = this.#tableIndex(fn);
+
+    const align = 2 ** dylink.memoryAlign;
+    const raw = dylink.memorySize > 0 ? x.WebFFIHeapAlloc(dylink.memorySize + align - 1) : 0;
+    if (dylink.memorySize > 0 && raw === 0) {
+      fail('MemoryError', `Cannot load module \`${name}\`: out of memory for its data`);
+    }
+    const memoryBase = Math.ceil(raw / align) * align;
+    new Uint8Array(x.memory.buffer, memoryBase, dylink.memorySize).fill(0);
+    const tableAlign = 2 ** dylink.tableAlign;
+    const padding = (tableAlign - (this.#table.length % tableAlign)) % tableAlign;
+    const tableBase = this.#table.grow(dylink.tableSize + padding) + padding;
+    env.__memory_base = new WebAssembly.Global({ value: 'i32', mutable: false }, memoryBase);
+    env.__table_base = new WebAssembly.Global({ value: 'i32', mutable: false }, tableBase);
+
+    // A trap in the module's start function or constructors unwinds
+    // without restoring the shared stack pointer: restore it here.
+    const stackPointer = x.__stack_pointer.value;
+    let instance;
+    try {
+      instance = new WebAssembly.Instance(module, { env, ...got });
+    } catch (e) {
+      x.__stack_pointer.value = stackPointer;
+      if (raw !== 0) x.WebFFIHeapFree(raw);
+      fail('RuntimeError', `Cannot load module \`${name}\`: ${e.message}`);
+    }
+    const own = instance.exports;
+    // The start function applied data relocations before the GOT held the
+    // module's own symbols; __wasm_call_ctors applies them again, then runs
+    // the constructors.
+    for (const [global, func, symbol] of fromModule) {
+      global.value = func ? this.#tableIndex(own[symbol]) : memoryBase + own[symbol].value;
+    }
+    try {
+      (own.__wasm_call_ctors ?? own.__wasm_apply_data_relocs)?.();
+    } catch (e) {
+      x.__stack_pointer.value = stackPointer;
+      fail('RuntimeError', `Cannot load module \`${name}\`: its initialisation failed: ${e.message}`);
+    }
+    return this.#register(name, own, memoryBase);
+  }
+
+  /** Creates the C module and adds the instance's `__tvm_ffi_*` functions and data symbols. */
+  #register(name, own, memoryBase) {
+    const x = this.#x;
+    const out = x.WebFFIHeapAlloc(this.#meta.pointer_size);
+    if (out === 0) fail('MemoryError', `Cannot load module \`${name}\`: out of memory`);
+    try {
+      if (this.#withCString(name, (p) => x.WebFFIModuleCreate(p, out)) !== 0) this.#throwRaised();
+      const handle = new DataView(x.memory.buffer).getUint32(out, true);
+      for (const [symbol, value] of Object.entries(own)) {
+        let address;
+        if (typeof value === 'function' && symbol.startsWith('__tvm_ffi_')) {
+          address = this.#tableIndex(value);
+        } else if (value instanceof WebAssembly.Global) {
+          address = memoryBase + value.value;
+        } else {
+          continue;
+        }
+        const rc = this.#withCString(symbol, (p) => x.WebFFIModuleAddSymbol(handle, p, address));
+        if (rc !== 0) {
+          this.#withCString(name, (p) => x.WebFFIModuleUnload(p));
+          x.TVMFFIObjectDecRef(handle);
+          this.#throwRaised();
+        }
+      }
+      return handle;
+    } finally {
+      x.WebFFIHeapFree(out);
+    }
+  }
+
+  #loadFile(path) {
+    const known = this.#findBySource(path);
+    if (known) return known;
+    if (typeof this.#readFileSync !== 'function') {
+      fail('RuntimeError', `Cannot load module \`${path}\`: this host cannot read files ` +
+        'synchronously; load it from JavaScript first (loadModule(url))');
+    }
+    let bytes;
+    try {
+      bytes = this.#readFileSync(path);
+    } catch (e) {
+      fail('RuntimeError', `Cannot load module \`${path}\`: ${e.message}`);
+    }
+    return this.loadSync(bytes, path);
+  }
+
+  #findBySource(source) {
+    const name = this.#sources.get(source);
+    if (name === undefined) return 0;
+    return this.#withCString(name, (p) => this.#x.WebFFIModuleFindLoaded(p));
+  }
+
+  /** The table index of a wasm function, adding it to the table when absent. */
+  #tableIndex(fn) {
+    const table = this.#table;
+    for (; this.#scanned < table.length; this.#scanned++) {
+      const f = table.get(this.#scanned);
+      if (f !== null && !this.#slots.has(f)) this.#slots.set(f, this.#scanned);
+    }
+    let index = this.#slots.get(fn);
+    if (index === undefined) {
+      index = table.grow(1);
+      table.set(index, fn);
+      this.#slots.set(fn, index);
+      this.#scanned = table.length;
+    }
+    return index;
+  }
+
+  // ------------------------------------------------------ raw C helpers
+  #cstr(ptr) {
+    const bytes = new Uint8Array(this.#x.memory.buffer);
+    return this.#text.decode(bytes.subarray(ptr, bytes.indexOf(0, ptr)));
+  }
+
+  #withCString(s, fn) {
+    const bytes = this.#utf8.encode(s);
+    const ptr = this.#x.WebFFIHeapAlloc(bytes.length + 1);
+    if (ptr === 0) fail('MemoryError', 'out of memory');
+    try {
+      const mem = new Uint8Array(this.#x.memory.buffer);
+      mem.set(bytes, ptr);
+      mem[ptr + bytes.length] = 0;
+      return fn(ptr);
+    } finally {
+      this.#x.WebFFIHeapFree(ptr);
+    }
+  }
+
+  /** Moves the raised C error into a ModuleLoadError and throws it. */
+  #throwRaised() {
+    const x = this.#x;
+    const { offsetof: off, sizeof } = this.#meta;
+    const out = x.WebFFIHeapAlloc(this.#meta.pointer_size);
+    if (out === 0) fail('MemoryError', 'out of memory');
+    x.TVMFFIErrorMoveFromRaised(out);
+    const view = new DataView(x.memory.buffer);
+    const err = view.getUint32(out, true);
+    x.WebFFIHeapFree(out);
+    if (err === 0) fail('RuntimeError', 'module loading failed without an error');
+    const field = (name) => {
+      const at = err + sizeof.TVMFFIObject + off[`TVMFFIErrorCell.${name}`];
+      const data = view.getUint32(at + off['TVMFFIByteArray.data'], true);
+      const size = view.getUint32(at + off['TVMFFIByteArray.size'], true);
+      return this.#text.decode(new Uint8Array(x.memory.buffer, data, size));
+    };
+    const kind = field('kind');
+    const message = field('message');
+    x.TVMFFIObjectDecRef(err);
+    fail(kind, message);
+  }
+
+  /** A copy of the bytes of a string or bytes argument args[0]. */
+  #argBytes(args) {
+    const { offsetof: off, sizeof, type_index: T } = this.#meta;
+    const view = new DataView(this.#x.memory.buffer);
+    const tindex = view.getInt32(args + off['TVMFFIAny.type_index'], true);
+    const payload = args + off['TVMFFIAny.v_int64'];
+    const bytes = (data, size) => new Uint8Array(this.#x.memory.buffer, data, size).slice();
+    const byteArray = (p) => bytes(view.getUint32(p + off['TVMFFIByteArray.data'], true),
+      view.getUint32(p + off['TVMFFIByteArray.size'], true));
+    switch (tindex) {
+      case T['ffi.SmallStr']:
+      case T['ffi.SmallBytes']:
+        return bytes(payload, view.getUint32(args + off['TVMFFIAny.small_str_len'], true));
+      case T['ffi.String']:
+      case T['ffi.Bytes']:
+        return byteArray(view.getUint32(payload, true) + sizeof.TVMFFIObject);
+      case T['TVMFFIByteArray*']:
+        return byteArray(view.getUint32(payload, true));
+      case T['const char*']: {
+        const p = view.getUint32(payload, true);
+        return this.#utf8.encode(this.#cstr(p));
+      }
+      default:
+        return fail('TypeError', 'expects one argument, a str or bytes');
+    }
+  }
+
+  /**
+   * Registers fn(argsPtr) as global function NAME; fn returns a module
+   * handle (a new reference, moved into the result) or throws.
+   */
+  #registerGlobal(name, fn) {
+    const x = this.#x;
+    const T = this.#meta.type_index;
+    const off = this.#meta.offsetof;
+    const safeCall = (self, args, numArgs, result) => {
+      try {
+        if (numArgs !== 1) fail('TypeError', `\`${name}\` expects 1 argument but got ${numArgs}`);
+        const handle = fn(args);
+        const view = new DataView(x.memory.buffer);
+        view.setInt32(result + off['TVMFFIAny.type_index'], T['ffi.Module'], true);
+        view.setUint32(result + off['TVMFFIAny.small_str_len'], 0, true);
+        view.setBigUint64(result + off['TVMFFIAny.v_int64'], BigInt(handle), true);
+        return 0;
+      } catch (e) {
+        const kind = e instanceof ModuleLoadError ? e.kind : 'RuntimeError';
+        this.#withCString(kind, (k) => this.#withCString(String(e?.message ?? e), (m) =>
+          x.TVMFFIErrorSetRaisedFromCStr(k, m)));
+        return -1;
+      }
+    };
+    const stub = new WebAssembly.Instance(new WebAssembly.Module(SAFE_CALL_STUB), {
+      e: { f: safeCall },
+    });
+    const out = x.WebFFIHeapAlloc(this.#meta.pointer_size);
+    if (out === 0) fail('MemoryError', 'out of memory');
+    try {
+      if (x.TVMFFIFunctionCreate(0, this.#tableIndex(stub.exports.f), 0, out) !== 0) {
+        this.#throwRaised();
+      }
+      const f = new DataView(x.memory.buffer).getUint32(out, true);
+      const rc = this.#withCString(name, (p) => {
+        const ba = x.WebFFIHeapAlloc(this.#meta.sizeof.TVMFFIByteArray);
+        if (ba === 0) fail('MemoryError', 'out of memory');
+        const view = new DataView(x.memory.buffer);
+        view.setUint32(ba + off['TVMFFIByteArray.data'], p, true);
+        view.setUint32(ba + off['TVMFFIByteArray.size'], this.#utf8.encode(name).length, true);
+        const status = x.TVMFFIFunctionSetGlobal(ba, f, 1);
+        x.WebFFIHeapFree(ba);
+        return status;
+      });
+      x.TVMFFIObjectDecRef(f);
+      if (rc !== 0) this.#throwRaised();
+    } finally {
+      x.WebFFIHeapFree(out);
+    }
+  }
+}
+
+/** The bytes at a URL, or a file path or file: URL read with readFileSync (Node). */
+async function fetchBytes(where, readFileSync) {
+  if (readFileSync !== undefined && !/^(https?|data|blob):/.test(where)) {
+    try {
+      return readFileSync(where.startsWith('file:') ? new URL(where) : where);
+    } catch (e) {
+      fail('RuntimeError', `Cannot load module \`${where}\`: ${e.message}`);
+    }
+  }
+  const response = await fetch(where).catch((e) => fail('RuntimeError',
+    `Cannot load module \`${where}\`: ${e.message}`));
+  if (!response.ok) {
+    fail('RuntimeError', `Cannot load module \`${where}\`: HTTP ${response.status}`);
+  }
+  return new Uint8Array(await response.arrayBuffer());
+}

@@ -1,0 +1,236 @@
+/* Modules: the system library, symbol-table modules, imports, loaders. */
+#include <tvm/ffi/extra/c_env_api.h>
+#include <webffi/module.h>
+#include <webffi/webffi.h>
+
+#include "harness.h"
+
+static int sys_add_one(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  if (n != 1 || args[0].type_index != kTVMFFIInt) {
+    TVMFFIErrorSetRaisedFromCStr("TypeError", "add_one expects one int");
+    return -1;
+  }
+  *result = any_int(args[0].v_int64 + 1);
+  return 0;
+}
+
+static int sys_mylib_sub(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  (void)n;
+  *result = any_int(args[0].v_int64 - args[1].v_int64);
+  return 0;
+}
+
+static int sys_add_one_metadata(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  (void)args;
+  (void)n;
+  TVMFFIByteArray s = {"{\"arity\":1}", 11};
+  return TVMFFIStringFromByteArray(&s, result);
+}
+
+static void register_system_symbols(void) {
+  CHECK(TVMFFIEnvModRegisterSystemLibSymbol("__tvm_ffi_add_one", (void*)sys_add_one) == 0);
+  CHECK(TVMFFIEnvModRegisterSystemLibSymbol("__tvm_ffi_mylib_sub", (void*)sys_mylib_sub) == 0);
+  CHECK(TVMFFIEnvModRegisterSystemLibSymbol("__tvm_ffi__metadata_add_one",
+                                            (void*)sys_add_one_metadata) == 0);
+}
+
+static TVMFFIObjectHandle system_lib(const char* prefix) {
+  TVMFFIAny arg = any_cstr(prefix), result;
+  CHECK(call_global("ffi.SystemLib", &arg, prefix != NULL ? 1 : 0, &result) == 0);
+  CHECK_EQ_INT(result.type_index, kTVMFFIModule);
+  return result.v_obj;
+}
+
+static TVMFFIAny get_function(TVMFFIObjectHandle mod, const char* name, int query_imports) {
+  TVMFFIAny args[3] = {any_obj(mod), any_cstr(name), any_bool(query_imports)}, result;
+  CHECK(call_global("ffi.ModuleGetFunction", args, 3, &result) == 0);
+  return result;
+}
+
+void module_system_lib_serves_registered_symbols(void) {
+  register_system_symbols();
+  TVMFFIObjectHandle lib = system_lib(NULL);
+  TVMFFIAny f = get_function(lib, "add_one", 0);
+  CHECK_EQ_INT(f.type_index, kTVMFFIFunction);
+  TVMFFIAny arg = any_int(41), result = any_none();
+  CHECK(TVMFFIFunctionCall(f.v_obj, &arg, 1, &result) == 0);
+  CHECK_EQ_INT(result.v_int64, 42);
+  /* errors from the library function come through unchanged */
+  arg = any_float(1.0);
+  CHECK(TVMFFIFunctionCall(f.v_obj, &arg, 1, &result) == -1);
+  CHECK_RAISED("TypeError", "add_one expects one int");
+  TVMFFIObjectDecRef(f.v_obj);
+  CHECK_EQ_INT(get_function(lib, "no_such_function", 1).type_index, kTVMFFINone);
+  /* the same module object for the same prefix */
+  TVMFFIObjectHandle again = system_lib(NULL);
+  CHECK(again == lib);
+  TVMFFIObjectDecRef(again);
+  TVMFFIObjectDecRef(lib);
+}
+
+void module_system_lib_prefix_falls_back_to_bare_name(void) {
+  register_system_symbols();
+  TVMFFIObjectHandle lib = system_lib("mylib_");
+  TVMFFIAny sub = get_function(lib, "sub", 0), add = get_function(lib, "add_one", 0);
+  CHECK_EQ_INT(sub.type_index, kTVMFFIFunction);
+  CHECK_EQ_INT(add.type_index, kTVMFFIFunction);
+  TVMFFIAny args[2] = {any_int(10), any_int(3)}, result = any_none();
+  CHECK(TVMFFIFunctionCall(sub.v_obj, args, 2, &result) == 0);
+  CHECK_EQ_INT(result.v_int64, 7);
+  TVMFFIObjectDecRef(sub.v_obj);
+  TVMFFIObjectDecRef(add.v_obj);
+  TVMFFIObjectDecRef(lib);
+}
+
+void module_kind_metadata_and_implements(void) {
+  register_system_symbols();
+  TVMFFIObjectHandle lib = system_lib(NULL);
+  TVMFFIAny arg = any_obj(lib), result;
+  CHECK(call_global("ffi.ModuleGetKind", &arg, 1, &result) == 0);
+  CHECK_EQ_STR(any_str(&result), "library");
+  TVMFFIAny args[3] = {any_obj(lib), any_cstr("add_one"), any_bool(1)};
+  CHECK(call_global("ffi.ModuleImplementsFunction", args, 3, &result) == 0);
+  CHECK_EQ_INT(result.v_int64, 1);
+  args[1] = any_cstr("missing");
+  CHECK(call_global("ffi.ModuleImplementsFunction", args, 3, &result) == 0);
+  CHECK_EQ_INT(result.v_int64, 0);
+  args[1] = any_cstr("add_one");
+  CHECK(call_global("ffi.ModuleGetFunctionMetadata", args, 2, &result) == 0);
+  CHECK_EQ_STR(any_str(&result), "{\"arity\":1}");
+  TVMFFIObjectDecRef(result.v_obj);
+  CHECK(call_global("ffi.ModuleGetFunctionDoc", args, 2, &result) == 0);
+  CHECK_EQ_INT(result.type_index, kTVMFFINone);
+  TVMFFIObjectDecRef(lib);
+}
+
+void module_function_keeps_module_alive(void) {
+  TVMFFIObjectHandle mod = NULL;
+  CHECK(WebFFIModuleCreate(NULL, &mod) == 0);
+  CHECK(WebFFIModuleAddSymbol(mod, "__tvm_ffi_add_one", (void*)sys_add_one) == 0);
+  TVMFFIAny f = get_function(mod, "add_one", 0);
+  CHECK_EQ_INT(f.type_index, kTVMFFIFunction);
+  CHECK_EQ_INT(WebFFIObjectStrongCount(mod), 2);
+  TVMFFIObjectDecRef(mod);
+  TVMFFIAny arg = any_int(1), result = any_none();
+  CHECK(TVMFFIFunctionCall(f.v_obj, &arg, 1, &result) == 0);
+  CHECK_EQ_INT(result.v_int64, 2);
+  TVMFFIObjectDecRef(f.v_obj); /* frees the module too (ASan checks) */
+}
+
+static void* library_ctx_slot;
+static void* context_slot;
+static int context_value;
+
+void module_imports_and_lookup_from_imports(void) {
+  TVMFFIObjectHandle main_mod = NULL, dep = NULL;
+  CHECK(TVMFFIEnvModRegisterContextSymbol("__webffi_test_context", &context_value) == 0);
+  CHECK(WebFFIModuleCreate(NULL, &main_mod) == 0);
+  CHECK(WebFFIModuleCreate(NULL, &dep) == 0);
+  CHECK(WebFFIModuleAddSymbol(main_mod, "__tvm_ffi__library_ctx", &library_ctx_slot) == 0);
+  CHECK(library_ctx_slot == main_mod);
+  CHECK(WebFFIModuleAddSymbol(main_mod, "__webffi_test_context", &context_slot) == 0);
+  CHECK(context_slot == &context_value);
+  CHECK(WebFFIModuleAddSymbol(dep, "__tvm_ffi_add_one", (void*)sys_add_one) == 0);
+  TVMFFIAny args[2] = {any_obj(main_mod), any_obj(dep)}, result;
+  CHECK(call_global("ffi.ModuleImportModule", args, 2, &result) == 0);
+  CHECK_EQ_INT(get_function(main_mod, "add_one", 0).type_index, kTVMFFINone);
+  TVMFFIAny f = get_function(main_mod, "add_one", 1);
+  CHECK_EQ_INT(f.type_index, kTVMFFIFunction);
+  TVMFFIObjectDecRef(f.v_obj);
+  /* generated code looks imports up through the library context */
+  TVMFFIObjectHandle cached = NULL, again = NULL;
+  CHECK(TVMFFIEnvModLookupFromImports(library_ctx_slot, "add_one", &cached) == 0);
+  CHECK(TVMFFIEnvModLookupFromImports(library_ctx_slot, "add_one", &again) == 0);
+  CHECK(cached == again);
+  CHECK(TVMFFIEnvModLookupFromImports(library_ctx_slot, "nope", &again) == -1);
+  CHECK_RAISED("RuntimeError", "Cannot find function `nope` in the imported modules");
+  /* cycles are refused */
+  TVMFFIAny back[2] = {any_obj(dep), any_obj(main_mod)};
+  CHECK(call_global("ffi.ModuleImportModule", back, 2, &result) == -1);
+  CHECK_RAISED("ValueError", "Cannot import a module into itself, directly or not");
+  TVMFFIObjectDecRef(main_mod);
+  TVMFFIObjectDecRef(dep);
+}
+
+void module_loaded_table_by_name(void) {
+  TVMFFIObjectHandle mod = NULL, dup = NULL;
+  CHECK(WebFFIModuleCreate("test_mod.wasm", &mod) == 0);
+  CHECK(WebFFIModuleCreate("test_mod.wasm", &dup) == -1);
+  CHECK_RAISED("ValueError", "A module named `test_mod.wasm` is already loaded");
+  TVMFFIObjectHandle found = WebFFIModuleFindLoaded("test_mod.wasm");
+  CHECK(found == mod);
+  TVMFFIObjectDecRef(found);
+  CHECK(WebFFIModuleFindLoaded("other.wasm") == NULL);
+  CHECK_EQ_INT(WebFFIModuleUnload("test_mod.wasm"), 1);
+  CHECK_EQ_INT(WebFFIModuleUnload("test_mod.wasm"), 0);
+  CHECK(WebFFIModuleFindLoaded("test_mod.wasm") == NULL);
+  CHECK_EQ_INT(WebFFIObjectStrongCount(mod), 1);
+  TVMFFIObjectDecRef(mod);
+}
+
+static int fake_loader(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  (void)n;
+  TVMFFIObjectHandle mod = NULL;
+  if (strcmp(any_str(&args[0]), "/models/model.fake") != 0) return -1;
+  if (WebFFIModuleCreate(NULL, &mod) != 0) return -1;
+  *result = any_obj(mod);
+  return 0;
+}
+
+void module_load_from_file_dispatches_on_extension(void) {
+  TVMFFIObjectHandle loader = NULL;
+  CHECK(TVMFFIFunctionCreate(NULL, fake_loader, NULL, &loader) == 0);
+  TVMFFIByteArray name = {"ffi.Module.load_from_file.fake", 30};
+  CHECK(TVMFFIFunctionSetGlobal(&name, loader, 0) == 0);
+  TVMFFIObjectDecRef(loader);
+  TVMFFIAny arg = any_cstr("/models/model.fake"), result;
+  CHECK(call_global("ffi.ModuleLoadFromFile", &arg, 1, &result) == 0);
+  CHECK_EQ_INT(result.type_index, kTVMFFIModule);
+  TVMFFIObjectDecRef(result.v_obj);
+  arg = any_cstr("/models/model.xyz");
+  CHECK(call_global("ffi.ModuleLoadFromFile", &arg, 1, &result) == -1);
+  CHECK_RAISED("RuntimeError",
+               "Cannot load module `/models/model.xyz`: no loader for `.xyz` files "
+               "(`ffi.Module.load_from_file.xyz` is not registered)");
+  arg = any_cstr("/models.d/model");
+  CHECK(call_global("ffi.ModuleLoadFromFile", &arg, 1, &result) == -1);
+  CHECK_RAISED("ValueError", "Cannot load module `/models.d/model`: the file has no extension");
+}
+
+void module_functions_check_argument_types(void) {
+  TVMFFIAny args[3] = {any_int(1), any_cstr("f"), any_bool(1)}, result;
+  CHECK(call_global("ffi.ModuleGetFunction", args, 3, &result) == -1);
+  CHECK_RAISED("TypeError",
+               "Mismatched type on argument #0 when calling: `ffi.ModuleGetFunction(0: "
+               "ffi.Module, 1: str, 2: bool) -> Optional<ffi.Function>`. Expected `ffi.Module` "
+               "but got `int`");
+}
+
+void module_loaded_table_globals_for_hosts(void) {
+  TVMFFIObjectHandle mod = NULL;
+  CHECK(WebFFIModuleCreate("host_view.wasm", &mod) == 0);
+  TVMFFIAny arg = any_cstr("host_view.wasm"), result;
+  CHECK(call_global("webffi.ModuleFindLoaded", &arg, 1, &result) == 0);
+  CHECK_EQ_INT(result.type_index, kTVMFFIModule);
+  CHECK(result.v_obj == mod);
+  TVMFFIObjectDecRef(result.v_obj);
+  CHECK(call_global("webffi.ModuleUnload", &arg, 1, &result) == 0);
+  CHECK_EQ_INT(result.type_index, kTVMFFIBool);
+  CHECK_EQ_INT(result.v_int64, 1);
+  CHECK(call_global("webffi.ModuleUnload", &arg, 1, &result) == 0);
+  CHECK_EQ_INT(result.v_int64, 0);
+  CHECK(call_global("webffi.ModuleFindLoaded", &arg, 1, &result) == 0);
+  CHECK_EQ_INT(result.type_index, kTVMFFINone);
+  /* the caller's reference keeps the unloaded module alive */
+  CHECK_EQ_INT(WebFFIObjectStrongCount(mod), 1);
+  TVMFFIObjectDecRef(mod);
+  arg = any_int(3);
+  CHECK(call_global("webffi.ModuleUnload", &arg, 1, &result) == -1);
+  CHECK_RAISED("TypeError",
+               "Mismatched type on argument #0 when calling: `webffi.ModuleUnload(0: str) -> "
+               "bool`. Expected `str` but got `int`");
+}

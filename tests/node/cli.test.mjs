@@ -1,0 +1,46 @@
+// The `webffi build` command line (the CMake build of tests/modules runs
+// it in both modes; these cover its options and its failures).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const webffi = (...args) => spawnSync(process.execPath, [`${root}bin/webffi.mjs`, ...args],
+  { encoding: 'utf8' });
+
+test('--name and -D reach the module; its declaration carries the ABI versions', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'webffi-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(`${dir}/k.c`, `#include <tvm/ffi/c_api.h>
+TVM_FFI_DLL_EXPORT int __tvm_ffi_answer(void* s, const TVMFFIAny* a, int32_t n, TVMFFIAny* r) {
+  (void)s; (void)a; (void)n; r->type_index = kTVMFFIInt; r->v_int64 = ANSWER; return 0;
+}`);
+  const run = webffi('build', '--module', '-DANSWER=42', '--name', 'kernels', `${dir}/k.c`,
+    '-o', `${dir}/out.wasm`);
+  assert.equal(run.status, 0, run.stderr);
+  const module = new WebAssembly.Module(readFileSync(`${dir}/out.wasm`));
+  const [section] = WebAssembly.Module.customSections(module, 'webffi.module');
+  assert.deepEqual(JSON.parse(Buffer.from(section).toString()),
+    { name: 'kernels', module_abi_version: 1, tvm_ffi_version: [0, 1, 14] });
+  assert.ok(WebAssembly.Module.exports(module).some((e) => e.name === '__tvm_ffi_answer'));
+});
+
+test('no sources, an unknown command or a compile error fail with a message', (t) => {
+  let run = webffi('build');
+  assert.equal(run.status, 1);
+  assert.match(run.stderr, /^webffi: no sources\nusage: webffi build/);
+  run = webffi('compile', 'x.c');
+  assert.equal(run.status, 1);
+  assert.match(run.stderr, /^webffi: usage: webffi build/);
+  const dir = mkdtempSync(join(tmpdir(), 'webffi-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(`${dir}/bad.c`, 'int f(void) { return missing_variable; }\n');
+  run = webffi('build', '--module', `${dir}/bad.c`, '-o', `${dir}/bad.wasm`);
+  assert.equal(run.status, 1);
+  assert.match(run.stderr, /missing_variable/);
+  assert.match(run.stderr, /webffi: emcc failed \(exit 1\)\n$/);
+});
