@@ -61,6 +61,8 @@ test('npm pack yields a package that works from import, require and a script tag
     execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', tarball], { cwd: app, stdio: 'pipe' });
     const esm = `import { load } from 'webffi'; const rt = await load(); console.log(rt.getGlobal('testing.add_one')(41));`;
     assert.equal(execFileSync('node', ['--input-type=module', '-e', esm], { cwd: app, encoding: 'utf8' }).trim(), '42');
+    const dylink = `import { loadModule } from 'webffi/js/dylink.js'; console.log(typeof loadModule);`;
+    assert.equal(execFileSync('node', ['--input-type=module', '-e', dylink], { cwd: app, encoding: 'utf8' }).trim(), 'function');
     const cjs = `require('webffi').load().then((rt) => console.log(rt.getGlobal('testing.echo')('from cjs')));`;
     assert.equal(execFileSync('node', ['-e', cjs], { cwd: app, encoding: 'utf8' }).trim(), 'from cjs');
     writeFileSync(join(app, 'index.html'), `<!doctype html>
