@@ -25,8 +25,15 @@ function measure(n, body) {
 }
 
 const raw = measure(2e6, () => x.WebFFIObjectStrongCount(0));
+// The C floor of a packed call: TVMFFIFunctionCall straight from JS with the
+// two int arguments already in memory (no marshaling at all).
+const argv = x.WebFFIHeapAlloc(48);
+const words = new Int32Array(x.memory.buffer, argv, 12);
+words.set([1, 0, 1, 0, 1, 0, 2, 0, 0, 0, 0, 0]); // int 1, int 2, None
+const fnPtr = nop.handle;
 const rows = [
   ['raw wasm export call (baseline)', raw],
+  ['C floor: TVMFFIFunctionCall(nop, 2 ints) export', measure(1e6, () => x.TVMFFIFunctionCall(fnPtr, argv, 2, argv + 32))],
   ['packed call, two ints: nop(1, 2)', measure(1e6, () => nop(1, 2))],
   ['packed call, 16-byte string argument', measure(1e6, () => nop(str16))],
   ['JS -> C -> JS callback: apply(cb, 1)', measure(5e5, () => apply(callback, 1))],
