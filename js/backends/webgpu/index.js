@@ -315,6 +315,7 @@ class WebGPUBackend {
     }
     const state = new DeviceState(++this.#generation, adapter, device, featureLevel);
     device.addEventListener('uncapturederror', (event) => {
+      event.preventDefault?.(); // reported through sync()/download(), not the console
       const err = event.error;
       const kind = err?.constructor?.name === 'GPUOutOfMemoryError' ? 'MemoryError' : 'ValueError';
       state.deferredError ??= { kind, message: `WebGPU ${kind === 'MemoryError' ? 'out of memory' : 'validation error'}: ${err?.message}` };
