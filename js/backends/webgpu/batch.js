@@ -3,8 +3,9 @@
 // together, at the latest when the current JS task ends (a microtask), and
 // always before anything that must observe their results (uploads, reads,
 // sync). Kernel parameters are written into a host mirror of a uniform ring
-// buffer, one 256-byte slot per dispatch, and uploaded with a single
-// writeBuffer just before the submit, so no per-dispatch buffers exist.
+// buffer, one 256-byte slot per dispatch (selected by a dynamic offset), and
+// uploaded with a single writeBuffer just before the submit, so no
+// per-dispatch buffers exist and bind groups can be reused.
 
 import { BufferUsage } from './gpu_flags.js';
 
@@ -24,6 +25,9 @@ export class CommandBatch {
     this.mirror = new ArrayBuffer(SLOT_BYTES * RING_SLOTS);
     this.u32 = new Uint32Array(this.mirror);
     this.f32 = new Float32Array(this.mirror);
+    /** Bind groups bind the ring with a dynamic offset that selects the slot. */
+    this.paramsBinding = { buffer: this.ring, offset: 0, size: PARAM_BYTES };
+    this.dynamicOffset = new Uint32Array(1);
     this.slots = 0;
     this.encoder = null;
     this.pass = null;
@@ -42,17 +46,13 @@ export class CommandBatch {
     return (this.slots * SLOT_BYTES) / 4;
   }
 
-  /** The uniform binding for the slot reserved last. */
-  paramsBinding() {
-    return { buffer: this.ring, offset: this.slots * SLOT_BYTES, size: PARAM_BYTES };
-  }
-
-  /** Records a dispatch whose parameters were written to the reserved slot. */
+  /** Records a dispatch; its parameters are in the slot reserved last. */
   dispatch(pipeline, bindGroup, groupsX, groupsY) {
+    this.dynamicOffset[0] = this.slots * SLOT_BYTES;
     this.slots++;
     const pass = this.#computePass();
     pass.setPipeline(pipeline);
-    pass.setBindGroup(0, bindGroup);
+    pass.setBindGroup(0, bindGroup, this.dynamicOffset, 0, 1);
     pass.dispatchWorkgroups(groupsX, groupsY);
   }
 

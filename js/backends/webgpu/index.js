@@ -63,6 +63,7 @@ class DeviceState {
     this.batch = new CommandBatch(device);
     this.staging = new StagingPool(device);
     this.pipelines = new Map();
+    this.layouts = []; // bind group layouts by number of input tensors
     this.lost = null; // { reason, message } once device.lost resolved
     this.deferredError = null; // first uncaptured GPU error not yet reported
     this.bytesAllocated = 0;
@@ -70,9 +71,12 @@ class DeviceState {
   }
 }
 
+let nextAllocationId = 0;
+
 /** A device allocation. Knows the device generation it was made on. */
 class WebGPUAllocation {
   constructor(state, buffer, nbytes) {
+    this.id = nextAllocationId++;
     this.state = state;
     this.buffer = buffer;
     this.nbytes = nbytes;
@@ -214,13 +218,11 @@ class WebGPUBackend {
     }
     const result = out ?? new Uint8Array(nbytes);
     if (nbytes === 0) return result;
-    s.batch.flush();
     const start = byteOffset & ~3;
     const size = align4(byteOffset + nbytes) - start;
     const staging = s.staging.acquire(size);
-    const encoder = s.device.createCommandEncoder();
-    encoder.copyBufferToBuffer(handle.buffer, start, staging, 0, size);
-    s.device.queue.submit([encoder.finish()]);
+    s.batch.copy(handle.buffer, start, staging, 0, size);
+    s.batch.flush(); // the copy and all work before it, in one submit
     try {
       await staging.mapAsync(MapMode.READ, 0, size);
     } catch (e) {

@@ -202,7 +202,7 @@ function prepare(be, method, args, out) {
 function bindTensor(be, state, t, count, dtype, name) {
   const handle = t.data;
   const byteOffset = t.byteOffset ?? 0;
-  if (count === 0) return { binding: { buffer: handle.buffer, offset: 0, size: 4 }, elemOffset: 0 };
+  if (count === 0) return { binding: storage(handle.buffer, 0, 4, handle.id), elemOffset: 0 };
   if (!Number.isSafeInteger(byteOffset) || byteOffset < 0 || byteOffset % dtype.bytes) {
     throw be._error('ValueError', `${name}: byteOffset ${byteOffset} is not a multiple of the element size ${dtype.bytes}`);
   }
@@ -216,19 +216,43 @@ function bindTensor(be, state, t, count, dtype, name) {
   if (size > limits.maxStorageBufferBindingSize) {
     throw be._error('ValueError', `${name}: a tensor of ${end - byteOffset} bytes exceeds the device's maxStorageBufferBindingSize (${limits.maxStorageBufferBindingSize})`);
   }
-  return { binding: { buffer: handle.buffer, offset: start, size }, elemOffset: (byteOffset - start) / dtype.bytes };
+  return { binding: storage(handle.buffer, start, size, handle.id), elemOffset: (byteOffset - start) / dtype.bytes };
 }
 
-/** The cached pipeline for kernel `id` from input type ti to output type to. */
-function pipeline(state, id, ti, to, makeSource) {
+/** A buffer binding; `key` names allocation-backed ones so bind groups can be cached. */
+function storage(buffer, offset, size, id = -1) {
+  return { buffer, offset, size, key: id < 0 ? null : `${id}@${offset}+${size}` };
+}
+
+/**
+ * The cached pipeline for kernel `id` from input type ti to output type to,
+ * with `inputs` read-only tensors, then the output, then the parameters.
+ */
+function pipeline(state, id, inputs, ti, to, makeSource) {
   const key = id * 4 + ti.index * 2 + to.index;
   let p = state.pipelines.get(key);
   if (!p) {
-    const module = state.device.createShaderModule({ code: makeSource(ti.wgsl, to.wgsl) });
-    p = state.device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+    const device = state.device;
+    const layout = (state.layouts[inputs] ??= bindGroupLayout(device, inputs));
+    const module = device.createShaderModule({ code: makeSource(ti.wgsl, to.wgsl) });
+    const pipe = device.createComputePipeline({
+      layout: device.createPipelineLayout({ bindGroupLayouts: [layout] }),
+      compute: { module, entryPoint: 'main' },
+    });
+    p = { pipe, layout, bindGroups: new Map() };
     state.pipelines.set(key, p);
   }
   return p;
+}
+
+const COMPUTE = 0x4; // GPUShaderStage.COMPUTE
+
+function bindGroupLayout(device, inputs) {
+  const entries = [];
+  for (let i = 0; i < inputs; i++) entries.push({ binding: i, visibility: COMPUTE, buffer: { type: 'read-only-storage' } });
+  entries.push({ binding: inputs, visibility: COMPUTE, buffer: { type: 'storage' } });
+  entries.push({ binding: inputs + 1, visibility: COMPUTE, buffer: { type: 'uniform', hasDynamicOffset: true } });
+  return device.createBindGroupLayout({ entries });
 }
 
 /** Workgroup grid (x, y) for `groups` groups within the per-dimension limit. */
@@ -240,12 +264,24 @@ function grid(be, state, groups, name) {
   return [x, y];
 }
 
-function dispatch(state, pipe, bindings, gx, gy) {
-  const batch = state.batch;
-  const entries = bindings.map((resource, binding) => ({ binding, resource }));
-  entries.push({ binding: bindings.length, resource: batch.paramsBinding() });
-  const bindGroup = state.device.createBindGroup({ layout: pipe.getBindGroupLayout(0), entries });
-  batch.dispatch(pipe, bindGroup, gx, gy);
+const BIND_GROUP_CACHE_SIZE = 256; // per pipeline; cleared when full
+
+function dispatch(state, p, bindings, gx, gy) {
+  // Bind groups over allocations are reused: repeated calls on the same
+  // tensors (the common loop) skip createBindGroup, the largest per-call cost.
+  let key = '';
+  for (const b of bindings) key = b.key === null || key === null ? null : `${key}|${b.key}`;
+  let group = key === null ? undefined : p.bindGroups.get(key);
+  if (!group) {
+    const entries = bindings.map((b, binding) => ({ binding, resource: { buffer: b.buffer, offset: b.offset, size: b.size } }));
+    entries.push({ binding: bindings.length, resource: state.batch.paramsBinding });
+    group = state.device.createBindGroup({ layout: p.layout, entries });
+    if (key !== null) {
+      if (p.bindGroups.size >= BIND_GROUP_CACHE_SIZE) p.bindGroups.clear();
+      p.bindGroups.set(key, group);
+    }
+  }
+  state.batch.dispatch(p.pipe, group, gx, gy);
 }
 
 /**
@@ -259,7 +295,7 @@ function target(be, state, out, inputs, count, dtype, name) {
   const nbytes = Math.ceil((count * dtype.bytes) / 4) * 4;
   const buffer = scratch(state, nbytes);
   return {
-    binding: { buffer, offset: 0, size: nbytes },
+    binding: storage(buffer, 0, nbytes),
     elemOffset: 0,
     finish() {
       const byteOffset = out.byteOffset ?? 0;
@@ -290,7 +326,7 @@ function elementwise(be, method, op, a, b, scalar, out) {
   const bb = b === null ? null : bindTensor(be, state, b, n, dtype, name);
   const dst = target(be, state, out, inputs, n, dtype, name);
   const [gx, gy] = grid(be, state, Math.ceil(n / ELEMENTWISE_WG), name);
-  const pipe = pipeline(state, KERNEL_IDS[method], dtype, dtype, (t) => elementwiseWGSL(op, t, b === null));
+  const pipe = pipeline(state, KERNEL_IDS[method], inputs.length, dtype, dtype, (t) => elementwiseWGSL(op, t, b === null));
   const w = state.batch.reserveParams();
   const u32 = state.batch.u32;
   u32[w] = n;
@@ -323,8 +359,8 @@ function reduce(be, kind, a, axis, out) {
     const chunks = Math.ceil(r / REDUCE_CHUNK);
     const nbytes = outputs * chunks * 4;
     const buffer = scratch(state, nbytes);
-    const dst = { binding: { buffer, offset: 0, size: Math.max(4, nbytes) }, elemOffset: 0 };
-    const pipe = pipeline(state, KERNEL_IDS[`${kind}Partial`], srcType, f32, (ti) => reduceWGSL(kind, ti, 'f32'));
+    const dst = { binding: storage(buffer, 0, Math.max(4, nbytes)), elemOffset: 0 };
+    const pipe = pipeline(state, KERNEL_IDS[`${kind}Partial`], 1, srcType, f32, (ti) => reduceWGSL(kind, ti, 'f32'));
     reducePass(be, state, pipe, src, dst, outer, r, inner, REDUCE_CHUNK, chunks, name);
     if (partials) state.batch.destroyAfterSubmit(partials);
     partials = buffer;
@@ -333,7 +369,7 @@ function reduce(be, kind, a, axis, out) {
     r = chunks;
   }
   const dst = target(be, state, out, [a], outputs, dtype, name);
-  const pipe = pipeline(state, KERNEL_IDS[kind], srcType, dtype, (ti, to) => reduceWGSL(kind, ti, to));
+  const pipe = pipeline(state, KERNEL_IDS[kind], 1, srcType, dtype, (ti, to) => reduceWGSL(kind, ti, to));
   reducePass(be, state, pipe, src, dst, outer, r, inner, Math.max(r, 1), 1, name);
   if (partials) state.batch.destroyAfterSubmit(partials);
   dst.finish();
@@ -374,7 +410,7 @@ export const kernelMethods = {
     const gy = Math.ceil(M / MATMUL_TILE);
     const maxDim = state.device.limits.maxComputeWorkgroupsPerDimension;
     if (gx > maxDim || gy > maxDim) throw this._error('ValueError', `${name}: ${M}x${N} output is too large for one dispatch`);
-    const pipe = pipeline(state, KERNEL_IDS.matmul, dtype, dtype, matmulWGSL);
+    const pipe = pipeline(state, KERNEL_IDS.matmul, 2, dtype, dtype, matmulWGSL);
     const w = state.batch.reserveParams();
     const u32 = state.batch.u32;
     u32[w] = M;
@@ -405,7 +441,7 @@ export const kernelMethods = {
     const src = bindTensor(this, state, a, count, dtype, name);
     const dst = target(this, state, out, [a], count, dtype, name);
     const [gx, gy] = grid(this, state, rows, name);
-    const pipe = pipeline(state, KERNEL_IDS.softmax, dtype, dtype, softmaxWGSL);
+    const pipe = pipeline(state, KERNEL_IDS.softmax, 1, dtype, dtype, softmaxWGSL);
     const w = state.batch.reserveParams();
     const u32 = state.batch.u32;
     u32[w] = rows;
