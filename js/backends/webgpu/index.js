@@ -192,7 +192,7 @@ class WebGPUBackend {
   /** Host to device: writes `bytes` (an ArrayBuffer or a view) at byteOffset. */
   upload(handle, byteOffset, bytes) {
     const s = this.#checkHandle(handle, 'upload');
-    const view = ArrayBuffer.isView(bytes) ? bytes : bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : null;
+    const view = ArrayBuffer.isView(bytes) ? bytes : isArrayBuffer(bytes) ? new Uint8Array(bytes) : null;
     if (!view) throw this.#makeError('TypeError', 'upload: bytes must be an ArrayBuffer or a typed array');
     const nbytes = view.byteLength;
     this.#checkRange('upload', handle, byteOffset, nbytes, true);
@@ -265,11 +265,7 @@ class WebGPUBackend {
     this.#state?.device.destroy();
   }
 
-  // ---- internal, also used by the kernels (installKernels) ----
-
-  _state(what) {
-    return this.#current(what);
-  }
+  // ---- for kernels.js (mixed into this class) ----
 
   _error(kind, message) {
     return this.#makeError(kind, message);
@@ -426,6 +422,10 @@ function typeName(v) {
   if (v === null) return 'null';
   if (typeof v !== 'object') return typeof v;
   return v.constructor?.name ?? 'Object';
+}
+
+function isArrayBuffer(v) {
+  return v instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && v instanceof SharedArrayBuffer);
 }
 
 function align4(n) {
