@@ -30,7 +30,13 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
 `;
 }
 
-/** out[M,N] = a[M,K] x b[K,N]; 32x32 output tiles staged in workgroup memory. */
+/**
+ * out[M,N] = a[M,K] x b[K,N]. A workgroup of 8x8 threads computes a 32x32
+ * output tile, each thread a 4x4 block held in four vec4 accumulators (no
+ * dynamically indexed arrays, which some compilers keep in memory). The
+ * 32-wide K slices of a and b are staged in workgroup memory as vec4s, zero
+ * padded at the edges; accumulation is f32 for f16 inputs too.
+ */
 export function matmulWGSL(T) {
   return `${header(T)}
 struct P { M: u32, K: u32, N: u32, aOff: u32, bOff: u32, oOff: u32 }
@@ -38,42 +44,56 @@ struct P { M: u32, K: u32, N: u32, aOff: u32, bOff: u32, oOff: u32 }
 @group(0) @binding(1) var<storage, read> b: array<${T}>;
 @group(0) @binding(2) var<storage, read_write> out: array<${T}>;
 @group(0) @binding(3) var<uniform> p: P;
-var<workgroup> At: array<array<${T}, 32>, 32>; // [row][k]
-var<workgroup> Bt: array<array<${T}, 32>, 32>; // [k][col]
+var<workgroup> At: array<vec4<f32>, 256>; // [k * 8 + g]: a rows 4g..4g+3 at column k
+var<workgroup> Bt: array<vec4<f32>, 256>; // [k * 8 + g]: b columns 4g..4g+3 at row k
+fn loadA(r: u32, c: u32) -> f32 {
+  if (r < p.M && c < p.K) { return f32(a[p.aOff + r * p.K + c]); }
+  return 0.0;
+}
+fn loadB(r: u32, c: u32) -> f32 {
+  if (r < p.K && c < p.N) { return f32(b[p.bOff + r * p.N + c]); }
+  return 0.0;
+}
 @compute @workgroup_size(8, 8)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
   let row0 = wid.y * 32u;
   let col0 = wid.x * 32u;
   let li = lid.y * 8u + lid.x;
-  var acc: array<array<f32, 4>, 4>; // f32 accumulation for f16 too
+  var acc0 = vec4<f32>();
+  var acc1 = vec4<f32>();
+  var acc2 = vec4<f32>();
+  var acc3 = vec4<f32>();
   for (var k0 = 0u; k0 < p.K; k0 += 32u) {
-    for (var e = li; e < 1024u; e += 64u) {
-      let r = e / 32u;
-      let c = e % 32u;
-      var av = ${T}(0);
-      if (row0 + r < p.M && k0 + c < p.K) { av = a[p.aOff + (row0 + r) * p.K + k0 + c]; }
-      At[r][c] = av;
-      var bv = ${T}(0);
-      if (k0 + r < p.K && col0 + c < p.N) { bv = b[p.bOff + (k0 + r) * p.N + col0 + c]; }
-      Bt[r][c] = bv;
+    for (var e = li; e < 256u; e += 64u) {
+      // Neighbouring threads read neighbouring elements of a row of a and of b.
+      let ak = e % 32u;
+      let ar = row0 + (e / 32u) * 4u;
+      At[ak * 8u + e / 32u] = vec4(loadA(ar, k0 + ak), loadA(ar + 1u, k0 + ak), loadA(ar + 2u, k0 + ak), loadA(ar + 3u, k0 + ak));
+      let bk = e / 8u;
+      let bc = col0 + (e % 8u) * 4u;
+      Bt[e] = vec4(loadB(k0 + bk, bc), loadB(k0 + bk, bc + 1u), loadB(k0 + bk, bc + 2u), loadB(k0 + bk, bc + 3u));
     }
     workgroupBarrier();
     for (var k = 0u; k < 32u; k++) {
-      var bk: array<f32, 4>;
-      for (var j = 0u; j < 4u; j++) { bk[j] = f32(Bt[k][lid.x * 4u + j]); }
-      for (var i = 0u; i < 4u; i++) {
-        let ak = f32(At[lid.y * 4u + i][k]);
-        for (var j = 0u; j < 4u; j++) { acc[i][j] += ak * bk[j]; }
-      }
+      let av = At[k * 8u + lid.y];
+      let bv = Bt[k * 8u + lid.x];
+      acc0 += av.x * bv;
+      acc1 += av.y * bv;
+      acc2 += av.z * bv;
+      acc3 += av.w * bv;
     }
     workgroupBarrier();
   }
-  for (var i = 0u; i < 4u; i++) {
-    let r = row0 + lid.y * 4u + i;
-    for (var j = 0u; j < 4u; j++) {
-      let c = col0 + lid.x * 4u + j;
-      if (r < p.M && c < p.N) { out[p.oOff + r * p.N + c] = ${T}(acc[i][j]); }
-    }
+  let r = row0 + lid.y * 4u;
+  store(r, col0 + lid.x * 4u, acc0);
+  store(r + 1u, col0 + lid.x * 4u, acc1);
+  store(r + 2u, col0 + lid.x * 4u, acc2);
+  store(r + 3u, col0 + lid.x * 4u, acc3);
+}
+fn store(r: u32, c: u32, v: vec4<f32>) {
+  if (r >= p.M) { return; }
+  for (var j = 0u; j < 4u; j++) {
+    if (c + j < p.N) { out[p.oOff + r * p.N + c + j] = ${T}(v[j]); }
   }
 }
 `;
