@@ -292,19 +292,18 @@ function dispatch(state, p, bindings, gx, gy) {
 function target(be, state, out, inputs, count, dtype, name) {
   const bound = bindTensor(be, state, out, count, dtype, name);
   if (!inputs.some((t) => t.data.buffer === out.data.buffer)) return { ...bound, finish() {} };
-  const nbytes = Math.ceil((count * dtype.bytes) / 4) * 4;
+  const byteOffset = out.byteOffset ?? 0;
+  const exact = count * dtype.bytes;
+  if (byteOffset % 4 || (exact % 4 && byteOffset + exact !== out.data.nbytes)) {
+    throw be._error('ValueError', `${name}: out shares its allocation with an input, which needs out to start and end on 4-byte boundaries`);
+  }
+  const nbytes = Math.ceil(exact / 4) * 4;
   const buffer = scratch(state, nbytes);
   return {
     binding: storage(buffer, 0, nbytes),
     elemOffset: 0,
     finish() {
-      const byteOffset = out.byteOffset ?? 0;
-      const exact = count * dtype.bytes;
-      if (exact % 4 === 0 || byteOffset + exact === out.data.nbytes) {
-        state.batch.copy(buffer, 0, out.data.buffer, byteOffset, nbytes);
-      } else {
-        throw be._error('ValueError', `${name}: out aliases an input and its end is not 4-byte aligned`);
-      }
+      state.batch.copy(buffer, 0, out.data.buffer, byteOffset, nbytes);
       state.batch.destroyAfterSubmit(buffer);
     },
   };
@@ -351,6 +350,7 @@ function reduce(be, kind, a, axis, out) {
   if (outputs === 0) return out;
   const f32 = DTYPES.float32;
   let src = bindTensor(be, state, a, numel(shape), dtype, name);
+  const dst = target(be, state, out, [a], outputs, dtype, name);
   let srcType = dtype;
   let partials = null; // the scratch buffer src reads, destroyed after its last reader
   // Few outputs over a long axis: first reduce chunks in parallel into f32
@@ -359,16 +359,15 @@ function reduce(be, kind, a, axis, out) {
     const chunks = Math.ceil(r / REDUCE_CHUNK);
     const nbytes = outputs * chunks * 4;
     const buffer = scratch(state, nbytes);
-    const dst = { binding: storage(buffer, 0, Math.max(4, nbytes)), elemOffset: 0 };
+    const next = { binding: storage(buffer, 0, Math.max(4, nbytes)), elemOffset: 0 };
     const pipe = pipeline(state, KERNEL_IDS[`${kind}Partial`], 1, srcType, f32, (ti) => reduceWGSL(kind, ti, 'f32'));
-    reducePass(be, state, pipe, src, dst, outer, r, inner, REDUCE_CHUNK, chunks, name);
+    reducePass(be, state, pipe, src, next, outer, r, inner, REDUCE_CHUNK, chunks, name);
     if (partials) state.batch.destroyAfterSubmit(partials);
     partials = buffer;
-    src = dst;
+    src = next;
     srcType = f32;
     r = chunks;
   }
-  const dst = target(be, state, out, [a], outputs, dtype, name);
   const pipe = pipeline(state, KERNEL_IDS[kind], 1, srcType, dtype, (ti, to) => reduceWGSL(kind, ti, to));
   reducePass(be, state, pipe, src, dst, outer, r, inner, Math.max(r, 1), 1, name);
   if (partials) state.batch.destroyAfterSubmit(partials);
