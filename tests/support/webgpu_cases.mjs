@@ -336,6 +336,15 @@ export function webgpuCases(gpu) {
       assertEqual(KERNELS.find((k) => k.name === 'webgpu.sum').output({ shape: [2, 3, 4], dtype: 'float32' }, -2), { shape: [2, 4], dtype: 'float32' });
     },
 
+    async 'a read in flight when the device is lost fails naming the loss'() {
+      const t = tensor([256]);
+      const pending = be.download(t.data, 0, 1024);
+      be.dispose();
+      await assertThrows(() => pending, 'RuntimeError', /download: the WebGPU device was lost \(reason "destroyed"/);
+      await be.init();
+      handles.length = 0;
+    },
+
     async 'device loss invalidates allocations with the cause, and init() acquires a new device'() {
       const t = tensor([2], new Float32Array([1, 2]));
       const generation = t.data.generation;

@@ -24,6 +24,7 @@ const REQUIRED_LIMITS = {
 };
 // Requested at the adapter's maximum so large tensors fit.
 const RAISED_LIMITS = ['maxBufferSize', 'maxStorageBufferBindingSize'];
+const LOST_GRACE_MS = 250;
 const REPORTED_LIMITS = [
   'maxBufferSize',
   'maxStorageBufferBindingSize',
@@ -227,6 +228,9 @@ class WebGPUBackend {
       await staging.mapAsync(MapMode.READ, 0, size);
     } catch (e) {
       staging.destroy();
+      // A loss aborts the map before device.lost settles; give it a moment
+      // so the error names the loss.
+      if (!s.lost) await Promise.race([s.device.lost, new Promise((resolve) => setTimeout(resolve, LOST_GRACE_MS))]);
       throw this.#afterFailure(s, 'download', e);
     }
     result.set(new Uint8Array(staging.getMappedRange(0, size), byteOffset - start, nbytes));
