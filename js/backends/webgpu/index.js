@@ -47,11 +47,11 @@ const NO_GPU_HINT =
   'supported GPU, --enable-unsafe-webgpu; in Node pass `create([...])` from npm `webgpu` ' +
   "as `gpu` (on Linux without a GPU: create(['backend=opengles']) with " +
   'EGL_PLATFORM=surfaceless and Mesa installed)';
-const NO_ADAPTER_HINT =
-  'No WebGPU adapter found: requestAdapter() returned null for both the core and the ' +
-  'compatibility feature level. The browser or driver offers no usable GPU; in Chromium ' +
-  "try --enable-unsafe-webgpu (SwiftShader), in Node create(['backend=opengles']) with " +
-  'EGL_PLATFORM=surfaceless and Mesa (libegl1 libegl-mesa0 libgl1-mesa-dri)';
+const noAdapterHint = (levels) =>
+  `No WebGPU adapter found: requestAdapter() returned null at feature level ${levels.join(' and ')}. ` +
+  'The browser or driver offers no usable GPU; in Chromium try --enable-unsafe-webgpu ' +
+  "(SwiftShader), in Node create(['backend=opengles']) with EGL_PLATFORM=surfaceless and " +
+  'Mesa (libegl1 libegl-mesa0 libgl1-mesa-dri)';
 
 /** One acquired GPUDevice and everything that lives and dies with it. */
 class DeviceState {
@@ -296,7 +296,7 @@ class WebGPUBackend {
         break;
       }
     }
-    if (!adapter) throw this.#makeError('RuntimeError', NO_ADAPTER_HINT);
+    if (!adapter) throw this.#makeError('RuntimeError', noAdapterHint(levels));
     const name = describeAdapter(adapter);
     for (const [key, need] of Object.entries(REQUIRED_LIMITS)) {
       if (!(adapter.limits[key] >= need)) {
