@@ -11,7 +11,7 @@ import { BufferUsage } from './gpu_flags.js';
 
 const SLOT_BYTES = 256; // >= every adapter's minUniformBufferOffsetAlignment
 const RING_SLOTS = 256;
-export const PARAM_BYTES = 64; // the largest kernel parameter struct
+const PARAM_BYTES = 64; // the largest kernel parameter struct
 
 export class CommandBatch {
   /** @param {GPUDevice} device */

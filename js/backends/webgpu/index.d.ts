@@ -20,6 +20,8 @@ export interface WebGPUBackendOptions {
 
 /** A device allocation; it belongs to one device generation. */
 export interface WebGPUAllocation {
+  /** Unique per process; a runtime can use it as the tensor's data pointer value. */
+  readonly id: number;
   readonly buffer: GPUBuffer;
   /** The size asked for (the GPU buffer is rounded up to a multiple of 4). */
   readonly nbytes: number;
