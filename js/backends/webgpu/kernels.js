@@ -31,14 +31,14 @@ function fail(kind, message) {
 }
 
 /** 'float32' | 'float16' from a string or a DLDataType-like {code, bits, lanes}. */
-export function dtypeName(dtype, where) {
+function dtypeName(dtype, where) {
   let name = dtype;
   if (dtype && typeof dtype === 'object') {
     const { code, bits, lanes = 1 } = dtype;
     const base = { 0: 'int', 1: 'uint', 2: 'float', 4: 'bfloat', 6: 'bool' }[code] ?? `code${code}`;
     name = `${base}${bits}${lanes !== 1 ? `x${lanes}` : ''}`;
   }
-  if (!(name in DTYPES)) {
+  if (!Object.hasOwn(DTYPES, name)) {
     fail('TypeError', `${where}: unsupported dtype ${String(name)}; WebGPU kernels take float32 (and float16 where the adapter has shader-f16)`);
   }
   return name;
