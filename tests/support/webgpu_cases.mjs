@@ -165,6 +165,26 @@ export function webgpuCases(gpu) {
       assertEqual([...got.subarray(2)], [...src.host.subarray(2)]);
     },
 
+    async 'recorded kernels see the data as it was when they were called'() {
+      const a = tensor([3], new Float32Array([1, 2, 3]));
+      const b = tensor([3], new Float32Array([10, 20, 30]));
+      const out = empty([3]);
+      be.add(a, b, out);
+      be.upload(a.data, 0, new Float32Array([100, 200, 300])); // after the add, before its submit
+      const later = empty([3]);
+      be.add(a, b, later);
+      assertEqual([...(await read(out))], [11, 22, 33], 'first add');
+      assertEqual([...(await read(later))], [110, 220, 330], 'second add');
+      freeAll();
+    },
+
+    async 'concurrent reads each get their own bytes'() {
+      const t = tensor([4096]);
+      const parts = await Promise.all([0, 1, 2, 3].map((i) => be.download(t.data, i * 4096, 4096)));
+      parts.forEach((bytes, i) => assertEqual([...new Float32Array(bytes.buffer)], [...t.host.subarray(i * 1024, (i + 1) * 1024)], `part ${i}`));
+      freeAll();
+    },
+
     async 'out-of-range and misaligned transfers are ValueErrors and change nothing'() {
       const h = be.allocate(16);
       handles.push(h);
