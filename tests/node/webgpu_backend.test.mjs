@@ -20,6 +20,13 @@ test('no adapter: init() rejects with a helpful RuntimeError, and remembers it',
   assert.equal(be.info(), null);
 });
 
+test('before init(), device operations say to await init()', async () => {
+  const be = createWebGPUBackend({ gpu: nodeGPU() });
+  assert.equal(be.info(), null);
+  await assertThrows(() => be.allocate(4), 'RuntimeError', /^allocate: the WebGPU backend is not initialised; await init\(\) first$/);
+  await be.sync(); // nothing to wait for
+});
+
 test('no GPU object: init() explains how to get WebGPU', async () => {
   const be = createWebGPUBackend({ gpu: undefined });
   await assertThrows(() => be.init(), 'RuntimeError', /WebGPU is not available: no GPU object \(navigator\.gpu is undefined\)/);

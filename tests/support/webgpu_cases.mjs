@@ -375,7 +375,8 @@ export function webgpuCases(gpu) {
       assertEqual(be.ready, false, 'ready after loss');
       await assertThrows(() => be.download(t.data, 0, 8), 'RuntimeError', /WebGPU device was lost \(reason "destroyed".*call init\(\)/);
       await assertThrows(() => be.add(t, t, t), 'RuntimeError', /device was lost/);
-      await assertThrows(() => be.allocate(4), 'RuntimeError', /not initialised; await init\(\) first/);
+      await assertThrows(() => be.allocate(4), 'RuntimeError', /allocate: the WebGPU device was lost \(reason "destroyed"/);
+      await assertThrows(() => be.sync(), 'RuntimeError', /sync: the WebGPU device was lost/);
       be.free(t.data); // freeing a lost allocation is allowed
       const again = await be.init();
       assertEqual(again.generation, generation + 1, 'new generation');

@@ -105,7 +105,11 @@ export interface WebGPUBackend {
   download(handle: WebGPUAllocation, byteOffset: number, nbytes: number, out?: Uint8Array): Promise<Uint8Array>;
   /** Device to device, recorded in the current command batch. */
   copy(src: WebGPUAllocation, srcOffset: number, dst: WebGPUAllocation, dstOffset: number, nbytes: number): void;
-  /** Submits pending work and waits for it; rejects with deferred GPU errors (ValueError / MemoryError). */
+  /**
+   * Submits pending work and waits for it; rejects with deferred GPU errors
+   * (ValueError / MemoryError), or a RuntimeError naming the loss when the
+   * device was lost and init() has not run since.
+   */
   sync(): Promise<void>;
   /** Destroys the device (loss reason "destroyed"); init() acquires a new one. */
   dispose(): void;

@@ -94,6 +94,7 @@ class WebGPUBackend {
   #logger;
   #options;
   #state = null;
+  #lostState = null; // the last device, once lost, until init() replaces it
   #initPromise = null;
   #generation = 0;
 
@@ -257,7 +258,10 @@ class WebGPUBackend {
   /** Submits pending work, waits for the GPU, reports deferred GPU errors. */
   async sync() {
     const s = this.#state;
-    if (!s) return;
+    if (!s) {
+      if (this.#lostState) throw this.#lostError(this.#lostState, 'sync');
+      return;
+    }
     s.batch.flush();
     await s.device.queue.onSubmittedWorkDone();
     if (s.lost) throw this.#lostError(s, 'sync');
@@ -324,6 +328,7 @@ class WebGPUBackend {
     });
     device.lost.then((info) => this.#onLost(state, info));
     this.#state = state;
+    this.#lostState = null;
     return this.info();
   }
 
@@ -333,6 +338,7 @@ class WebGPUBackend {
     state.batch.destroy();
     if (this.#state === state) {
       this.#state = null;
+      this.#lostState = state;
       this.#initPromise = null;
     }
     if (state.lost.reason !== 'destroyed') {
@@ -343,6 +349,7 @@ class WebGPUBackend {
   #current(what) {
     const s = this.#state;
     if (s) return s;
+    if (this.#lostState) throw this.#lostError(this.#lostState, what);
     throw this.#makeError('RuntimeError', `${what}: the WebGPU backend is not initialised; await init() first`);
   }
 
