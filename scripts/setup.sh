@@ -10,6 +10,7 @@ packages=(
   emscripten binaryen                 # the shipping wasm build
   wasi-libc libclang-rt-14-dev-wasm32 # the clang + wasi-libc build
   chromium                            # browser tests (driven by playwright-core)
+  libegl1 libegl-mesa0 libgl1-mesa-dri # WebGPU in Node: Dawn on Mesa llvmpipe
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,201 @@
+// WebGPU backend benchmarks, shared by Node (Dawn) and Chromium (bench/webgpu.html).
+// Each kernel runs end to end (upload inputs, dispatch, read the result back)
+// through the backend and through a hand-written raw WebGPU pipeline doing
+// the same work with the same WGSL, bind group and staging buffer made once,
+// so the ratio is the backend's own cost. Also: upload/download bandwidth
+// against raw writeBuffer/mapAsync, and matmul 1024^3 GFLOP/s.
+import { createWebGPUBackend } from '../js/backends/webgpu/index.js';
+import { elementwiseWGSL, matmulWGSL, reduceWGSL, softmaxWGSL, ELEMENTWISE_WG, MATMUL_TILE } from '../js/backends/webgpu/wgsl.js';
+
+const STORAGE = 0x80;
+const COPY_SRC = 0x4;
+const COPY_DST = 0x8;
+const UNIFORM = 0x40;
+const MAP_READ = 0x1;
+
+/**
+ * Best per-iteration milliseconds of fn and of its baseline, timed in
+ * alternating rounds of `iters` calls so drift on a busy machine hits both.
+ */
+export async function compare(fn, baseline, iters, rounds) {
+  await fn(); // warm: pipelines compiled, staging buffers pooled
+  await baseline();
+  let best = Infinity;
+  let bestBase = Infinity;
+  for (let r = 0; r < rounds; r++) {
+    best = Math.min(best, await timeRound(fn, iters));
+    bestBase = Math.min(bestBase, await timeRound(baseline, iters));
+  }
+  return [best, bestBase];
+}
+
+async function timeRound(fn, iters) {
+  const t0 = performance.now();
+  for (let i = 0; i < iters; i++) await fn();
+  return (performance.now() - t0) / iters;
+}
+
+function randomFloats(n) {
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i++) out[i] = Math.sin(i) * 2;
+  return out;
+}
+
+/** A raw pipeline: buffers, bind group and staging made once, reused per call. */
+export function rawKernel(device, code, inputs, outBytes, params, groups) {
+  const module = device.createShaderModule({ code });
+  const pipeline = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+  const ins = inputs.map((data) => device.createBuffer({ size: data.byteLength, usage: STORAGE | COPY_DST }));
+  const out = device.createBuffer({ size: outBytes, usage: STORAGE | COPY_SRC });
+  const uniform = device.createBuffer({ size: 64, usage: UNIFORM | COPY_DST });
+  const staging = device.createBuffer({ size: outBytes, usage: MAP_READ | COPY_DST });
+  const entries = [...ins, out, uniform].map((buffer, binding) => ({ binding, resource: { buffer } }));
+  const bindGroup = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
+  const result = new Uint8Array(outBytes);
+  return async () => {
+    inputs.forEach((data, i) => device.queue.writeBuffer(ins[i], 0, data));
+    device.queue.writeBuffer(uniform, 0, params);
+    const encoder = device.createCommandEncoder();
+    const pass = encoder.beginComputePass();
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(0, bindGroup);
+    pass.dispatchWorkgroups(groups[0], groups[1] ?? 1);
+    pass.end();
+    encoder.copyBufferToBuffer(out, 0, staging, 0, outBytes);
+    device.queue.submit([encoder.finish()]);
+    await staging.mapAsync(MAP_READ);
+    result.set(new Uint8Array(staging.getMappedRange()));
+    staging.unmap();
+    return result;
+  };
+}
+
+/** The same work through the backend: upload, kernel, download into a reused array. */
+export function backendKernel(be, method, inputs, shapes, extra, outShape) {
+  const tensors = inputs.map((data, i) => ({ data: be.allocate(data.byteLength), shape: shapes[i], dtype: 'float32' }));
+  const n = outShape.reduce((x, y) => x * y, 1);
+  const out = { data: be.allocate(n * 4), shape: outShape, dtype: 'float32' };
+  const result = new Uint8Array(n * 4);
+  return async () => {
+    for (let i = 0; i < inputs.length; i++) be.upload(tensors[i].data, 0, inputs[i]);
+    be[method](...tensors, ...extra, out);
+    return be.download(out.data, 0, n * 4, result);
+  };
+}
+
+function u32s(...words) {
+  return new Uint32Array(words);
+}
+
+export async function runWebGPUBench(gpu, { quick = false } = {}) {
+  const be = createWebGPUBackend({ gpu });
+  const info = await be.init();
+  const device = be.device;
+  const adapter = `${info.adapter.vendor} ${info.adapter.architecture} ${info.adapter.device} ${info.adapter.description}`.trim();
+  const rounds = quick ? 2 : 5;
+  const rows = [];
+  const NEG_INF = 0xff800000;
+
+  const n = 1 << 20;
+  const x = randomFloats(n);
+  const y = randomFloats(n).map((v) => v + 3);
+  const scalarParams = new Uint32Array(6);
+  scalarParams.set([n, 0, 0, 0, 65535 * ELEMENTWISE_WG]);
+  new Float32Array(scalarParams.buffer)[5] = 1.5;
+  const egroups = [Math.min(n / ELEMENTWISE_WG, 65535), Math.ceil(n / ELEMENTWISE_WG / 65535)];
+  const ewParams = u32s(n, 0, 0, 0, egroups[0] * ELEMENTWISE_WG, 0);
+  scalarParams[4] = egroups[0] * ELEMENTWISE_WG;
+  const small = 1024;
+  const xs = x.subarray(0, small);
+  const ys = y.subarray(0, small);
+  const mm = 256;
+  const ma = randomFloats(mm * mm);
+  const red = [1024, 1024];
+  const rx = randomFloats(red[0] * red[1]);
+  const sm = [512, 1024];
+  const sx = randomFloats(sm[0] * sm[1]);
+  const cases = [
+    ['add 1K', 'add', [xs, ys], [[small], [small]], [], [small],
+      elementwiseWGSL('+', 'f32', false), u32s(small, 0, 0, 0, ELEMENTWISE_WG * 16, 0), [16]],
+    ['add 1M', 'add', [x, y], [[n], [n]], [], [n], elementwiseWGSL('+', 'f32', false), ewParams, egroups],
+    ['div 1M', 'div', [x, y], [[n], [n]], [], [n], elementwiseWGSL('/', 'f32', false), ewParams, egroups],
+    ['mul_scalar 1M', 'mulScalar', [x], [[n]], [1.5], [n], elementwiseWGSL('*', 'f32', true), scalarParams, egroups],
+    [`matmul ${mm}`, 'matmul', [ma, ma], [[mm, mm], [mm, mm]], [], [mm, mm], matmulWGSL('f32'),
+      u32s(mm, mm, mm, 0, 0, 0), [mm / MATMUL_TILE, mm / MATMUL_TILE]],
+    ['sum 1024x1024 axis 1', 'sum', [rx], [red], [1], [red[0]], reduceWGSL('sum', 'f32', 'f32'),
+      u32s(red[0], red[1], 1, red[1], 1, 0, 0, red[0], NEG_INF), [red[0]]],
+    ['max 1024x1024 axis 1', 'max', [rx], [red], [1], [red[0]], reduceWGSL('max', 'f32', 'f32'),
+      u32s(red[0], red[1], 1, red[1], 1, 0, 0, red[0], NEG_INF), [red[0]]],
+    ['softmax 512x1024', 'softmax', [sx], [sm], [], sm, softmaxWGSL('f32'), u32s(sm[0], sm[1], 0, 0, sm[0], NEG_INF), [sm[0]]],
+  ];
+  for (const [name, method, inputs, shapes, extra, outShape, code, params, groups] of cases) {
+    const ours = backendKernel(be, method, inputs, shapes, extra, outShape);
+    const outBytes = outShape.reduce((p, q) => p * q, 1) * 4;
+    const raw = rawKernel(device, code, inputs, outBytes, params, groups);
+    const a = await ours();
+    const b = await raw();
+    const same = a.every((v, i) => v === b[i]);
+    const iters = outBytes > 1 << 20 || method === 'matmul' ? 3 : 20;
+    const [oursMs, rawMs] = await compare(ours, raw, quick ? 1 : iters, rounds);
+    rows.push({ name, oursMs, rawMs, ratio: oursMs / rawMs, same });
+  }
+
+  // Bandwidth, 16 MiB per transfer.
+  const bytes = 16 << 20;
+  const host = new Uint8Array(bytes).map((_, i) => i);
+  const h = be.allocate(bytes);
+  const rawBuf = device.createBuffer({ size: bytes, usage: STORAGE | COPY_SRC | COPY_DST });
+  const rawStaging = device.createBuffer({ size: bytes, usage: MAP_READ | COPY_DST });
+  const sink = new Uint8Array(bytes);
+  const k = quick ? 1 : 4;
+  const [up, upRaw] = await compare(async () => {
+    for (let i = 0; i < k; i++) be.upload(h, 0, host);
+    await be.sync();
+  }, async () => {
+    for (let i = 0; i < k; i++) device.queue.writeBuffer(rawBuf, 0, host);
+    await device.queue.onSubmittedWorkDone();
+  }, 1, rounds);
+  const [down, downRaw] = await compare(() => be.download(h, 0, bytes, sink), async () => {
+    const encoder = device.createCommandEncoder();
+    encoder.copyBufferToBuffer(rawBuf, 0, rawStaging, 0, bytes);
+    device.queue.submit([encoder.finish()]);
+    await rawStaging.mapAsync(MAP_READ);
+    sink.set(new Uint8Array(rawStaging.getMappedRange()));
+    rawStaging.unmap();
+  }, quick ? 1 : k, rounds);
+  const gbps = (ms, times = 1) => (bytes * times) / ms / 1e6;
+  const bandwidth = [
+    { name: 'upload 16 MiB', oursGBs: gbps(up, k), rawGBs: gbps(upRaw, k), ratio: upRaw / up },
+    { name: 'download 16 MiB', oursGBs: gbps(down), rawGBs: gbps(downRaw), ratio: downRaw / down },
+  ];
+
+  // matmul 1024: compute only (inputs resident, results stay on the device).
+  const N = 1024;
+  const a = { data: be.allocate(N * N * 4), shape: [N, N], dtype: 'float32' };
+  be.upload(a.data, 0, randomFloats(N * N));
+  const c = { data: be.allocate(N * N * 4), shape: [N, N], dtype: 'float32' };
+  const reps = quick ? 1 : 3;
+  let mmMs = Infinity;
+  for (let r = 0; r < (quick ? 1 : 3); r++) {
+    mmMs = Math.min(mmMs, await timeRound(async () => {
+      for (let i = 0; i < reps; i++) be.matmul(a, a, c);
+      await be.sync();
+    }, 1) / reps);
+  }
+  be.dispose();
+  return { adapter, featureLevel: info.featureLevel, rows, bandwidth, matmul1024: { ms: mmMs, gflops: (2 * N ** 3) / mmMs / 1e6 } };
+}
+
+export function formatBench(label, r) {
+  const lines = [`== ${label}: ${r.adapter} (${r.featureLevel})`];
+  lines.push('kernel end to end (upload, dispatch, read)   backend ms      raw ms   ratio');
+  for (const row of r.rows) {
+    lines.push(`  ${row.name.padEnd(42)} ${row.oursMs.toFixed(3).padStart(10)} ${row.rawMs.toFixed(3).padStart(11)} ${row.ratio.toFixed(2).padStart(6)}x${row.same ? '' : '  (results differ!)'}`);
+  }
+  lines.push('bandwidth                                   backend GB/s  raw GB/s  backend/raw');
+  for (const b of r.bandwidth) {
+    lines.push(`  ${b.name.padEnd(42)} ${b.oursGBs.toFixed(2).padStart(10)} ${b.rawGBs.toFixed(2).padStart(9)} ${b.ratio.toFixed(2).padStart(8)}x`);
+  }
+  lines.push(`matmul 1024x1024x1024: ${r.matmul1024.ms.toFixed(1)} ms, ${r.matmul1024.gflops.toFixed(2)} GFLOP/s`);
+  return lines.join('\n');
+}

@@ -1,0 +1,134 @@
+// Types for the WebGPU device backend (js/backends/webgpu/index.js).
+/// <reference types="@webgpu/types" />
+
+/** The error kinds the backend raises through `makeError`. */
+export type WebGPUErrorKind = 'RuntimeError' | 'MemoryError' | 'ValueError' | 'TypeError';
+
+export interface WebGPUBackendOptions {
+  /** `navigator.gpu` in browsers, or `create([...])` from npm `webgpu` in Node. */
+  gpu: GPU | null | undefined;
+  /** Builds the runtime's error of a kind; default: an Error with `.kind`. */
+  makeError?: (kind: WebGPUErrorKind, message: string) => Error;
+  /** Receives one warning when the device is lost for a reason other than destroy(). */
+  logger?: { warn?(message: string): void };
+  /** Backend priority for the runtime's device registry (default 10). */
+  priority?: number;
+  /** Only this feature level; default: 'core', then 'compatibility'. */
+  featureLevel?: 'core' | 'compatibility';
+  powerPreference?: GPUPowerPreference;
+}
+
+/** A device allocation; it belongs to one device generation. */
+export interface WebGPUAllocation {
+  /** Unique per process; a runtime can use it as the tensor's data pointer value. */
+  readonly id: number;
+  readonly buffer: GPUBuffer;
+  /** The size asked for (the GPU buffer is rounded up to a multiple of 4). */
+  readonly nbytes: number;
+  readonly generation: number;
+  readonly freed: boolean;
+}
+
+export type WebGPUDType = 'float32' | 'float16' | { code: number; bits: number; lanes?: number };
+
+/** A compact row-major tensor in device memory. */
+export interface WebGPUTensor {
+  data: WebGPUAllocation;
+  shape: readonly number[];
+  dtype: WebGPUDType;
+  /** Bytes from the start of the allocation; a multiple of the element size. */
+  byteOffset?: number;
+  /** Checked when present: only compact row-major strides are accepted. */
+  strides?: readonly (number | bigint)[];
+}
+
+export interface WebGPUInfo {
+  name: 'webgpu';
+  deviceType: 15;
+  /** Increments each time init() acquires a new device. */
+  generation: number;
+  featureLevel: 'core' | 'compatibility';
+  adapter: { vendor: string; architecture: string; device: string; description: string };
+  limits: {
+    maxBufferSize: number;
+    maxStorageBufferBindingSize: number;
+    maxComputeWorkgroupStorageSize: number;
+    maxComputeInvocationsPerWorkgroup: number;
+    maxComputeWorkgroupsPerDimension: number;
+    maxStorageBuffersPerShaderStage: number;
+    minStorageBufferOffsetAlignment: number;
+  };
+  features: string[];
+  /** The dtypes the kernels accept on this device. */
+  dtypes: ('float32' | 'float16')[];
+  /** Bytes held by live allocations. */
+  bytesAllocated: number;
+}
+
+/** One kernel the runtime registers as a global function. */
+export interface WebGPUKernel {
+  /** Global function name, e.g. 'webgpu.matmul'. */
+  readonly name: string;
+  /** Backend method, called as backend[method](...args, out). */
+  readonly method: string;
+  readonly args: readonly { name: string; type: 'Tensor' | 'float' | 'Optional[int]' }[];
+  readonly returns: 'Tensor';
+  /** Checks the inputs (throws Error with .kind) and gives the output's shape and dtype. */
+  output(...args: unknown[]): { shape: number[]; dtype: 'float32' | 'float16' };
+  readonly doc: string;
+}
+
+export const KERNELS: readonly WebGPUKernel[];
+export const WEBGPU_DEVICE_TYPE: 15;
+
+export interface WebGPUBackend {
+  readonly name: 'webgpu';
+  readonly deviceType: 15;
+  readonly priority: number;
+  readonly kernels: readonly WebGPUKernel[];
+  /** True between a successful init() and the device's loss. */
+  readonly ready: boolean;
+  /** The GPUDevice, for callers that run their own pipelines (throws before init). */
+  readonly device: GPUDevice;
+
+  /** Lazy and single-flight; a failure is remembered; after a device loss it acquires a new device. */
+  init(): Promise<WebGPUInfo>;
+  /** null before init() and after a device loss. */
+  info(): WebGPUInfo | null;
+
+  /** Synchronous (C callers allocate synchronously); larger than maxBufferSize: MemoryError. */
+  allocate(nbytes: number): WebGPUAllocation;
+  free(handle: WebGPUAllocation): void;
+  /** Host to device. byteOffset is a multiple of 4; so is the size unless the write ends the allocation. */
+  upload(handle: WebGPUAllocation, byteOffset: number, bytes: ArrayBuffer | ArrayBufferView): void;
+  /** Device to host through a pooled staging buffer; flushes pending work first. */
+  download(handle: WebGPUAllocation, byteOffset: number, nbytes: number, out?: Uint8Array): Promise<Uint8Array>;
+  /** Device to device, recorded in the current command batch. */
+  copy(src: WebGPUAllocation, srcOffset: number, dst: WebGPUAllocation, dstOffset: number, nbytes: number): void;
+  /**
+   * Submits pending work and waits for it; rejects with deferred GPU errors
+   * (ValueError / MemoryError), or a RuntimeError naming the loss when the
+   * device was lost and init() has not run since.
+   */
+  sync(): Promise<void>;
+  /** Destroys the device (loss reason "destroyed"); init() acquires a new one. */
+  dispose(): void;
+
+  // Kernels: record work into `out` (returned) and check shapes and dtypes.
+  add(a: WebGPUTensor, b: WebGPUTensor, out: WebGPUTensor): WebGPUTensor;
+  sub(a: WebGPUTensor, b: WebGPUTensor, out: WebGPUTensor): WebGPUTensor;
+  mul(a: WebGPUTensor, b: WebGPUTensor, out: WebGPUTensor): WebGPUTensor;
+  div(a: WebGPUTensor, b: WebGPUTensor, out: WebGPUTensor): WebGPUTensor;
+  addScalar(a: WebGPUTensor, scalar: number, out: WebGPUTensor): WebGPUTensor;
+  subScalar(a: WebGPUTensor, scalar: number, out: WebGPUTensor): WebGPUTensor;
+  mulScalar(a: WebGPUTensor, scalar: number, out: WebGPUTensor): WebGPUTensor;
+  divScalar(a: WebGPUTensor, scalar: number, out: WebGPUTensor): WebGPUTensor;
+  matmul(a: WebGPUTensor, b: WebGPUTensor, out: WebGPUTensor): WebGPUTensor;
+  /** axis null or undefined: all elements (out has shape []). */
+  sum(a: WebGPUTensor, axis: number | null | undefined, out: WebGPUTensor): WebGPUTensor;
+  max(a: WebGPUTensor, axis: number | null | undefined, out: WebGPUTensor): WebGPUTensor;
+  /** Over the last axis. */
+  softmax(a: WebGPUTensor, out: WebGPUTensor): WebGPUTensor;
+}
+
+export function createWebGPUBackend(options: WebGPUBackendOptions): WebGPUBackend;

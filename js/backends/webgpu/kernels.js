@@ -1,0 +1,456 @@
+// The backend's compute kernels: argument checks, pipeline cache and
+// dispatch. Kernels take tensor descriptions { data, shape, dtype,
+// byteOffset? } whose `data` is an allocation handle, write into a caller
+// allocated `out` (the runtime allocates it from `output(...)` in KERNELS)
+// and record their work in the current command batch.
+
+import { elementwiseWGSL, matmulWGSL, reduceWGSL, softmaxWGSL, ELEMENTWISE_WG, MATMUL_TILE } from './wgsl.js';
+import { BufferUsage } from './gpu_flags.js';
+
+const DTYPES = {
+  float32: { wgsl: 'f32', bytes: 4, index: 0 },
+  float16: { wgsl: 'f16', bytes: 2, index: 1 },
+};
+const NEG_INF_BITS = 0xff800000;
+const REDUCE_CHUNK = 4096; // elements one workgroup reduces in a partial pass
+const MIN_PARALLEL_OUTPUTS = 256; // fewer outputs than this: reduce in passes
+
+const BINARY = { add: '+', sub: '-', mul: '*', div: '/' };
+const KERNEL_IDS = {
+  add: 0, sub: 1, mul: 2, div: 3,
+  addScalar: 4, subScalar: 5, mulScalar: 6, divScalar: 7,
+  matmul: 8, sum: 9, max: 10, sumPartial: 11, maxPartial: 12, softmax: 13,
+};
+
+// ---- shape and dtype checks (no GPU needed; used by KERNELS[].output) ----
+
+function fail(kind, message) {
+  const e = new Error(message);
+  e.kind = kind;
+  throw e;
+}
+
+/** 'float32' | 'float16' from a string or a DLDataType-like {code, bits, lanes}. */
+function dtypeName(dtype, where) {
+  let name = dtype;
+  if (dtype && typeof dtype === 'object') {
+    const { code, bits, lanes = 1 } = dtype;
+    const base = { 0: 'int', 1: 'uint', 2: 'float', 4: 'bfloat', 6: 'bool' }[code] ?? `code${code}`;
+    name = `${base}${bits}${lanes !== 1 ? `x${lanes}` : ''}`;
+  }
+  if (!Object.hasOwn(DTYPES, name)) {
+    fail('TypeError', `${where}: unsupported dtype ${String(name)}; WebGPU kernels take float32 (and float16 where the adapter has shader-f16)`);
+  }
+  return name;
+}
+
+function shapeOf(t, arg, where) {
+  if (!t || typeof t !== 'object') fail('TypeError', `${where}: argument ${arg} must be a tensor, got ${t === null ? 'null' : typeof t}`);
+  const { shape } = t;
+  if (!Array.isArray(shape)) fail('TypeError', `${where}: ${arg}.shape must be an array of integers`);
+  for (const d of shape) {
+    if (!(Number.isSafeInteger(d) && d >= 0)) fail('ValueError', `${where}: ${arg}.shape ${fmt(shape)} has an invalid dimension ${String(d)}`);
+  }
+  if (t.strides != null && !isContiguous(shape, t.strides)) {
+    fail('ValueError', `${where}: ${arg} is not contiguous (shape ${fmt(shape)}, strides ${fmt(t.strides)}); WebGPU kernels need compact row-major tensors`);
+  }
+  return shape;
+}
+
+function isContiguous(shape, strides) {
+  let expect = 1;
+  for (let i = shape.length - 1; i >= 0; i--) {
+    if (shape[i] !== 1 && Number(strides[i]) !== expect) return false;
+    expect *= shape[i];
+  }
+  return true;
+}
+
+function numel(shape) {
+  let n = 1;
+  for (const d of shape) n *= d;
+  return n;
+}
+
+function fmt(shape) {
+  return `[${Array.from(shape, String).join(', ')}]`;
+}
+
+function sameShape(x, y) {
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
+}
+
+function sameDtype(where, a, b) {
+  const da = dtypeName(a.dtype, where);
+  const db = dtypeName(b.dtype, where);
+  if (da !== db) fail('TypeError', `${where}: dtypes differ: a is ${da}, b is ${db}`);
+  return da;
+}
+
+function binaryOutput(where) {
+  return (a, b) => {
+    const sa = shapeOf(a, 'a', where);
+    const sb = shapeOf(b, 'b', where);
+    const dtype = sameDtype(where, a, b);
+    if (!sameShape(sa, sb)) fail('ValueError', `${where}: shapes differ: a is ${fmt(sa)}, b is ${fmt(sb)}`);
+    return { shape: [...sa], dtype };
+  };
+}
+
+function scalarOutput(where) {
+  return (a, scalar) => {
+    const shape = shapeOf(a, 'a', where);
+    if (typeof scalar !== 'number') fail('TypeError', `${where}: scalar must be a number, got ${typeof scalar}`);
+    return { shape: [...shape], dtype: dtypeName(a.dtype, where) };
+  };
+}
+
+function matmulOutput(a, b) {
+  const where = 'webgpu.matmul';
+  const sa = shapeOf(a, 'a', where);
+  const sb = shapeOf(b, 'b', where);
+  const dtype = sameDtype(where, a, b);
+  if (sa.length !== 2 || sb.length !== 2) {
+    fail('ValueError', `${where}: expects 2-D tensors, got a ${fmt(sa)} and b ${fmt(sb)}`);
+  }
+  if (sa[1] !== sb[0]) {
+    fail('ValueError', `${where}: inner dimensions differ: a is ${fmt(sa)}, b is ${fmt(sb)} (${sa[1]} != ${sb[0]})`);
+  }
+  return { shape: [sa[0], sb[1]], dtype };
+}
+
+function normalizeAxis(where, axis, rank) {
+  if (axis === null || axis === undefined) return null;
+  if (!Number.isInteger(axis)) fail('TypeError', `${where}: axis must be an integer or null, got ${typeof axis}`);
+  if (axis < -rank || axis >= rank) fail('ValueError', `${where}: axis ${axis} is out of range for a ${rank}-D tensor`);
+  return axis < 0 ? axis + rank : axis;
+}
+
+function reduceOutput(where) {
+  return (a, axis) => {
+    const shape = shapeOf(a, 'a', where);
+    const dtype = dtypeName(a.dtype, where);
+    const ax = normalizeAxis(where, axis, shape.length);
+    const reduced = ax === null ? numel(shape) : shape[ax];
+    if (where === 'webgpu.max' && reduced === 0) {
+      fail('ValueError', `${where}: cannot reduce an empty ${ax === null ? 'tensor' : `axis ${ax}`} (shape ${fmt(shape)}); max has no identity`);
+    }
+    return { shape: ax === null ? [] : shape.filter((_, i) => i !== ax), dtype };
+  };
+}
+
+function softmaxOutput(a) {
+  const where = 'webgpu.softmax';
+  const shape = shapeOf(a, 'a', where);
+  if (shape.length === 0) fail('ValueError', `${where}: needs at least one dimension (softmax runs over the last axis)`);
+  return { shape: [...shape], dtype: dtypeName(a.dtype, where) };
+}
+
+const T = { name: 'a', type: 'Tensor' };
+const TB = { name: 'b', type: 'Tensor' };
+const SCALAR = { name: 'scalar', type: 'float' };
+const AXIS = { name: 'axis', type: 'Optional[int]' };
+
+function entry(name, method, args, output, doc) {
+  return Object.freeze({ name, method, args: Object.freeze(args), returns: 'Tensor', output, doc });
+}
+
+/**
+ * The kernels the runtime registers as global functions. `method` names the
+ * backend method, called as backend[method](...args, out); `output(...args)`
+ * checks the inputs and returns the { shape, dtype } of `out`.
+ */
+export const KERNELS = Object.freeze([
+  ...Object.keys(BINARY).map((op) =>
+    entry(`webgpu.${op}`, op, [T, TB], binaryOutput(`webgpu.${op}`), `elementwise a ${BINARY[op]} b (same shape and dtype)`)),
+  ...Object.keys(BINARY).map((op) =>
+    entry(`webgpu.${op}_scalar`, `${op}Scalar`, [T, SCALAR], scalarOutput(`webgpu.${op}_scalar`), `elementwise a ${BINARY[op]} scalar`)),
+  entry('webgpu.matmul', 'matmul', [T, TB], matmulOutput, 'matrix product of 2-D a[M, K] and b[K, N]'),
+  entry('webgpu.sum', 'sum', [T, AXIS], reduceOutput('webgpu.sum'), 'sum over one axis, or over all elements when axis is null'),
+  entry('webgpu.max', 'max', [T, AXIS], reduceOutput('webgpu.max'), 'maximum over one axis, or over all elements when axis is null'),
+  entry('webgpu.softmax', 'softmax', [T], softmaxOutput, 'softmax over the last axis'),
+]);
+const KERNEL_BY_METHOD = Object.fromEntries(KERNELS.map((k) => [k.method, k]));
+
+// ---- dispatch ----
+
+/** Checks inputs and `out`, rethrowing check failures as the runtime's errors. */
+function prepare(be, method, args, out) {
+  const k = KERNEL_BY_METHOD[method];
+  let spec;
+  try {
+    spec = k.output(...args);
+    const so = shapeOf(out, 'out', k.name);
+    const dout = dtypeName(out.dtype, k.name);
+    if (dout !== spec.dtype) fail('TypeError', `${k.name}: out has dtype ${dout}, expected ${spec.dtype}`);
+    if (!sameShape(so, spec.shape)) fail('ValueError', `${k.name}: out has shape ${fmt(so)}, expected ${fmt(spec.shape)}`);
+  } catch (e) {
+    if (e.kind) throw be._error(e.kind, e.message);
+    throw e;
+  }
+  const state = be._checkHandle(out.data, k.name);
+  for (const t of args) if (t && typeof t === 'object') be._checkHandle(t.data, k.name);
+  if (spec.dtype === 'float16' && !state.hasF16) {
+    throw be._error('TypeError', `${k.name}: float16 needs the shader-f16 feature, which this WebGPU adapter lacks`);
+  }
+  return { state, dtype: DTYPES[spec.dtype], name: k.name };
+}
+
+/** A storage binding covering the tensor, and the element offset within it. */
+function bindTensor(be, state, t, count, dtype, name) {
+  const handle = t.data;
+  const byteOffset = t.byteOffset ?? 0;
+  if (count === 0) return { binding: storage(handle.buffer, 0, 4, handle.id), elemOffset: 0 };
+  if (!Number.isSafeInteger(byteOffset) || byteOffset < 0 || byteOffset % dtype.bytes) {
+    throw be._error('ValueError', `${name}: byteOffset ${byteOffset} is not a multiple of the element size ${dtype.bytes}`);
+  }
+  const end = byteOffset + count * dtype.bytes;
+  if (end > handle.nbytes) {
+    throw be._error('ValueError', `${name}: tensor needs bytes [${byteOffset}, ${end}) but its allocation has ${handle.nbytes}`);
+  }
+  const limits = state.device.limits;
+  const start = byteOffset - (byteOffset % limits.minStorageBufferOffsetAlignment);
+  const size = Math.ceil((end - start) / 4) * 4;
+  if (size > limits.maxStorageBufferBindingSize) {
+    throw be._error('ValueError', `${name}: a tensor of ${end - byteOffset} bytes exceeds the device's maxStorageBufferBindingSize (${limits.maxStorageBufferBindingSize})`);
+  }
+  return { binding: storage(handle.buffer, start, size, handle.id), elemOffset: (byteOffset - start) / dtype.bytes };
+}
+
+/** A buffer binding; `key` names allocation-backed ones so bind groups can be cached. */
+function storage(buffer, offset, size, id = -1) {
+  return { buffer, offset, size, key: id < 0 ? null : `${id}@${offset}+${size}` };
+}
+
+/**
+ * The cached pipeline for kernel `id` from input type ti to output type to,
+ * with `inputs` read-only tensors, then the output, then the parameters.
+ */
+function pipeline(state, id, inputs, ti, to, makeSource) {
+  const key = id * 4 + ti.index * 2 + to.index;
+  let p = state.pipelines.get(key);
+  if (!p) {
+    const device = state.device;
+    const layout = (state.layouts[inputs] ??= bindGroupLayout(device, inputs));
+    const module = device.createShaderModule({ code: makeSource(ti.wgsl, to.wgsl) });
+    const pipe = device.createComputePipeline({
+      layout: device.createPipelineLayout({ bindGroupLayouts: [layout] }),
+      compute: { module, entryPoint: 'main' },
+    });
+    p = { pipe, layout, bindGroups: new Map() };
+    state.pipelines.set(key, p);
+  }
+  return p;
+}
+
+const COMPUTE = 0x4; // GPUShaderStage.COMPUTE
+
+function bindGroupLayout(device, inputs) {
+  const entries = [];
+  for (let i = 0; i < inputs; i++) entries.push({ binding: i, visibility: COMPUTE, buffer: { type: 'read-only-storage' } });
+  entries.push({ binding: inputs, visibility: COMPUTE, buffer: { type: 'storage' } });
+  entries.push({ binding: inputs + 1, visibility: COMPUTE, buffer: { type: 'uniform', hasDynamicOffset: true } });
+  return device.createBindGroupLayout({ entries });
+}
+
+/** Workgroup grid (x, y) for `groups` groups within the per-dimension limit. */
+function grid(be, state, groups, name) {
+  const maxDim = state.device.limits.maxComputeWorkgroupsPerDimension;
+  const x = Math.min(groups, maxDim);
+  const y = Math.ceil(groups / x);
+  if (y > maxDim) throw be._error('ValueError', `${name}: the work is too large for one dispatch (${groups} workgroups)`);
+  return [x, y];
+}
+
+const BIND_GROUP_CACHE_SIZE = 256; // per pipeline; cleared when full
+
+function dispatch(state, p, bindings, gx, gy) {
+  // Bind groups over allocations are reused: repeated calls on the same
+  // tensors (the common loop) skip createBindGroup, the largest per-call cost.
+  let key = '';
+  for (const b of bindings) key = b.key === null || key === null ? null : `${key}|${b.key}`;
+  let group = key === null ? undefined : p.bindGroups.get(key);
+  if (!group) {
+    const entries = bindings.map((b, binding) => ({ binding, resource: { buffer: b.buffer, offset: b.offset, size: b.size } }));
+    entries.push({ binding: bindings.length, resource: state.batch.paramsBinding });
+    group = state.device.createBindGroup({ layout: p.layout, entries });
+    if (key !== null) {
+      if (p.bindGroups.size >= BIND_GROUP_CACHE_SIZE) p.bindGroups.clear();
+      p.bindGroups.set(key, group);
+    }
+  }
+  state.batch.dispatch(p.pipe, group, gx, gy);
+}
+
+/**
+ * Where a kernel writes: `out` itself, or a scratch buffer when `out`
+ * shares a buffer with an input (WebGPU forbids binding one buffer both
+ * read-only and writable in a dispatch); `finish()` copies scratch to out.
+ */
+function target(be, state, out, inputs, count, dtype, name) {
+  const bound = bindTensor(be, state, out, count, dtype, name);
+  if (!inputs.some((t) => t.data.buffer === out.data.buffer)) return { ...bound, finish() {} };
+  const byteOffset = out.byteOffset ?? 0;
+  const exact = count * dtype.bytes;
+  if (byteOffset % 4 || (exact % 4 && byteOffset + exact !== out.data.nbytes)) {
+    throw be._error('ValueError', `${name}: out shares its allocation with an input, which needs out to start and end on 4-byte boundaries`);
+  }
+  const nbytes = Math.ceil(exact / 4) * 4;
+  const buffer = scratch(state, nbytes);
+  return {
+    binding: storage(buffer, 0, nbytes),
+    elemOffset: 0,
+    finish() {
+      state.batch.copy(buffer, 0, out.data.buffer, byteOffset, nbytes);
+      state.batch.destroyAfterSubmit(buffer);
+    },
+  };
+}
+
+function scratch(state, nbytes) {
+  return state.device.createBuffer({
+    size: Math.max(4, nbytes),
+    usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+  });
+}
+
+function elementwise(be, method, op, a, b, scalar, out) {
+  const { state, dtype, name } = prepare(be, method, b === null ? [a, scalar] : [a, b], out);
+  const n = numel(a.shape);
+  if (n === 0) return out;
+  const inputs = b === null ? [a] : [a, b];
+  const ba = bindTensor(be, state, a, n, dtype, name);
+  const bb = b === null ? null : bindTensor(be, state, b, n, dtype, name);
+  const dst = target(be, state, out, inputs, n, dtype, name);
+  const [gx, gy] = grid(be, state, Math.ceil(n / ELEMENTWISE_WG), name);
+  const pipe = pipeline(state, KERNEL_IDS[method], inputs.length, dtype, dtype, (t) => elementwiseWGSL(op, t, b === null));
+  const w = state.batch.reserveParams();
+  const u32 = state.batch.u32;
+  u32[w] = n;
+  u32[w + 1] = ba.elemOffset;
+  u32[w + 2] = bb ? bb.elemOffset : 0;
+  u32[w + 3] = dst.elemOffset;
+  u32[w + 4] = gx * ELEMENTWISE_WG;
+  state.batch.f32[w + 5] = b === null ? scalar : 0;
+  dispatch(state, pipe, bb ? [ba.binding, bb.binding, dst.binding] : [ba.binding, dst.binding], gx, gy);
+  dst.finish();
+  return out;
+}
+
+function reduce(be, kind, a, axis, out) {
+  const { state, dtype, name } = prepare(be, kind, [a, axis], out);
+  const shape = a.shape;
+  const ax = normalizeAxis(name, axis, shape.length);
+  const outer = ax === null ? 1 : numel(shape.slice(0, ax));
+  let r = ax === null ? numel(shape) : shape[ax];
+  const inner = ax === null ? 1 : numel(shape.slice(ax + 1));
+  const outputs = outer * inner;
+  if (outputs === 0) return out;
+  const f32 = DTYPES.float32;
+  let src = bindTensor(be, state, a, numel(shape), dtype, name);
+  const dst = target(be, state, out, [a], outputs, dtype, name);
+  let srcType = dtype;
+  let partials = null; // the scratch buffer src reads, destroyed after its last reader
+  // Few outputs over a long axis: first reduce chunks in parallel into f32
+  // partials [outer, chunks, inner], until one workgroup per output is enough.
+  while (r > REDUCE_CHUNK && outputs < MIN_PARALLEL_OUTPUTS) {
+    const chunks = Math.ceil(r / REDUCE_CHUNK);
+    const nbytes = outputs * chunks * 4;
+    const buffer = scratch(state, nbytes);
+    const next = { binding: storage(buffer, 0, Math.max(4, nbytes)), elemOffset: 0 };
+    const pipe = pipeline(state, KERNEL_IDS[`${kind}Partial`], 1, srcType, f32, (ti) => reduceWGSL(kind, ti, 'f32'));
+    reducePass(be, state, pipe, src, next, outer, r, inner, REDUCE_CHUNK, chunks, name);
+    if (partials) state.batch.destroyAfterSubmit(partials);
+    partials = buffer;
+    src = next;
+    srcType = f32;
+    r = chunks;
+  }
+  const pipe = pipeline(state, KERNEL_IDS[kind], 1, srcType, dtype, (ti, to) => reduceWGSL(kind, ti, to));
+  reducePass(be, state, pipe, src, dst, outer, r, inner, Math.max(r, 1), 1, name);
+  if (partials) state.batch.destroyAfterSubmit(partials);
+  dst.finish();
+  return out;
+}
+
+function reducePass(be, state, pipe, src, dst, outer, r, inner, chunk, chunks, name) {
+  const [gx, gy] = grid(be, state, outer * chunks * inner, name);
+  const w = state.batch.reserveParams();
+  const u32 = state.batch.u32;
+  u32[w] = outer;
+  u32[w + 1] = r;
+  u32[w + 2] = inner;
+  u32[w + 3] = chunk;
+  u32[w + 4] = chunks;
+  u32[w + 5] = src.elemOffset;
+  u32[w + 6] = dst.elemOffset;
+  u32[w + 7] = gx;
+  u32[w + 8] = NEG_INF_BITS;
+  dispatch(state, pipe, [src.binding, dst.binding], gx, gy);
+}
+
+export const kernelMethods = {
+  ...Object.fromEntries(Object.entries(BINARY).flatMap(([method, op]) => [
+    [method, function (a, b, out) { return elementwise(this, method, op, a, b, 0, out); }],
+    [`${method}Scalar`, function (a, scalar, out) { return elementwise(this, `${method}Scalar`, op, a, null, scalar, out); }],
+  ])),
+
+  matmul(a, b, out) {
+    const { state, dtype, name } = prepare(this, 'matmul', [a, b], out);
+    const [M, K] = a.shape;
+    const N = b.shape[1];
+    if (M * N === 0) return out;
+    const ba = bindTensor(this, state, a, M * K, dtype, name);
+    const bb = bindTensor(this, state, b, K * N, dtype, name);
+    const dst = target(this, state, out, [a, b], M * N, dtype, name);
+    const gx = Math.ceil(N / MATMUL_TILE);
+    const gy = Math.ceil(M / MATMUL_TILE);
+    const maxDim = state.device.limits.maxComputeWorkgroupsPerDimension;
+    if (gx > maxDim || gy > maxDim) throw this._error('ValueError', `${name}: ${M}x${N} output is too large for one dispatch`);
+    const pipe = pipeline(state, KERNEL_IDS.matmul, 2, dtype, dtype, matmulWGSL);
+    const w = state.batch.reserveParams();
+    const u32 = state.batch.u32;
+    u32[w] = M;
+    u32[w + 1] = K;
+    u32[w + 2] = N;
+    u32[w + 3] = ba.elemOffset;
+    u32[w + 4] = bb.elemOffset;
+    u32[w + 5] = dst.elemOffset;
+    dispatch(state, pipe, [ba.binding, bb.binding, dst.binding], gx, gy);
+    dst.finish();
+    return out;
+  },
+
+  sum(a, axis, out) {
+    return reduce(this, 'sum', a, axis, out);
+  },
+
+  max(a, axis, out) {
+    return reduce(this, 'max', a, axis, out);
+  },
+
+  softmax(a, out) {
+    const { state, dtype, name } = prepare(this, 'softmax', [a], out);
+    const cols = a.shape[a.shape.length - 1];
+    const count = numel(a.shape);
+    if (count === 0) return out;
+    const rows = count / cols;
+    const src = bindTensor(this, state, a, count, dtype, name);
+    const dst = target(this, state, out, [a], count, dtype, name);
+    const [gx, gy] = grid(this, state, rows, name);
+    const pipe = pipeline(state, KERNEL_IDS.softmax, 1, dtype, dtype, softmaxWGSL);
+    const w = state.batch.reserveParams();
+    const u32 = state.batch.u32;
+    u32[w] = rows;
+    u32[w + 1] = cols;
+    u32[w + 2] = src.elemOffset;
+    u32[w + 3] = dst.elemOffset;
+    u32[w + 4] = gx;
+    u32[w + 5] = NEG_INF_BITS;
+    dispatch(state, pipe, [src.binding, dst.binding], gx, gy);
+    dst.finish();
+    return out;
+  },
+};

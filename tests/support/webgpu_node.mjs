@@ -1,0 +1,9 @@
+// The WebGPU implementation Node tests and benchmarks use: Dawn from npm
+// `webgpu` on its OpenGL ES backend, which runs on Mesa's llvmpipe without a
+// GPU or a display (EGL_PLATFORM=surfaceless).
+import { create } from 'webgpu';
+
+export function nodeGPU(backend = 'opengles') {
+  process.env.EGL_PLATFORM ??= 'surfaceless';
+  return create([`backend=${backend}`]);
+}
