@@ -51,6 +51,14 @@ TVMFFIObject* wf_func_new_owned(TVMFFISafeCallType safe_call, TVMFFIObject* owne
   return f;
 }
 
+TVMFFIObject* wf_func_new_builtin(TVMFFISafeCallType safe_call) {
+  TVMFFIObject* f = wf_func_new(safe_call, NULL, NULL);
+  /* The runtime's own functions ignore `self`, so the cell can point at
+   * them directly and calls skip the trampoline's extra indirect call. */
+  if (f != NULL) WF_OBJ_CELL(f, wf_func_payload)->cell.safe_call = safe_call;
+  return f;
+}
+
 int TVMFFIFunctionCreate(void* self, TVMFFISafeCallType safe_call, void (*deleter)(void* self),
                          TVMFFIObjectHandle* out) {
   if (safe_call == NULL || out == NULL) {
@@ -62,17 +70,24 @@ int TVMFFIFunctionCreate(void* self, TVMFFISafeCallType safe_call, void (*delete
   return 0;
 }
 
-int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVMFFIAny* args, int32_t num_args,
-                       TVMFFIAny* result) {
-  TVMFFIObject* f = (TVMFFIObject*)func;
+/* Out of line so the call path needs no stack frame for the messages. */
+static __attribute__((noinline)) int wf_func_call_rejected(TVMFFIObject* f, int32_t num_args) {
   if (f == NULL) return wf_err_raise("ValueError", "TVMFFIFunctionCall: function handle is NULL");
   if (!wf_type_is_instance(f->type_index, kTVMFFIFunction)) {
     return wf_err_raise("TypeError", "TVMFFIFunctionCall: expected `ffi.Function` but got `%s`",
                         wf_type_key(f->type_index));
   }
-  if (num_args < 0 || (num_args > 0 && args == NULL) || result == NULL) {
-    return wf_err_raise("ValueError", "TVMFFIFunctionCall: invalid arguments (num_args %d)",
-                        (int)num_args);
+  return wf_err_raise("ValueError", "TVMFFIFunctionCall: invalid arguments (num_args %d)",
+                      (int)num_args);
+}
+
+int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVMFFIAny* args, int32_t num_args,
+                       TVMFFIAny* result) {
+  TVMFFIObject* f = (TVMFFIObject*)func;
+  if (f == NULL ||
+      (f->type_index != kTVMFFIFunction && !wf_type_is_instance(f->type_index, kTVMFFIFunction)) ||
+      num_args < 0 || (num_args > 0 && args == NULL) || result == NULL) {
+    return wf_func_call_rejected(f, num_args);
   }
   return wf_func_call(f, args, num_args, result);
 }

@@ -15,6 +15,10 @@ static inline int wf_func_call(TVMFFIObject* f, const TVMFFIAny* args, int32_t n
  * NULL with the error raised on failure. */
 TVMFFIObject* wf_func_new(TVMFFISafeCallType safe_call, void* self, void (*deleter)(void*));
 
+/* A Function for one of the runtime's own callbacks, which ignore `self`:
+ * called without the trampoline. */
+TVMFFIObject* wf_func_new_builtin(TVMFFISafeCallType safe_call);
+
 /* A Function calling a library symbol (with a NULL self) that keeps
  * `owner` (its module) alive for as long as the function lives. */
 TVMFFIObject* wf_func_new_owned(TVMFFISafeCallType safe_call, TVMFFIObject* owner);

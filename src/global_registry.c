@@ -127,7 +127,7 @@ int TVMFFIFunctionGetGlobal(const TVMFFIByteArray* name, TVMFFIObjectHandle* out
 
 static int wf_global_register_impl(const char* name, TVMFFISafeCallType fn, void* self,
                                    const char* metadata) {
-  TVMFFIObject* f = wf_func_new(fn, self, NULL);
+  TVMFFIObject* f = self != NULL ? wf_func_new(fn, self, NULL) : wf_func_new_builtin(fn);
   if (f == NULL) return -1;
   TVMFFIByteArray n = {name, strlen(name)};
   TVMFFIByteArray m = {metadata != NULL ? metadata : "", metadata != NULL ? strlen(metadata) : 0};
