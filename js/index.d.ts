@@ -85,6 +85,17 @@ export class ShapeObject extends ContainerObject implements Iterable<number | bi
   [Symbol.iterator](): Iterator<number | bigint>;
 }
 
+export class ModuleObject extends FFIObject {
+  /** NAME as a callable that keeps the module alive, or null when absent. */
+  getFunction(name: string, options?: { queryImports?: boolean }): FFIFunction | null;
+  implementsFunction(name: string, options?: { queryImports?: boolean }): boolean;
+  /** `library` for modules of C code. */
+  readonly kind: string;
+  importModule(other: ModuleObject): void;
+  functionMetadata(name: string): string | null;
+  functionDoc(name: string): string | null;
+}
+
 export function isHandle(value: unknown): value is Handle;
 
 export class Device {
@@ -200,6 +211,13 @@ export interface Runtime {
   /** The JS class of a registered (reflected) type. */
   objectClass(typeKey: string): any;
   registerObjectClass(typeKey: string | number, cls: typeof FFIObject): void;
+  /**
+   * Loads a C module built with `webffi build --module` (a URL, a path in
+   * Node, bytes or a compiled module); one already loaded is returned.
+   */
+  loadModule(source: string | URL | ArrayBuffer | ArrayBufferView | WebAssembly.Module): Promise<ModuleObject>;
+  /** Removes a module from the loaded table; true when it was loaded. */
+  unloadModule(name: string): boolean;
   /** How many JS values C holds references to. */
   readonly liveJSValues: number;
   /** The trap that poisoned this instance, or null. */

@@ -7,3 +7,5 @@ export {
 } from './errors.js';
 export { Device, DataType, IntValue, FloatValue, asInt, asFloat } from './values.js';
 export { FFIObject, isHandle } from './objects.js';
+export { ArrayObject, ListObject, MapObject, DictObject, ShapeObject } from './containers.js';
+export { ModuleObject } from './module_object.js';

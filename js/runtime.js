@@ -6,6 +6,8 @@ import { Device, DataType, IntValue, FloatValue } from './values.js';
 import { FFIObject, PTR, RUNTIME, functionPrototype, isHandle } from './objects.js';
 import { jsStackToBacktrace, crossedWasmFrames } from './backtrace.js';
 import { containerClasses } from './containers.js';
+import { ModuleObject } from './module_object.js';
+import { moduleLoader, ModuleLoadError } from './dylink.js';
 import {
   FFIError, FatalError, MemoryError, OverflowError, ValueError, FFITypeError,
   makeError, kindOf, messageOf,
@@ -191,6 +193,7 @@ export function createRuntime(instance, meta, options = {}) {
   const scopes = [];
   const objectClasses = new Map(); // type index -> wrapper class
   for (const [key, cls] of Object.entries(containerClasses)) objectClasses.set(T[key], cls);
+  objectClasses.set(T['ffi.Module'], ModuleObject);
 
   const runtimeHooks = {
     track(wrapper, p) {
@@ -1080,6 +1083,27 @@ export function createRuntime(instance, meta, options = {}) {
       const index = typeof typeKeyOrIndex === 'number' ? typeKeyOrIndex : T[typeKeyOrIndex];
       if (index === undefined) throw makeError('KeyError', `Unknown type key ${typeKeyOrIndex}`);
       objectClasses.set(index, cls);
+    },
+    /**
+     * Loads a C module built with `webffi build --module`: a URL (a path in
+     * Node), wasm bytes or a WebAssembly.Module. A module already loaded
+     * under the same name is returned instead of being instantiated again.
+     */
+    async loadModule(source) {
+      if (poisoned) throw fatal();
+      let ptr;
+      try {
+        ptr = await moduleLoader(x).load(source);
+      } catch (e) {
+        throw e instanceof ModuleLoadError ? makeError(e.kind, e.message) : e;
+      } finally {
+        fresh();
+      }
+      return readObject(ptr, T['ffi.Module'], true);
+    },
+    /** Removes a module from the loaded table (it lives on while referenced). */
+    unloadModule(name) {
+      return withGlobal('webffi.ModuleUnload', (f) => f(name));
     },
     /** How many JS values C holds references to (callbacks, thrown values). */
     get liveJSValues() {

@@ -1,0 +1,38 @@
+// The wrapper for `ffi.Module`: functions looked up by name (optionally in
+// the module's imports), its kind, imports, and function metadata. Modules
+// are loaded with `runtime.loadModule()`.
+import { FFIObject, RUNTIME } from './objects.js';
+
+export class ModuleObject extends FFIObject {
+  /**
+   * The module's function NAME (a callable handle that keeps the module
+   * alive), or null when neither it nor (by default) its imports define it.
+   */
+  getFunction(name, { queryImports = true } = {}) {
+    return this[RUNTIME].global('ffi.ModuleGetFunction')(this, name, queryImports);
+  }
+
+  implementsFunction(name, { queryImports = true } = {}) {
+    return this[RUNTIME].global('ffi.ModuleImplementsFunction')(this, name, queryImports);
+  }
+
+  /** `library` for modules of C code. */
+  get kind() {
+    return this[RUNTIME].global('ffi.ModuleGetKind')(this);
+  }
+
+  /** Makes `other`'s functions reachable through this module's imports. */
+  importModule(other) {
+    this[RUNTIME].global('ffi.ModuleImportModule')(this, other);
+  }
+
+  /** The JSON metadata the module declares for NAME, or null. */
+  functionMetadata(name) {
+    return this[RUNTIME].global('ffi.ModuleGetFunctionMetadata')(this, name);
+  }
+
+  /** The documentation the module declares for NAME, or null. */
+  functionDoc(name) {
+    return this[RUNTIME].global('ffi.ModuleGetFunctionDoc')(this, name);
+  }
+}

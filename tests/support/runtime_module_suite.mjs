@@ -1,0 +1,85 @@
+// C modules loaded at run time through the JS API (runtime.loadModule), as
+// named tests that run unchanged in Node (tests/node/runtime_modules.test.mjs)
+// and in Chromium (tests/browser/runtime_modules.test.mjs).
+// env: { rt, webffi, source(name), bytes(name) } where source gives a URL
+// (or path) and bytes the module's wasm bytes.
+import { assert, assertEqual } from '../browser/harness_page.mjs';
+
+async function rejects(promise, check, what) {
+  try {
+    await promise;
+  } catch (e) {
+    assert(check(e), `${what}: unexpected error ${e}`);
+    return;
+  }
+  throw new Error(`assertion failed: ${what} did not fail`);
+}
+
+function throws(fn, check, what) {
+  try {
+    fn();
+  } catch (e) {
+    assert(check(e), `${what}: unexpected error ${e}`);
+    return;
+  }
+  throw new Error(`assertion failed: ${what} did not throw`);
+}
+
+export const moduleTests = {
+  async 'loadModule takes a URL, bytes or a compiled module and dedupes by name'({ rt, webffi, source, bytes }) {
+    const mod = await rt.loadModule(source('add_one'));
+    assert(mod instanceof webffi.ModuleObject, 'a ModuleObject');
+    assertEqual(mod.kind, 'library');
+    assertEqual(mod.typeKey, 'ffi.Module');
+    const raw = await bytes('add_one');
+    const again = await rt.loadModule(raw);
+    const compiled = await rt.loadModule(await WebAssembly.compile(raw));
+    assertEqual(again.handle, mod.handle, 'bytes give the loaded module');
+    assertEqual(compiled.handle, mod.handle, 'a compiled module gives the loaded module');
+    again.dispose();
+    compiled.dispose();
+    mod.dispose();
+  },
+
+  async 'module functions are callable handles that keep the module alive'({ rt, source }) {
+    const mod = await rt.loadModule(source('add_one'));
+    const addInt = mod.getFunction('add_int');
+    assertEqual(mod.getFunction('no_such_function'), null);
+    assertEqual(mod.implementsFunction('add_int'), true);
+    mod.dispose();
+    assertEqual(addInt(41), 42);
+    rt.registerGlobal('modules.add_int', addInt, { override: true });
+    assertEqual(rt.getGlobal('modules.add_int')(1), 2);
+    assertEqual(rt.removeGlobal('modules.add_int'), true);
+    addInt.dispose();
+  },
+
+  async 'errors raised in a module arrive as JS errors naming the module function'({ rt, webffi, source }) {
+    const mod = await rt.loadModule(source('add_one'));
+    const raise = mod.getFunction('raise_error');
+    throws(() => raise('bad input'), (e) => e instanceof webffi.ValueError && e instanceof webffi.FFIError &&
+      e.message === 'bad input' && /in __tvm_ffi_raise_error\n/.test(e.backtrace), 'raise_error');
+    throws(() => mod.getFunction('add_one')(1, 2), (e) => e instanceof TypeError, 'add_one(1, 2)');
+    raise.dispose();
+    mod.dispose();
+  },
+
+  async 'bad modules are refused with a clear error and nothing half-loaded'({ rt, webffi, source }) {
+    await rejects(rt.loadModule(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])),
+      (e) => e instanceof webffi.FFIError, 'an empty wasm module');
+    await rejects(rt.loadModule(source('bad_import')), (e) => e instanceof webffi.FFIError,
+      'a module with a missing import');
+    assertEqual(rt.getGlobal('testing.add_one')(1), 2, 'the runtime still works');
+  },
+
+  async 'unloadModule removes a module from the loaded table'({ rt, source }) {
+    // `webffi build --module` names a module after its output file.
+    const first = await rt.loadModule(source('producer'));
+    assertEqual(rt.unloadModule('producer'), true);
+    assertEqual(rt.unloadModule('producer'), false);
+    const second = await rt.loadModule(source('producer'));
+    assert(second.handle !== first.handle, 'a fresh instance after unloading');
+    first.dispose();
+    second.dispose();
+  },
+};
