@@ -6,6 +6,8 @@ import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { before, after } from 'node:test';
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -99,4 +101,33 @@ export async function runPage(context, url, { timeout = 60000 } = {}) {
   } finally {
     await page.close();
   }
+}
+
+/**
+ * For a node:test file: starts the server and Chromium before its tests and
+ * closes both after them. run(page) opens tests/browser/pages/PAGE and
+ * returns its result; expectPass(page, n) asserts n passed and none failed.
+ */
+export function useChromium({ webgpu = false, crossOriginIsolated = false } = {}) {
+  let server;
+  let browser;
+  before(async () => {
+    server = await startServer({ crossOriginIsolated });
+    browser = await launchChromium({ webgpu });
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+  const run = (page, options) =>
+    runPage(browser.context, server.url(`tests/browser/pages/${page}`), options);
+  return {
+    run,
+    async expectPass(page, count, options) {
+      const result = await run(page, options);
+      assert.deepEqual(result.failures, [], result.logs.join('\n'));
+      assert.equal(result.passed, count);
+      return result;
+    },
+  };
 }
