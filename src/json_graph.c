@@ -300,6 +300,7 @@ int wf_json_graph_write(const TVMFFIAny* value, const TVMFFIAny* metadata, TVMFF
 
 typedef struct {
   TVMFFIAny* values; /* decoded nodes so far */
+  int32_t* depths;   /* how deep each decoded value nests */
   int64_t count;
   int64_t current; /* the node being decoded */
 } wf_graph_reader;
@@ -309,7 +310,9 @@ static int wf_graph_bad_data(const wf_graph_reader* r, const char* type_key) {
                       type_key, (long long)r->current);
 }
 
-/* A reference to an earlier node; anything else is an invalid index. */
+/* A reference to an earlier node; anything else is an invalid index. The
+ * nesting it adds is bounded, so freeing or printing the result (which
+ * recurse) stays within the stack. */
 static const TVMFFIAny* wf_graph_ref(const wf_graph_reader* r, const TVMFFIAny* ref) {
   if (ref->type_index != kTVMFFIInt) {
     wf_graph_bad_data(r, "node index");
@@ -320,6 +323,13 @@ static const TVMFFIAny* wf_graph_ref(const wf_graph_reader* r, const TVMFFIAny* 
                  (long long)ref->v_int64);
     return NULL;
   }
+  int32_t depth = r->depths[ref->v_int64] + 1;
+  if (depth > WF_MAX_NESTING) {
+    wf_err_raise("ValueError", WF_GRAPH_INVALID "nesting deeper than %d levels in node %lld",
+                 WF_MAX_NESTING, (long long)r->current);
+    return NULL;
+  }
+  if (depth > r->depths[r->current]) r->depths[r->current] = depth;
   return &r->values[ref->v_int64];
 }
 
@@ -539,8 +549,14 @@ int wf_json_graph_read(const TVMFFIAny* graph, TVMFFIAny* out) {
     return wf_err_raise("ValueError", WF_GRAPH_INVALID "`nodes` must be an array");
   }
   int64_t n = wf_seq_size(nodes->v_obj);
-  wf_graph_reader r = {(TVMFFIAny*)calloc((size_t)(n > 0 ? n : 1), sizeof(TVMFFIAny)), 0, 0};
-  if (r.values == NULL) return wf_err_raise_oom((size_t)n * sizeof(TVMFFIAny));
+  size_t slots = (size_t)(n > 0 ? n : 1);
+  wf_graph_reader r = {(TVMFFIAny*)calloc(slots, sizeof(TVMFFIAny)),
+                       (int32_t*)calloc(slots, sizeof(int32_t)), 0, 0};
+  if (r.values == NULL || r.depths == NULL) {
+    free(r.values);
+    free(r.depths);
+    return wf_err_raise_oom(slots * (sizeof(TVMFFIAny) + sizeof(int32_t)));
+  }
   int rc = 0;
   for (; r.current < n && rc == 0; ++r.current) {
     const TVMFFIAny* node = &wf_seq_data(nodes->v_obj)[r.current];
@@ -569,6 +585,7 @@ int wf_json_graph_read(const TVMFFIAny* graph, TVMFFIAny* out) {
   }
   for (int64_t i = 0; i < r.count; ++i) wf_any_release(&r.values[i]);
   free(r.values);
+  free(r.depths);
   return rc;
 }
 

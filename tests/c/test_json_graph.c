@@ -253,3 +253,16 @@ void json_graph_malformed_input_is_value_error(void) {
     check_from_error(cases[i].json, "ValueError", cases[i].message);
   }
 }
+
+void json_graph_deep_nesting_is_value_error(void) {
+  /* Each node wraps the previous one: cheap to write, deep to free. */
+  enum { N = 300 };
+  static char json[N * 48];
+  size_t at = (size_t)sprintf(json, "{\"root_index\":%d,\"nodes\":[{\"type\":\"ffi.Array\",\"data\":[]}", N - 1);
+  for (int i = 1; i < N; ++i) {
+    at += (size_t)sprintf(json + at, ",{\"type\":\"ffi.Array\",\"data\":[%d]}", i - 1);
+  }
+  sprintf(json + at, "]}");
+  check_from_error(json, "ValueError",
+                   "Invalid JSON Object Graph: nesting deeper than 256 levels in node 257");
+}
