@@ -379,7 +379,7 @@ static int wf_json_emit(const TVMFFIAny* v, int indent, int depth, wf_buf* out) 
   switch (v->type_index) {
     case kTVMFFINone: wf_buf_puts(out, "null"); return 0;
     case kTVMFFIBool: wf_buf_puts(out, v->v_int64 ? "true" : "false"); return 0;
-    case kTVMFFIInt: wf_buf_printf(out, "%lld", (long long)v->v_int64); return 0;
+    case kTVMFFIInt: wf_buf_int(out, (long long)v->v_int64); return 0;
     case kTVMFFIFloat: wf_float_format(v->v_float64, out); return 0;
     case kTVMFFIArray:
     case kTVMFFIList: {

@@ -27,8 +27,7 @@ static void wf_map_deleter(void* self, int flags) {
   if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
     wf_map_cell* cell = WF_OBJ_CELL(self, wf_map_cell);
     wf_map_release_entries(cell);
-    free(cell->entries);
-    free(cell->slots);
+    free(cell->entries); /* the index lives in the same block */
     memset(cell, 0, sizeof(*cell));
   }
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) wf_obj_free_space(self);
@@ -60,13 +59,13 @@ static int wf_map_reserve(wf_map_cell* cell, int64_t need) {
   int64_t cap = cell->capacity ? cell->capacity : 4;
   while (cap < need) cap *= 2;
   if (cap > WF_MAP_MAX_ENTRIES) return wf_err_raise_oom((size_t)-1);
-  wf_map_entry* entries = (wf_map_entry*)realloc(cell->entries, (size_t)cap * sizeof(*entries));
-  if (entries == NULL) return wf_err_raise_oom((size_t)cap * sizeof(*entries));
+  /* Entries and index share one block: one allocation per growth. The old
+   * index is rebuilt below, so realloc only needs to keep the entries. */
+  size_t bytes = (size_t)cap * (sizeof(wf_map_entry) + 2 * sizeof(int32_t));
+  wf_map_entry* entries = (wf_map_entry*)realloc(cell->entries, bytes);
+  if (entries == NULL) return wf_err_raise_oom(bytes);
   cell->entries = entries;
-  int32_t* slots = (int32_t*)malloc((size_t)cap * 2 * sizeof(int32_t));
-  if (slots == NULL) return wf_err_raise_oom((size_t)cap * 2 * sizeof(int32_t));
-  free(cell->slots);
-  cell->slots = slots;
+  cell->slots = (int32_t*)(entries + cap);
   cell->num_slots = cap * 2;
   cell->capacity = cap;
   wf_map_reindex(cell);
@@ -156,7 +155,6 @@ void wf_map_clear(TVMFFIObject* map) {
   memset(cell, 0, sizeof(*cell));
   wf_map_release_entries(&old);
   free(old.entries);
-  free(old.slots);
 }
 
 wf_map_entry* wf_map_next(TVMFFIObject* map, int64_t* pos) {

@@ -165,7 +165,7 @@ static void wf_repr_value(wf_repr_ctx* c, const TVMFFIAny* v) {
   switch (v->type_index) {
     case kTVMFFINone: wf_buf_puts(c->out, "None"); return;
     case kTVMFFIBool: wf_buf_puts(c->out, v->v_int64 ? "True" : "False"); return;
-    case kTVMFFIInt: wf_buf_printf(c->out, "%lld", (long long)v->v_int64); return;
+    case kTVMFFIInt: wf_buf_int(c->out, (long long)v->v_int64); return;
     case kTVMFFIFloat: wf_float_format(v->v_float64, c->out); return;
     case kTVMFFIDevice: wf_device_format(v->v_device, c->out); return;
     case kTVMFFIDataType:
