@@ -193,15 +193,13 @@ static int wf_json_number(wf_json_reader* r, TVMFFIAny* out) {
     if (r->p >= r->end || *r->p < '0' || *r->p > '9') return wf_json_fail(r, "invalid number");
     while (r->p < r->end && *r->p >= '0' && *r->p <= '9') ++r->p;
   }
-  /* strtod/strtoll need a NUL-terminated copy: the input may not have one. */
-  char text[512];
-  size_t n = (size_t)(r->p - start);
-  if (n >= sizeof(text)) {
-    r->p = start;
-    return wf_json_fail(r, "number too long");
-  }
-  memcpy(text, start, n);
-  text[n] = '\0';
+  /* strtod/strtoll need a NUL-terminated copy: the input may not have one.
+   * It goes to the heap scratch buffer: parsing recurses, and wasm stacks
+   * are small. */
+  wf_buf_reset(&r->scratch);
+  wf_buf_append(&r->scratch, start, (size_t)(r->p - start));
+  if (r->scratch.failed) return wf_err_raise_oom((size_t)(r->p - start));
+  const char* text = r->scratch.data;
   if (!is_float) {
     char* stop;
     errno = 0;
