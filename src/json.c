@@ -140,11 +140,11 @@ static int wf_json_string_text(wf_json_reader* r) {
     /* an escape */
     ++r->p;
     if (r->p >= r->end) return wf_json_fail(r, "unterminated string");
+    static const char escapes[] = "\"\\/bfnrt", decoded[] = "\"\\/\b\f\n\r\t";
     char e = *r->p++;
-    const char* simple = strchr("\"\\/bfnrt", e);
-    if (e != '\0' && simple != NULL && e != 'u') {
-      static const char decoded[] = "\"\\/\b\f\n\r\t";
-      wf_buf_append(&r->scratch, &decoded[simple - "\"\\/bfnrt"], 1);
+    const char* simple = e != '\0' ? strchr(escapes, e) : NULL;
+    if (simple != NULL) {
+      wf_buf_append(&r->scratch, &decoded[simple - escapes], 1);
       continue;
     }
     unsigned cp;

@@ -9,7 +9,6 @@
 
 #include "any.h"
 #include "base64.h"
-#include "device.h"
 #include "dtype.h"
 #include "error.h"
 #include "function.h"
@@ -19,7 +18,6 @@
 #include "map.h"
 #include "nesting.h"
 #include "reflection.h"
-#include "runtime_init.h"
 #include "seq.h"
 #include "shape.h"
 #include "str.h"
