@@ -266,3 +266,41 @@ void json_graph_deep_nesting_is_value_error(void) {
   check_from_error(json, "ValueError",
                    "Invalid JSON Object Graph: nesting deeper than 256 levels in node 257");
 }
+
+/* Calls name(arg) with object allocations failing after `budget`: it either
+ * succeeds or raises MemoryError, and leaks nothing (ASan checks). */
+static int call_with_budget(const char* name, TVMFFIAny arg, int budget) {
+  TVMFFIAny r;
+  install_counting_allocator();
+  g_alloc.fail_after = budget;
+  int rc = call_global(name, &arg, 1, &r);
+  restore_allocator();
+  if (rc == 0) {
+    release(&r);
+    return 1;
+  }
+  CHECK_RAISED("MemoryError", "Out of memory");
+  return 0;
+}
+
+void json_graph_allocation_failures_are_memory_errors(void) {
+  TVMFFIAny ab[2] = {any_int(1), any_int(2)}, two[2] = {any_int(1), any_int(2)};
+  TVMFFIAny pair = make_obj("testing.TestIntPair", ab, 2), list = make("ffi.List", two, 2);
+  TVMFFIAny kv[2] = {any_cstr("a key of some length"), list};
+  TVMFFIAny map = make("ffi.Map", kv, 2), shape = make("ffi.Shape", two, 2);
+  TVMFFIAny items[4] = {map, pair, any_cstr("a string of some length"), shape};
+  TVMFFIAny value = make("ffi.Array", items, 4), text;
+  CHECK(call_global("ffi.ToJSONGraphString", &value, 1, &text) == 0);
+  static const char* const names[] = {"ffi.ToJSONGraphString", "ffi.FromJSONGraphString",
+                                      "ffi.json.Parse", "ffi.DeepCopy", "ffi.ReprPrint"};
+  for (size_t f = 0; f < sizeof(names) / sizeof(names[0]); ++f) {
+    TVMFFIAny arg = f == 1 || f == 2 ? text : value;
+    int budget = 1;
+    while (!call_with_budget(names[f], arg, budget)) ++budget;
+    CHECK(budget < 200);
+  }
+  /* and the runtime still works */
+  check_round_trip(value);
+  TVMFFIAny all[] = {pair, list, map, shape, value, text};
+  for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) release(&all[i]);
+}
