@@ -103,7 +103,15 @@ static int wf_graph_field(const TVMFFIFieldInfo* field, void* ctx) {
   TVMFFIAny value;
   wf_any_set_none(&value);
   if (wf_reflect_get(c->obj, field, &value) != 0) return -1;
-  int inline_pod = wf_json_graph_inline_field(field) && wf_graph_is_pod(&value);
+  /* The reader decides by the field's declared type alone, so must we. */
+  int inline_pod = wf_json_graph_inline_field(field);
+  if (inline_pod && !wf_graph_is_pod(&value)) {
+    const char* got = wf_type_key(value.type_index);
+    wf_any_release(&value);
+    return wf_err_raise("TypeError", "Field `%s` of type `%s` is declared `%s` but holds `%s`",
+                        field->name.data, wf_type_key(c->obj->type_index),
+                        wf_type_key(field->field_static_type_index), got);
+  }
   int rc = 0;
   if (!c->writing) {
     if (!inline_pod) rc = wf_graph_write_child(c->w, &value, c->depth);
