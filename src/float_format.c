@@ -2,6 +2,7 @@
  * fixed notation for exponents in [-4, 16), scientific otherwise. */
 #include "float_format.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +24,10 @@ void wf_float_format(double v, wf_buf* out) {
   /* Significant digits: when p digits read back exactly, the p-digit
    * rounding with its trailing zeros dropped is the shortest form, since a
    * double is far closer to its shortest decimal than p digits can tell
-   * apart (p <= 17). So at most three tries. */
+   * apart (p <= 17). So at most three tries; subnormals carry fewer
+   * digits, so for them every length is tried. */
   char sci[40];
-  for (int p = 15; p <= 17; ++p) {
+  for (int p = fabs(v) < DBL_MIN ? 1 : 15; p <= 17; ++p) {
     snprintf(sci, sizeof(sci), "%.*e", p - 1, v);
     if (strtod(sci, NULL) == v) break;
   }

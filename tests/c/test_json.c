@@ -32,6 +32,10 @@ void json_parse_and_stringify_values(void) {
   /* whole floats keep a `.0`; NaN and the infinities as upstream */
   check_round_trip("[5.0, 1e300, NaN, Infinity, -Infinity, -0.0, 1E2]",
                    "[5.0,1e+300,NaN,Infinity,-Infinity,-0.0,100.0]");
+  /* the shortest text that reads back, in Python's repr forms */
+  check_round_trip("[5e-324, 1e16, 1e15, 0.0001, 0.00001, 0.30000000000000004, 1e22, 2.675]",
+                   "[5e-324,1e+16,1000000000000000.0,0.0001,1e-05,0.30000000000000004,1e+22,"
+                   "2.675]");
   /* a repeated key keeps its first place and its last value */
   check_round_trip("{\"k\": 1, \"j\": 2, \"k\": 3}", "{\"k\":3,\"j\":2}");
   /* beyond int64 an integer reads as a float */
