@@ -74,7 +74,7 @@ static map_result run_map(int64_t n, int str_keys) {
   BENCH_CHECK(keys != NULL);
   for (int64_t i = 0; i < n; ++i) make_key(str_keys, i, &keys[i]);
   map_result best = {1e30, 1e30};
-  for (int rep = 0; rep < 3; ++rep) {
+  for (int rep = 0; rep < 5; ++rep) {
     TVMFFIObject* map = wf_map_new(kTVMFFIDict, 0); /* grows as it goes */
     BENCH_CHECK(map != NULL);
     double t0 = bench_now();
@@ -101,7 +101,7 @@ static map_result run_map(int64_t n, int str_keys) {
 
 static map_result run_plain(int64_t n) {
   map_result best = {1e30, 1e30};
-  for (int rep = 0; rep < 3; ++rep) {
+  for (int rep = 0; rep < 5; ++rep) {
     plain_table t;
     double t0 = bench_now();
     plain_init(&t, (size_t)n); /* sized once up front: the baseline never grows */
@@ -123,7 +123,7 @@ static map_result run_plain(int64_t n) {
 
 int main(void) {
   static const int64_t sizes[] = {1000, 10000, 100000, 1000000};
-  printf("Map (Dict) insert and lookup, ns per op (best of 3)\n");
+  printf("Map (Dict) insert and lookup, ns per op (best of 5)\n");
   printf("%-5s %8s %8s %8s %9s %9s %9s %9s %10s %10s\n", "keys", "n", "insert", "lookup",
          "base ins", "base look", "ins/base", "look/base", "ins/@1e3", "look/@1e3");
   for (int str_keys = 0; str_keys < 2; ++str_keys) {
