@@ -304,3 +304,100 @@ void json_graph_allocation_failures_are_memory_errors(void) {
   TVMFFIAny all[] = {pair, list, map, shape, value, text};
   for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) release(&all[i]);
 }
+
+/* A type with float, bool and DataType fields, all written inline. */
+typedef struct {
+  TVMFFIObject header;
+  double f;
+  int64_t flag;
+  DLDataType dt;
+} inline_obj;
+
+static int32_t inline_obj_index;
+
+static void inline_obj_delete(void* self, int flags) {
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(self);
+}
+
+/* Made the way a C library without webffi's allocator would. */
+static int inline_obj_create(TVMFFIObjectHandle* out) {
+  inline_obj* o = (inline_obj*)calloc(1, sizeof(inline_obj));
+  CHECK(o != NULL);
+  o->header.combined_ref_count = 1 | (UINT64_C(1) << 32); /* one strong, one weak */
+  o->header.type_index = inline_obj_index;
+  o->header.deleter = inline_obj_delete;
+  *out = o;
+  return 0;
+}
+
+static int get_f(void* field, TVMFFIAny* r) {
+  *r = any_float(*(double*)field);
+  return 0;
+}
+static int set_f(void* field, const TVMFFIAny* v) {
+  if (v->type_index != kTVMFFIFloat) return -1;
+  *(double*)field = v->v_float64;
+  return 0;
+}
+static int get_flag(void* field, TVMFFIAny* r) {
+  *r = any_bool((int)*(int64_t*)field);
+  return 0;
+}
+static int set_flag(void* field, const TVMFFIAny* v) {
+  *(int64_t*)field = v->v_int64;
+  return 0;
+}
+static int get_dt(void* field, TVMFFIAny* r) {
+  *r = any_none();
+  r->type_index = kTVMFFIDataType;
+  r->v_dtype = *(DLDataType*)field;
+  return 0;
+}
+static int set_dt(void* field, const TVMFFIAny* v) {
+  *(DLDataType*)field = v->v_dtype;
+  return 0;
+}
+
+static void register_inline_field(const char* name, int64_t offset, TVMFFIFieldGetter get,
+                                  TVMFFIFieldSetter set, int32_t type) {
+  TVMFFIFieldInfo f;
+  memset(&f, 0, sizeof(f));
+  f.name.data = name;
+  f.name.size = strlen(name);
+  f.offset = offset;
+  f.getter = get;
+  f.setter = (void*)set;
+  f.field_static_type_index = type;
+  CHECK(TVMFFITypeRegisterField(inline_obj_index, &f) == 0);
+}
+
+void json_graph_inline_float_bool_and_dtype_fields(void) {
+  TVMFFIByteArray key = {"test.Inline", 11};
+  TVMFFIAny nop;
+  CHECK(call_global("testing.nop", NULL, 0, &nop) == 0); /* the runtime is up */
+  inline_obj_index = TVMFFITypeGetOrAllocIndex(&key, -1, 1, 0, 1, kTVMFFIObject);
+  register_inline_field("f", offsetof(inline_obj, f), get_f, set_f, kTVMFFIFloat);
+  register_inline_field("flag", offsetof(inline_obj, flag), get_flag, set_flag, kTVMFFIBool);
+  register_inline_field("dt", offsetof(inline_obj, dt), get_dt, set_dt, kTVMFFIDataType);
+  TVMFFITypeMetadata meta;
+  memset(&meta, 0, sizeof(meta));
+  meta.creator = inline_obj_create;
+  CHECK(TVMFFITypeRegisterMetadata(inline_obj_index, &meta) == 0);
+
+  TVMFFIObjectHandle made;
+  CHECK(inline_obj_create(&made) == 0);
+  inline_obj* o = (inline_obj*)made;
+  o->f = 5.0;
+  o->flag = 1;
+  o->dt = (DLDataType){kDLBfloat, 16, 1};
+  check_to_graph_string(any_obj(made), "{\"root_index\":0,\"nodes\":[{\"type\":\"test.Inline\","
+                                       "\"data\":{\"f\":5.0,\"flag\":true,\"dt\":\"bfloat16\"}}]}");
+  TVMFFIAny text, back, arg = any_obj(made);
+  CHECK(call_global("ffi.ToJSONGraphString", &arg, 1, &text) == 0);
+  CHECK(call_global("ffi.FromJSONGraphString", &text, 1, &back) == 0);
+  inline_obj* b = (inline_obj*)back.v_obj;
+  CHECK(b->f == 5.0 && b->flag == 1 && b->dt.code == kDLBfloat && b->dt.bits == 16);
+  release(&text);
+  release(&back);
+  TVMFFIObjectDecRef(made);
+}
