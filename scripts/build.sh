@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Builds every configuration: native (gcc, and clang with ASan + UBSan),
+# the libFuzzer targets (clang),
 # wasm with Emscripten (the shipping build) and wasm with clang + wasi-libc.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,10 +14,11 @@ configure() { # dir, cmake args...
 
 configure build/native cmake -DCMAKE_C_COMPILER=gcc
 configure build/native-asan cmake -DCMAKE_C_COMPILER=clang-14 -DWEBFFI_SANITIZE=ON
+configure build/fuzz cmake -DCMAKE_C_COMPILER=clang-14 -DWEBFFI_FUZZ=ON
 configure build/wasm emcmake cmake
 configure build/wasi cmake -DCMAKE_TOOLCHAIN_FILE=cmake/wasi-clang.cmake
-for dir in build/native build/native-asan build/wasm build/wasi; do
+for dir in build/native build/native-asan build/fuzz build/wasm build/wasi; do
   cmake --build "$dir" -j "$jobs" >/dev/null || cmake --build "$dir" -j 1
 done
 node scripts/bundle.mjs
-echo "build: native, native-asan, wasm (emscripten), wasi and dist/ are up to date"
+echo "build: native, native-asan, fuzz, wasm (emscripten), wasi and dist/ are up to date"

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   cmake make gcc libc6-dev            # native build
-  clang-14 lld-14 libclang-rt-14-dev  # sanitizers, wasm32 clang
+  clang-14 lld-14 libclang-rt-14-dev  # sanitizers, libFuzzer (libclang_rt.fuzzer), wasm32 clang
   emscripten binaryen                 # the shipping wasm build
   wasi-libc libclang-rt-14-dev-wasm32 # the clang + wasi-libc build
   chromium                            # browser tests (driven by playwright-core)

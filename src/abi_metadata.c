@@ -6,6 +6,7 @@
 
 #include "buffer.h"
 #include "device.h"
+#include "runtime_init.h"
 #include "type_registry.h"
 
 void TVMFFIGetVersion(TVMFFIVersion* out) {
@@ -33,6 +34,8 @@ static wf_buf wf_meta_text;
 
 const char* WebFFIGetABIMetadata(void) {
   if (wf_meta_text.data != NULL && !wf_meta_text.failed) return wf_meta_text.data;
+  /* The runtime's own reflected types (testing.*) are listed too. */
+  if (wf_runtime_init() != 0) return NULL;
   wf_buf* b = &wf_meta_text;
   wf_buf_reset(b);
   wf_buf_printf(b, "{\"metadata_version\":%d,\"tvm_ffi_version\":[%d,%d,%d],",

@@ -49,6 +49,19 @@ void wf_buf_append(wf_buf* b, const char* data, size_t n) {
 
 void wf_buf_puts(wf_buf* b, const char* s) { wf_buf_append(b, s, strlen(s)); }
 
+void wf_buf_int(wf_buf* b, long long v) {
+  char text[24];
+  int at = (int)sizeof(text);
+  /* Work on the magnitude as unsigned so LLONG_MIN needs no special case. */
+  unsigned long long m = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+  do {
+    text[--at] = (char)('0' + m % 10);
+    m /= 10;
+  } while (m != 0);
+  if (v < 0) text[--at] = '-';
+  wf_buf_append(b, text + at, sizeof(text) - (size_t)at);
+}
+
 void wf_buf_printf(wf_buf* b, const char* fmt, ...) {
   char small[128];
   va_list ap;

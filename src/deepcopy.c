@@ -11,7 +11,7 @@
 #include "nesting.h"
 #include "object.h"
 #include "reflection.h"
-#include "runtime_init.h"
+#include "runtime_init.h" /* wf_deepcopy_register */
 #include "seq.h"
 
 typedef struct {

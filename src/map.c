@@ -23,12 +23,32 @@ static void wf_map_release_entries(wf_map_cell* cell) {
   }
 }
 
+/* Small maps (most JSON objects) keep entries and index inside the object:
+ * WF_MAP_INLINE entries right after the cell, then their index. */
+#define WF_MAP_INLINE 4
+#define WF_MAP_INLINE_BYTES (WF_MAP_INLINE * (sizeof(wf_map_entry) + 2 * sizeof(int32_t)))
+
+static wf_map_entry* wf_map_inline_entries(wf_map_cell* cell) {
+  return (wf_map_entry*)(cell + 1);
+}
+
+static void wf_map_reindex(wf_map_cell* cell);
+
+static void wf_map_use_inline(wf_map_cell* cell) {
+  cell->entries = wf_map_inline_entries(cell);
+  cell->slots = (int32_t*)(cell->entries + WF_MAP_INLINE);
+  cell->capacity = WF_MAP_INLINE;
+  cell->num_slots = 2 * WF_MAP_INLINE;
+  cell->size = cell->used = 0;
+  wf_map_reindex(cell);
+}
+
 static void wf_map_deleter(void* self, int flags) {
   if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
     wf_map_cell* cell = WF_OBJ_CELL(self, wf_map_cell);
     wf_map_release_entries(cell);
-    free(cell->entries);
-    free(cell->slots);
+    /* the index lives in the same block */
+    if (cell->entries != wf_map_inline_entries(cell)) free(cell->entries);
     memset(cell, 0, sizeof(*cell));
   }
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) wf_obj_free_space(self);
@@ -60,13 +80,15 @@ static int wf_map_reserve(wf_map_cell* cell, int64_t need) {
   int64_t cap = cell->capacity ? cell->capacity : 4;
   while (cap < need) cap *= 2;
   if (cap > WF_MAP_MAX_ENTRIES) return wf_err_raise_oom((size_t)-1);
-  wf_map_entry* entries = (wf_map_entry*)realloc(cell->entries, (size_t)cap * sizeof(*entries));
-  if (entries == NULL) return wf_err_raise_oom((size_t)cap * sizeof(*entries));
+  /* Entries and index share one block: one allocation per growth. The old
+   * index is rebuilt below, so realloc only needs to keep the entries. */
+  size_t bytes = (size_t)cap * (sizeof(wf_map_entry) + 2 * sizeof(int32_t));
+  int was_inline = cell->entries == wf_map_inline_entries(cell);
+  wf_map_entry* entries = (wf_map_entry*)realloc(was_inline ? NULL : cell->entries, bytes);
+  if (entries == NULL) return wf_err_raise_oom(bytes);
+  if (was_inline) memcpy(entries, cell->entries, (size_t)cell->used * sizeof(wf_map_entry));
   cell->entries = entries;
-  int32_t* slots = (int32_t*)malloc((size_t)cap * 2 * sizeof(int32_t));
-  if (slots == NULL) return wf_err_raise_oom((size_t)cap * 2 * sizeof(int32_t));
-  free(cell->slots);
-  cell->slots = slots;
+  cell->slots = (int32_t*)(entries + cap);
   cell->num_slots = cap * 2;
   cell->capacity = cap;
   wf_map_reindex(cell);
@@ -74,10 +96,11 @@ static int wf_map_reserve(wf_map_cell* cell, int64_t need) {
 }
 
 TVMFFIObject* wf_map_new(int32_t type_index, int64_t capacity) {
-  TVMFFIObject* map =
-      wf_obj_alloc(sizeof(TVMFFIObject) + sizeof(wf_map_cell), 8, type_index, wf_map_deleter);
+  TVMFFIObject* map = wf_obj_alloc(sizeof(TVMFFIObject) + sizeof(wf_map_cell) + WF_MAP_INLINE_BYTES,
+                                   8, type_index, wf_map_deleter);
   if (map == NULL) return NULL;
-  if (capacity > 0 && wf_map_reserve(wf_map_cell_of(map), capacity) != 0) {
+  wf_map_use_inline(wf_map_cell_of(map));
+  if (capacity > WF_MAP_INLINE && wf_map_reserve(wf_map_cell_of(map), capacity) != 0) {
     wf_obj_decref(map);
     return NULL;
   }
@@ -152,11 +175,17 @@ int wf_map_erase(TVMFFIObject* map, const TVMFFIAny* key) {
 
 void wf_map_clear(TVMFFIObject* map) {
   wf_map_cell* cell = wf_map_cell_of(map);
+  /* Detach the entries first: releasing one may run code that uses this map.
+   * Inline entries are about to be reused, so they move to the stack. */
+  wf_map_entry inline_copy[WF_MAP_INLINE];
   wf_map_cell old = *cell;
-  memset(cell, 0, sizeof(*cell));
+  if (old.entries == wf_map_inline_entries(cell)) {
+    memcpy(inline_copy, old.entries, (size_t)old.used * sizeof(wf_map_entry));
+    old.entries = inline_copy;
+  }
+  wf_map_use_inline(cell);
   wf_map_release_entries(&old);
-  free(old.entries);
-  free(old.slots);
+  if (old.entries != inline_copy) free(old.entries);
 }
 
 wf_map_entry* wf_map_next(TVMFFIObject* map, int64_t* pos) {

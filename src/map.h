@@ -24,7 +24,7 @@ typedef struct {
   int64_t size;     /* live entries */
   int64_t used;     /* entries in use, holes included */
   int64_t capacity; /* room in entries */
-  int32_t* slots;   /* entry position, or WF_MAP_EMPTY / WF_MAP_HOLE */
+  int32_t* slots;   /* entry position, or WF_MAP_EMPTY / WF_MAP_HOLE; after entries */
   int64_t num_slots;
 } wf_map_cell;
 

@@ -16,18 +16,35 @@
 #include "strmap.h"
 #include "type_registry.h"
 
-/* Registered names and docs are copied: callers may pass stack strings. */
-static int wf_reflect_dup(TVMFFIByteArray* s) {
-  if (s->data == NULL || s->size == 0) {
-    s->data = "";
-    s->size = 0;
-    return 0;
+/* Registered names and docs are copied: callers may pass stack strings.
+ * An empty text becomes a static "" and is never freed. NULL entries are
+ * skipped. */
+static void wf_reflect_free_texts(TVMFFIByteArray* a, TVMFFIByteArray* b, TVMFFIByteArray* c) {
+  TVMFFIByteArray* texts[3] = {a, b, c};
+  for (int i = 0; i < 3; ++i) {
+    if (texts[i] != NULL && texts[i]->size > 0) free((void*)texts[i]->data);
   }
-  char* copy = (char*)malloc(s->size + 1);
-  if (copy == NULL) return wf_err_raise_oom(s->size + 1);
-  memcpy(copy, s->data, s->size);
-  copy[s->size] = '\0';
-  s->data = copy;
+}
+
+static int wf_reflect_dup_texts(TVMFFIByteArray* a, TVMFFIByteArray* b, TVMFFIByteArray* c) {
+  TVMFFIByteArray* texts[3] = {a, b, c};
+  for (int i = 0; i < 3; ++i) {
+    TVMFFIByteArray* s = texts[i];
+    if (s == NULL) continue;
+    if (s->data == NULL || s->size == 0) {
+      s->data = "";
+      s->size = 0;
+      continue;
+    }
+    char* copy = (char*)malloc(s->size + 1);
+    if (copy == NULL) {
+      wf_reflect_free_texts(i > 0 ? a : NULL, i > 1 ? b : NULL, NULL);
+      return wf_err_raise_oom(s->size + 1);
+    }
+    memcpy(copy, s->data, s->size);
+    copy[s->size] = '\0';
+    s->data = copy;
+  }
   return 0;
 }
 
@@ -56,23 +73,19 @@ int TVMFFITypeRegisterField(int32_t type_index, const TVMFFIFieldInfo* info) {
     }
   }
   TVMFFIFieldInfo copy = *info;
-  if (TVMFFIAnyViewToOwnedAny(&info->default_value_or_factory, &copy.default_value_or_factory)) {
-    return -1;
-  }
+  if (wf_reflect_dup_texts(&copy.name, &copy.doc, &copy.metadata) != 0) return -1;
   TVMFFIFieldInfo* fields = (TVMFFIFieldInfo*)realloc(
       (void*)type->fields, (size_t)(type->num_fields + 1) * sizeof(TVMFFIFieldInfo));
-  if (fields == NULL || wf_reflect_dup(&copy.name) || wf_reflect_dup(&copy.doc) ||
-      wf_reflect_dup(&copy.metadata)) {
-    if (fields != NULL) type->fields = fields;
-    wf_any_release(&copy.default_value_or_factory);
+  if (fields != NULL) type->fields = fields;
+  if (fields == NULL ||
+      TVMFFIAnyViewToOwnedAny(&info->default_value_or_factory, &copy.default_value_or_factory)) {
+    wf_reflect_free_texts(&copy.name, &copy.doc, &copy.metadata);
     return fields == NULL ? wf_err_raise_oom(sizeof(TVMFFIFieldInfo)) : -1;
   }
   if ((copy.flags & kTVMFFIFieldFlagBitMaskSetterIsFunctionObj) && copy.setter != NULL) {
     wf_obj_incref((TVMFFIObject*)copy.setter);
   }
-  fields[type->num_fields] = copy;
-  type->fields = fields;
-  ++type->num_fields;
+  fields[type->num_fields++] = copy;
   return 0;
 }
 
@@ -84,13 +97,14 @@ int TVMFFITypeRegisterMethod(int32_t type_index, const TVMFFIMethodInfo* info) {
   TVMFFITypeInfo* type = wf_reflect_type(type_index, "TVMFFITypeRegisterMethod");
   if (type == NULL) return -1;
   TVMFFIMethodInfo copy = *info;
+  if (wf_reflect_dup_texts(&copy.name, &copy.doc, &copy.metadata) != 0) return -1;
   TVMFFIMethodInfo* methods = (TVMFFIMethodInfo*)realloc(
       (void*)type->methods, (size_t)(type->num_methods + 1) * sizeof(TVMFFIMethodInfo));
-  if (methods == NULL) return wf_err_raise_oom(sizeof(TVMFFIMethodInfo));
-  type->methods = methods;
-  if (wf_reflect_dup(&copy.name) || wf_reflect_dup(&copy.doc) || wf_reflect_dup(&copy.metadata)) {
-    return -1;
+  if (methods == NULL) {
+    wf_reflect_free_texts(&copy.name, &copy.doc, &copy.metadata);
+    return wf_err_raise_oom(sizeof(TVMFFIMethodInfo));
   }
+  type->methods = methods;
   wf_obj_incref(copy.method.v_obj);
   methods[type->num_methods++] = copy;
   return 0;
@@ -108,9 +122,11 @@ int TVMFFITypeRegisterMetadata(int32_t type_index, const TVMFFITypeMetadata* met
     if (copy == NULL) return wf_err_raise_oom(sizeof(TVMFFITypeMetadata));
     type->metadata = copy;
   }
-  TVMFFITypeMetadata next = *metadata;
-  if (wf_reflect_dup(&next.doc) != 0) return -1;
-  *copy = next;
+  TVMFFIByteArray doc = metadata->doc;
+  if (wf_reflect_dup_texts(&doc, NULL, NULL) != 0) return -1;
+  wf_reflect_free_texts(&copy->doc, NULL, NULL);
+  *copy = *metadata;
+  copy->doc = doc;
   return 0;
 }
 

@@ -44,6 +44,14 @@ void wf_repr_quoted(const char* s, size_t n, wf_buf* out) {
   wf_buf_append(out, "\"", 1);
 }
 
+/* Printing never fails: a part that cannot be shown prints a placeholder
+ * and its error is dropped. */
+static void wf_repr_drop_error(void) {
+  TVMFFIObjectHandle err = NULL;
+  TVMFFIErrorMoveFromRaised(&err);
+  if (err != NULL) TVMFFIObjectDecRef(err);
+}
+
 /* The objects being printed, outermost first, to cut cycles. */
 typedef struct {
   TVMFFIObject* open[WF_MAX_NESTING];
@@ -89,10 +97,7 @@ static int wf_repr_field(const TVMFFIFieldInfo* field, void* ctx) {
   if (f->count++) wf_buf_puts(f->c->out, ", ");
   wf_buf_printf(f->c->out, "%s=", field->name.data);
   if (wf_reflect_get(f->obj, field, &v) != 0) {
-    /* A failing getter must not stop the printing: show it, drop the error. */
-    TVMFFIObjectHandle err;
-    TVMFFIErrorMoveFromRaised(&err);
-    if (err != NULL) TVMFFIObjectDecRef(err);
+    wf_repr_drop_error();
     wf_buf_puts(f->c->out, "<error>");
     return 0;
   }
@@ -104,9 +109,7 @@ static int wf_repr_field(const TVMFFIFieldInfo* field, void* ctx) {
 static void wf_repr_tensor(wf_repr_ctx* c, TVMFFIObject* obj) {
   const DLTensor* t = WF_OBJ_CELL(obj, DLTensor);
   if (wf_dtype_format(t->dtype, c->out) != 0) {
-    TVMFFIObjectHandle err;
-    TVMFFIErrorMoveFromRaised(&err);
-    if (err != NULL) TVMFFIObjectDecRef(err);
+    wf_repr_drop_error();
     wf_buf_puts(c->out, "<unknown dtype>");
   }
   wf_buf_puts(c->out, "[");
@@ -165,14 +168,12 @@ static void wf_repr_value(wf_repr_ctx* c, const TVMFFIAny* v) {
   switch (v->type_index) {
     case kTVMFFINone: wf_buf_puts(c->out, "None"); return;
     case kTVMFFIBool: wf_buf_puts(c->out, v->v_int64 ? "True" : "False"); return;
-    case kTVMFFIInt: wf_buf_printf(c->out, "%lld", (long long)v->v_int64); return;
+    case kTVMFFIInt: wf_buf_int(c->out, (long long)v->v_int64); return;
     case kTVMFFIFloat: wf_float_format(v->v_float64, c->out); return;
     case kTVMFFIDevice: wf_device_format(v->v_device, c->out); return;
     case kTVMFFIDataType:
       if (wf_dtype_format(v->v_dtype, c->out) == 0) return;
-      TVMFFIObjectHandle err;
-      TVMFFIErrorMoveFromRaised(&err);
-      if (err != NULL) TVMFFIObjectDecRef(err);
+      wf_repr_drop_error();
       wf_buf_puts(c->out, "<unknown dtype>");
       return;
     case kTVMFFIOpaquePtr: wf_buf_printf(c->out, "%p", v->v_ptr); return;

@@ -11,6 +11,8 @@ static int (*const wf_runtime_modules[])(void) = {
     wf_structural_register,
     wf_repr_register,
     wf_deepcopy_register,
+    wf_json_register,
+    wf_json_graph_register,
     wf_testing_types_register,
     wf_testing_register,
     wf_platform_register,

@@ -18,6 +18,8 @@ int wf_reflect_register(void);
 int wf_structural_register(void);
 int wf_repr_register(void);
 int wf_deepcopy_register(void);
+int wf_json_register(void);
+int wf_json_graph_register(void);
 int wf_testing_types_register(void);
 int wf_module_register_builtins(void);
 int wf_device_api_register_builtins(void);

@@ -258,6 +258,89 @@ static int wf_list_erase(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny
   return 0;
 }
 
+/* [start, stop) must lie within the list. */
+static int wf_list_range(TVMFFIObject* seq, int64_t start, int64_t stop) {
+  int64_t size = wf_seq_size(seq);
+  if (start < 0 || start > stop || stop > size) {
+    return wf_err_raise("IndexError", "Range [%lld, %lld) out of bounds %lld", (long long)start,
+                        (long long)stop, (long long)size);
+  }
+  return 0;
+}
+
+/* Removes [start, stop); the elements are released after the list is
+ * consistent again, since releasing may run code that reads it. */
+static int wf_list_cut(TVMFFIObject* seq, int64_t start, int64_t stop) {
+  int64_t n = stop - start;
+  if (n == 0) return 0;
+  TVMFFIAny* removed = (TVMFFIAny*)malloc((size_t)n * sizeof(TVMFFIAny));
+  if (removed == NULL) return wf_err_raise_oom((size_t)n * sizeof(TVMFFIAny));
+  TVMFFISeqCell* cell = wf_seq_cell(seq);
+  TVMFFIAny* data = (TVMFFIAny*)cell->data;
+  memcpy(removed, &data[start], (size_t)n * sizeof(TVMFFIAny));
+  memmove(&data[start], &data[stop], (size_t)(cell->size - stop) * sizeof(TVMFFIAny));
+  cell->size -= n;
+  for (int64_t i = 0; i < n; ++i) wf_any_release(&removed[i]);
+  free(removed);
+  return 0;
+}
+
+static int wf_list_erase_range(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)result;
+  const wf_seq_fn* fn = (const wf_seq_fn*)self;
+  TVMFFIObject* seq;
+  int64_t start, stop;
+  if (wf_seq_args(fn, args, n, &seq) != 0 || WebFFIArgToInt(&fn->sig, args, 1, &start) != 0 ||
+      WebFFIArgToInt(&fn->sig, args, 2, &stop) != 0 || wf_list_range(seq, start, stop) != 0) {
+    return -1;
+  }
+  return wf_list_cut(seq, start, stop);
+}
+
+/* list[start:stop] = replacement, where replacement may be the list itself. */
+static int wf_list_replace_slice(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)result;
+  const wf_seq_fn* fn = (const wf_seq_fn*)self;
+  TVMFFIObject *seq, *replacement;
+  int64_t start, stop;
+  if (wf_seq_args(fn, args, n, &seq) != 0 || WebFFIArgToInt(&fn->sig, args, 1, &start) != 0 ||
+      WebFFIArgToInt(&fn->sig, args, 2, &stop) != 0 ||
+      WebFFIArgToObject(&fn->sig, args, 3, kTVMFFIList, (TVMFFIObjectHandle*)&replacement) != 0 ||
+      wf_list_range(seq, start, stop) != 0) {
+    return -1;
+  }
+  /* A snapshot keeps the elements alive and unchanged while seq changes. */
+  TVMFFIObject* items = wf_seq_copy(replacement, kTVMFFIList);
+  if (items == NULL) return -1;
+  int64_t m = wf_seq_size(items);
+  int rc = wf_seq_reserve(seq, wf_seq_size(seq) - (stop - start) + m);
+  if (rc == 0) rc = wf_list_cut(seq, start, stop);
+  if (rc == 0) {
+    /* open a gap of m at start and fill it; items are owned, so the copies
+     * only add references and cannot fail */
+    TVMFFISeqCell* cell = wf_seq_cell(seq);
+    TVMFFIAny* data = (TVMFFIAny*)cell->data;
+    memmove(&data[start + m], &data[start], (size_t)(cell->size - start) * sizeof(TVMFFIAny));
+    for (int64_t i = 0; i < m; ++i) TVMFFIAnyViewToOwnedAny(&wf_seq_data(items)[i], &data[start + i]);
+    cell->size += m;
+  }
+  wf_obj_decref(items);
+  return rc;
+}
+
+static int wf_list_reverse(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)result;
+  TVMFFIObject* seq;
+  if (wf_seq_args((const wf_seq_fn*)self, args, n, &seq) != 0) return -1;
+  TVMFFIAny* data = wf_seq_data(seq);
+  for (int64_t i = 0, j = wf_seq_size(seq) - 1; i < j; ++i, --j) {
+    TVMFFIAny t = data[i];
+    data[i] = data[j];
+    data[j] = t;
+  }
+  return 0;
+}
+
 static int wf_list_clear(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)result;
   TVMFFIObject* seq;
@@ -271,6 +354,7 @@ static const char* const wf_seq_array_any[] = {"ffi.Array", "Any"};
 static const char* const wf_seq_list_int[] = {"ffi.List", "int"};
 static const char* const wf_seq_list_any[] = {"ffi.List", "Any"};
 static const char* const wf_seq_list_int_any[] = {"ffi.List", "int", "Any"};
+static const char* const wf_seq_list_range[] = {"ffi.List", "int", "int", "ffi.List"};
 
 static const struct {
   wf_seq_fn fn;
@@ -288,6 +372,10 @@ static const struct {
     {{{"ffi.ListPop", 2, wf_seq_list_int, "Any"}, kTVMFFIList}, wf_list_pop},
     {{{"ffi.ListErase", 2, wf_seq_list_int, "None"}, kTVMFFIList}, wf_list_erase},
     {{{"ffi.ListClear", 1, wf_seq_list_any, "None"}, kTVMFFIList}, wf_list_clear},
+    {{{"ffi.ListEraseRange", 3, wf_seq_list_range, "None"}, kTVMFFIList}, wf_list_erase_range},
+    {{{"ffi.ListReplaceSlice", 4, wf_seq_list_range, "None"}, kTVMFFIList},
+     wf_list_replace_slice},
+    {{{"ffi.ListReverse", 1, wf_seq_list_any, "None"}, kTVMFFIList}, wf_list_reverse},
 };
 
 int wf_seq_register(void) {

@@ -28,7 +28,7 @@ TVMFFIObject* wf_shape_new(const int64_t* data, size_t n) {
 
 static int wf_shape_ctor(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)self;
-  int64_t small[8];
+  int64_t small[8] = {0};
   int64_t* dims = n <= 8 ? small : (int64_t*)malloc((size_t)n * sizeof(int64_t));
   if (dims == NULL) return wf_err_raise_oom((size_t)n * sizeof(int64_t));
   int rc = 0;

@@ -52,24 +52,33 @@ static const WebFFISignature wf_test_derived_init_sig = {
     "testing.TestIntPairDerived"};
 
 /* __ffi_init__(a, b) and __ffi_init__(a, b, c): static constructors. */
-static int wf_test_pair_init(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
-  int derived = self != NULL;
-  const WebFFISignature* sig = derived ? &wf_test_derived_init_sig : &wf_test_pair_init_sig;
+static int wf_test_init(const WebFFISignature* sig, int (*create)(TVMFFIObjectHandle*),
+                        const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   int64_t a, b;
   if (WebFFICheckNumArgs(sig, n) != 0 || WebFFIArgToInt(sig, args, 0, &a) != 0 ||
       WebFFIArgToInt(sig, args, 1, &b) != 0) {
     return -1;
   }
   TVMFFIObjectHandle obj;
-  if ((derived ? wf_test_derived_create(&obj) : wf_test_pair_create(&obj)) != 0) return -1;
+  if (create(&obj) != 0) return -1;
   ((wf_test_int_pair*)obj)->a = a;
   ((wf_test_int_pair*)obj)->b = b;
-  if (derived && wf_reflect_set_any(&((wf_test_int_pair_derived*)obj)->c, &args[2]) != 0) {
+  if (n == 3 && wf_reflect_set_any(&((wf_test_int_pair_derived*)obj)->c, &args[2]) != 0) {
     wf_obj_decref((TVMFFIObject*)obj);
     return -1;
   }
   wf_any_set_object(result, (TVMFFIObject*)obj);
   return 0;
+}
+
+static int wf_test_pair_init(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  return wf_test_init(&wf_test_pair_init_sig, wf_test_pair_create, args, n, result);
+}
+
+static int wf_test_derived_init(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  return wf_test_init(&wf_test_derived_init_sig, wf_test_derived_create, args, n, result);
 }
 
 static const char* const wf_test_sum_types[] = {"testing.TestIntPair"};
@@ -105,8 +114,8 @@ static int wf_test_register_field(int32_t type_index, const char* name, int64_t 
 }
 
 static int wf_test_register_method(int32_t type_index, const char* name, TVMFFISafeCallType fn,
-                                   void* self, int is_static) {
-  TVMFFIObject* f = wf_func_new(fn, self, NULL);
+                                   int is_static) {
+  TVMFFIObject* f = wf_func_new(fn, NULL, NULL);
   if (f == NULL) return -1;
   TVMFFIMethodInfo m;
   memset(&m, 0, sizeof(m));
@@ -145,9 +154,9 @@ int wf_testing_types_register(void) {
   if (wf_test_register_field(pair, "a", offsetof(wf_test_int_pair, a), 0) != 0 ||
       wf_test_register_field(pair, "b", offsetof(wf_test_int_pair, b), 0) != 0 ||
       wf_test_register_field(derived, "c", offsetof(wf_test_int_pair_derived, c), 1) != 0 ||
-      wf_test_register_method(pair, "__ffi_init__", wf_test_pair_init, NULL, 1) != 0 ||
-      wf_test_register_method(pair, "sum", wf_test_pair_sum, NULL, 0) != 0 ||
-      wf_test_register_method(derived, "__ffi_init__", wf_test_pair_init, (void*)1, 1) != 0) {
+      wf_test_register_method(pair, "__ffi_init__", wf_test_pair_init, 1) != 0 ||
+      wf_test_register_method(pair, "sum", wf_test_pair_sum, 0) != 0 ||
+      wf_test_register_method(derived, "__ffi_init__", wf_test_derived_init, 1) != 0) {
     return -1;
   }
   return 0;

@@ -107,6 +107,7 @@ static void* counting_allocate(size_t size, size_t alignment, int32_t type_index
   (void)type_index;
   (void)ctx;
   if (g_alloc.fail || alignment > 16) return NULL;
+  if (g_alloc.fail_after > 0 && g_alloc.allocations >= g_alloc.fail_after) return NULL;
   char* base = (char*)malloc(size + 16);
   if (base == NULL) return NULL;
   ++g_alloc.allocations;

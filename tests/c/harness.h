@@ -57,6 +57,7 @@ typedef struct {
   int allocations;
   int frees;
   int fail; /* when set, every allocation fails */
+  int fail_after; /* when > 0, every allocation after this many fails */
 } counting_allocator_state;
 extern counting_allocator_state g_alloc;
 void install_counting_allocator(void);

@@ -315,3 +315,39 @@ void shape_holds_int64s(void) {
   CHECK(call_global("ffi.Shape", bad, 1, &r) == -1);
   CHECK_RAISED("TypeError", "Cannot convert from type `float` to `int`");
 }
+
+/* The list's elements as ints, e.g. "1,2,3". */
+static void check_list(TVMFFIObjectHandle list, const char* want) {
+  char got[128] = "";
+  TVMFFIObject* seq = (TVMFFIObject*)list;
+  for (int64_t i = 0; i < wf_seq_size(seq); ++i) {
+    snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%lld", i ? "," : "",
+             (long long)wf_seq_data(seq)[i].v_int64);
+  }
+  CHECK_EQ_STR(got, want);
+}
+
+void list_ranges_slices_and_reverse(void) {
+  TVMFFIAny five[5] = {any_int(1), any_int(2), any_int(3), any_int(4), any_int(5)}, r;
+  TVMFFIObjectHandle list = make("ffi.List", five, 5);
+  TVMFFIAny erase[3] = {any_obj(list), any_int(1), any_int(3)};
+  CHECK(call_global("ffi.ListEraseRange", erase, 3, &r) == 0);
+  check_list(list, "1,4,5");
+  erase[2] = any_int(9);
+  CHECK(call_global("ffi.ListEraseRange", erase, 3, &r) == -1);
+  CHECK_RAISED("IndexError", "Range [1, 9) out of bounds 3");
+  TVMFFIAny two[2] = {any_int(7), any_int(8)};
+  TVMFFIObjectHandle repl = make("ffi.List", two, 2);
+  TVMFFIAny slice[4] = {any_obj(list), any_int(0), any_int(1), any_obj(repl)};
+  CHECK(call_global("ffi.ListReplaceSlice", slice, 4, &r) == 0);
+  check_list(list, "7,8,4,5");
+  /* the replacement may be the list itself */
+  TVMFFIAny self_slice[4] = {any_obj(list), any_int(1), any_int(3), any_obj(list)};
+  CHECK(call_global("ffi.ListReplaceSlice", self_slice, 4, &r) == 0);
+  check_list(list, "7,7,8,4,5,5");
+  TVMFFIAny one[1] = {any_obj(list)};
+  CHECK(call_global("ffi.ListReverse", one, 1, &r) == 0);
+  check_list(list, "5,5,4,8,7,7");
+  TVMFFIObjectDecRef(repl);
+  TVMFFIObjectDecRef(list);
+}

@@ -207,4 +207,6 @@ void abi_metadata_describes_reflection_layouts(void) {
   CHECK(strstr(meta, want) != NULL);
   CHECK(strstr(meta, "\"TVMFFITypeMetadata.creator\":") != NULL);
   CHECK(strstr(meta, "\"field_flags\":{\"writable\":1,") != NULL);
+  /* the runtime's reflected test types are listed with their indices */
+  CHECK(strstr(meta, "\"testing.TestIntPair\":") != NULL);
 }

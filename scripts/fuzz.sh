@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Runs each libFuzzer target for a bounded time (WEBFFI_FUZZ_SECONDS, 15 s by
+# default) starting from its seed corpus in tests/fuzz/corpus. New inputs go
+# to a scratch directory, so the repository stays unchanged; a crash leaves
+# its input in build/fuzz/ and fails the run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${WEBFFI_FUZZ_SECONDS:-15}
+for target in json json_graph; do
+  scratch=$(mktemp -d)
+  log=build/fuzz/fuzz_$target.log
+  if ! build/fuzz/tests/fuzz/fuzz_$target "$scratch" "tests/fuzz/corpus/$target" \
+      -dict=tests/fuzz/json.dict -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+      -max_len=4096 -artifact_prefix="build/fuzz/crash-$target-" >"$log" 2>&1; then
+    rm -rf "$scratch"
+    tail -n 40 "$log"
+    echo "fuzz: fuzz_$target found a crash (input saved under build/fuzz/crash-$target-*)"
+    exit 1
+  fi
+  rm -rf "$scratch"
+  echo "fuzz: fuzz_$target ran ${seconds}s: $(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$log") inputs, no crash"
+done
