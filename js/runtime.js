@@ -3,7 +3,7 @@
 // and the global registry. Layouts come from the core's ABI metadata.
 import { Heap } from './heap.js';
 import { Device, DataType, IntValue, FloatValue } from './values.js';
-import { FFIObject, PTR, RUNTIME, functionPrototype, isHandle } from './objects.js';
+import { FFIObject, PTR, RUNTIME, INTERNALS, AS_POD, functionPrototype, isHandle } from './objects.js';
 import { jsStackToBacktrace, crossedWasmFrames } from './backtrace.js';
 import { containerClasses } from './containers.js';
 import {
@@ -534,6 +534,7 @@ export function createRuntime(instance, meta, options = {}) {
     if (v instanceof Map) return writeContainer(w, 'ffi.Map', v, 2 * v.size);
     if (isPlainObject(v)) return writeContainer(w, 'ffi.Map', Object.entries(v), 2 * Object.keys(v).length);
     if (v instanceof FFIError) return writeError(w, v);
+    if (v[AS_POD]) return writeObject(w, ...v[AS_POD]()); // e.g. a tensor as DLTensor*
     throw new FFITypeError(`Cannot convert a JS ${describe(v)} to an FFI value`);
   }
 
@@ -1091,6 +1092,10 @@ export function createRuntime(instance, meta, options = {}) {
     },
     logger,
   };
+  // For js/tensor.js and the backend registry: frames, errors, wrappers.
+  Object.defineProperty(runtime, INTERNALS, {
+    value: { hooks: runtimeHooks, inFrame, alloc, check, poisonCheck: () => { if (poisoned) throw fatal(); } },
+  });
 
   return { runtime, imports: { callJS: webffiCallJS, releaseJS } };
 }

@@ -1,0 +1,110 @@
+// The WebGPU backend (js/backends/webgpu/) as a runtime backend: allocation
+// handles C can hold (non-zero ints standing for WebGPUAllocations), the
+// device operations the registry installs in C, and the KERNELS table
+// registered as global functions `webgpu.*` taking and returning tensors.
+import { createWebGPUBackend, KERNELS, WEBGPU_DEVICE_TYPE } from './webgpu/index.js';
+import { makeError } from '../errors.js';
+
+/**
+ * @param {() => GPU | Promise<GPU>} getGPU the host's WebGPU object, asked for on first init
+ * @param {{ priority?: number }} options
+ */
+export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
+  let be = null;
+  const allocations = new Map(); // handle -> WebGPUAllocation
+  let nextHandle = 1;
+
+  function allocation(handle, what) {
+    const a = allocations.get(handle);
+    if (!a) throw makeError('ValueError', `${what}: ${handle} is not a live WebGPU allocation handle`);
+    return a;
+  }
+
+  const device = {
+    alloc(nbytes) {
+      const a = current('allocate').allocate(Number(nbytes));
+      const h = nextHandle++;
+      allocations.set(h, a);
+      return h;
+    },
+    free(handle) {
+      const a = allocations.get(handle);
+      if (!a) return;
+      allocations.delete(handle);
+      be.free(a);
+    },
+    upload: (handle, byteOffset, bytes) => current('upload').upload(allocation(handle, 'upload'), byteOffset, bytes),
+    download: (handle, byteOffset, nbytes) => current('download').download(allocation(handle, 'download'), byteOffset, nbytes),
+    copy: (src, srcOffset, dst, dstOffset, nbytes) =>
+      current('copy').copy(allocation(src, 'copy'), srcOffset, allocation(dst, 'copy'), dstOffset, nbytes),
+  };
+
+  function current(what) {
+    if (!be) throw makeError('RuntimeError', `${what}: the WebGPU backend is not initialised; await rt.backends.ensure('webgpu') first`);
+    return be;
+  }
+
+  /** The backend's description of a tensor argument of kernel `name`. */
+  function describe(t, arg, name, Tensor) {
+    if (!(t instanceof Tensor)) return t;
+    const dev = t.device;
+    if (dev.deviceType !== WEBGPU_DEVICE_TYPE) {
+      throw makeError('ValueError', `${name}: argument ${arg} is on ${dev}, not webgpu:0; move it with \`await tensor.toDevice('webgpu')\``);
+    }
+    return {
+      data: allocation(t.dataPtr, name), shape: t.shape, dtype: t.dtype.text,
+      byteOffset: t.byteOffset, strides: t.strides,
+    };
+  }
+
+  function kernelGlobal(runtime, k) {
+    const names = k.args.map((a) => a.name);
+    return (...args) => {
+      const { Tensor, empty } = runtime;
+      try {
+        const descs = args.map((v, i) => describe(v, names[i] ?? `#${i}`, k.name, Tensor));
+        let spec;
+        try {
+          spec = k.output(...descs);
+        } catch (e) {
+          throw e.kind ? makeError(e.kind, e.message) : e;
+        }
+        const out = empty(spec.shape, spec.dtype, 'webgpu');
+        try {
+          current(k.name)[k.method](...descs, describe(out, 'out', k.name, Tensor));
+        } catch (e) {
+          out.dispose();
+          throw e;
+        }
+        // C takes its own reference to the result; this wrapper's goes once the call returns.
+        queueMicrotask(() => out.dispose());
+        return out;
+      } finally {
+        // Tensor arguments arrive as fresh wrappers made for this call.
+        for (const v of args) if (v instanceof Tensor) v.dispose();
+      }
+    };
+  }
+
+  return {
+    name: 'webgpu',
+    deviceType: WEBGPU_DEVICE_TYPE,
+    priority,
+    kernels: KERNELS,
+    device,
+    get ready() {
+      return be?.ready ?? false;
+    },
+    /** The underlying WebGPU backend (null before the first init). */
+    get engine() {
+      return be;
+    },
+    async init(runtime) {
+      be ??= createWebGPUBackend({ gpu: await getGPU(), makeError, logger: runtime.logger, priority });
+      return be.init();
+    },
+    globals(runtime) {
+      return Object.fromEntries(KERNELS.map((k) => [k.name, kernelGlobal(runtime, k)]));
+    },
+  };
+}
