@@ -167,8 +167,7 @@ export function createTensorSupport(runtime, devices) {
 
     /** Passes this tensor to C as a borrowed `DLTensor*` (kTVMFFIDLTensorPtr). */
     asDLTensorPtr() {
-      const dl = this.#dl;
-      return { [AS_POD]: () => [dl, T_DLTENSOR_PTR], tensor: this };
+      return new DLTensorRef(this, this.#dl, T_DLTENSOR_PTR);
     }
 
     #requireCPU(what) {
@@ -267,6 +266,14 @@ export function createTensorSupport(runtime, devices) {
   }
 
   return { Tensor, tensor, empty, copyTensor };
+}
+
+/** A tensor passed as a borrowed `DLTensor*`; valid while the tensor lives. */
+class DLTensorRef {
+  constructor(tensor, dl, typeIndex) {
+    this.tensor = tensor;
+    this[AS_POD] = () => [dl, typeIndex];
+  }
 }
 
 function checkShape(shape) {
