@@ -48,81 +48,104 @@ export function createTensorSupport(runtime, devices) {
   let dv = new DataView(memory.buffer);
   const view = () => (dv.buffer === memory.buffer ? dv : (dv = new DataView(memory.buffer)));
 
+  const dtypes = new Map(); // (code, bits, lanes) -> DataType
   const u32 = (p) => view().getUint32(p, true);
-  const i32 = (p) => view().getInt32(p, true);
-  const i64 = (p) => Number(view().getBigInt64(p, true));
+
+  /** The fields of the DLTensor at dl (fixed for the tensor's life). */
+  function describeTensor(dl) {
+    const d = view();
+    const ndim = d.getInt32(dl + DL.ndim, true);
+    const shape = readDims(d.getUint32(dl + DL.shape, true), ndim);
+    const stridesPtr = d.getUint32(dl + DL.strides, true);
+    const compact = compactStrides(shape);
+    const strides = stridesPtr ? readDims(stridesPtr, ndim) : compact;
+    const q = dl + DL.dtype;
+    const code = d.getUint8(q + DT.code);
+    const bits = d.getUint8(q + DT.bits);
+    const lanes = d.getUint16(q + DT.lanes, true);
+    const key = code | (bits << 8) | (lanes << 16);
+    let dtype = dtypes.get(key);
+    if (dtype === undefined) dtypes.set(key, (dtype = runtime.dtype(dtypeText(code, bits, lanes))));
+    const size = shape.reduce((a, b) => a * b, 1);
+    return {
+      shape, strides, dtype, size,
+      count: size * lanes,
+      nbytes: Math.ceil((size * bits * lanes) / 8),
+      contiguous: shape.every((n, i) => n === 1 || strides[i] === compact[i]),
+      device: runtime.device(d.getInt32(dl + DL.device + DEV_TYPE, true), d.getInt32(dl + DL.device + DEV_ID, true)),
+      byteOffset: Number(d.getBigUint64(dl + DL.byteOffset, true)),
+      dataPtr: d.getUint32(dl + DL.data, true),
+      Arr: DTYPE_ARRAYS[dtypeText(code, bits, 1)],
+    };
+  }
 
   class Tensor extends FFIObject {
-    /** The DLTensor inside the object. */
-    get #dl() {
-      return hooks.ptrOf(this) + OBJ;
+    #d = null;
+
+    /** The DLTensor's fields, read once; throws once disposed. */
+    get #desc() {
+      const p = hooks.ptrOf(this);
+      return (this.#d ??= describeTensor(p + OBJ));
     }
 
     get ndim() {
-      return i32(this.#dl + DL.ndim);
+      return this.#desc.shape.length;
     }
 
     /** Extents, outermost first. */
     get shape() {
-      return readDims(u32(this.#dl + DL.shape), this.ndim);
+      return this.#desc.shape.slice();
     }
 
     /** Strides in elements (compact row-major unless the tensor is a view). */
     get strides() {
-      const dl = this.#dl;
-      const p = u32(dl + DL.strides);
-      return p ? readDims(p, this.ndim) : compactStrides(this.shape);
+      return this.#desc.strides.slice();
     }
 
+    /** A DataType: `float32`, `int64`, `bool`, ... */
     get dtype() {
-      const q = this.#dl + DL.dtype;
-      const d = view();
-      const text = dtypeText(d.getUint8(q + DT.code), d.getUint8(q + DT.bits), d.getUint16(q + DT.lanes, true));
-      return runtime.dtype(text);
+      return this.#desc.dtype;
     }
 
+    /** A Device: `cpu:0`, `webgpu:0`. */
     get device() {
-      const q = this.#dl + DL.device;
-      return runtime.device(i32(q + DEV_TYPE), i32(q + DEV_ID));
+      return this.#desc.device;
     }
 
     /** Bytes from the data pointer to the first element. */
     get byteOffset() {
-      return i64(this.#dl + DL.byteOffset);
+      return this.#desc.byteOffset;
     }
 
     /** The data pointer: a wasm address on CPU, the backend's allocation handle elsewhere. */
     get dataPtr() {
-      return u32(this.#dl + DL.data);
+      return this.#desc.dataPtr;
     }
 
-    /** Where the data lives: 'cpu' (the wasm heap) or the backend's name ('webgpu'). */
+    /** Where the data lives: 'cpu' (the wasm heap) or the backend's device name ('webgpu'). */
     get location() {
-      return this.device.name;
+      return this.#desc.device.name;
     }
 
     /** Number of elements. */
     get size() {
-      return this.shape.reduce((a, b) => a * b, 1);
+      return this.#desc.size;
     }
 
     get nbytes() {
-      const d = this.dtype;
-      return Math.ceil((this.size * d.bits * d.lanes) / 8);
+      return this.#desc.nbytes;
     }
 
     /**
      * A zero-copy typed array over the tensor's CPU data. It is BORROWED: it
      * is valid while the tensor lives, and a call that grows wasm memory
      * detaches it (length 0); call view() again then. Each call gives a view
-     * of the current memory.
+     * of the current memory, at a cost independent of the size.
      */
     view() {
-      this.#requireCPU('view()');
-      const Arr = arrayFor(this.dtype);
-      const p = this.dataPtr + this.byteOffset;
-      this.#requireCompact('view()');
-      return new Arr(memory.buffer, p, this.size * this.dtype.lanes);
+      const d = this.#desc;
+      if (d.device.deviceType !== CPU || !d.contiguous || !d.Arr) this.#requireCPU('view()');
+      return new d.Arr(memory.buffer, d.dataPtr + d.byteOffset, d.count);
     }
 
     /** A copy of the CPU data as a typed array (GPU data: use `await data()`). */
@@ -130,14 +153,45 @@ export function createTensorSupport(runtime, devices) {
       return this.view().slice();
     }
 
-    /** A copy of the data as a typed array, downloaded when it lives on a device. */
-    async data() {
-      if (this.device.deviceType === CPU) return this.toTypedArray();
+    /** A copy of the data as a typed array (into `out` when given), downloaded when it lives on a device. */
+    async data(out) {
+      const Arr = arrayFor(this.dtype);
+      const count = this.size * this.dtype.lanes;
+      if (out !== undefined && !(out instanceof Arr && out.length === count)) {
+        throw makeError('TypeError', `Tensor.data(out): out must be a ${Arr.name} of ${count} elements`);
+      }
+      if (this.device.deviceType === CPU) {
+        const v = this.view();
+        return out ? (out.set(v), out) : v.slice();
+      }
       this.#requireCompact('data()');
       const dev = deviceImpl(this.device.deviceType, 'data()');
-      const bytes = await dev.download(this.dataPtr, this.byteOffset, this.nbytes);
+      const into = out && new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+      const bytes = await dev.download(this.dataPtr, this.byteOffset, this.nbytes, into);
+      if (out) {
+        if (bytes !== into) into.set(bytes);
+        return out;
+      }
+      return new Arr(bytes.buffer, bytes.byteOffset, count);
+    }
+
+    /**
+     * Overwrites the tensor's data with a typed array of its dtype and size
+     * (on a device: an upload, ordered before later work on it).
+     */
+    set(data) {
       const Arr = arrayFor(this.dtype);
-      return new Arr(bytes.buffer, bytes.byteOffset, bytes.byteLength / Arr.BYTES_PER_ELEMENT);
+      if (!(data instanceof Arr) || data.length !== this.size * this.dtype.lanes) {
+        throw makeError('TypeError', `Tensor.set(): expected a ${Arr.name} of ${this.size * this.dtype.lanes} elements, got ${describe(data)}${ArrayBuffer.isView(data) ? ` of ${data.length}` : ''}`);
+      }
+      this.#requireCompact('set()');
+      const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+      if (this.device.deviceType === CPU) {
+        new Uint8Array(memory.buffer, this.dataPtr + this.byteOffset, bytes.length).set(bytes);
+      } else {
+        deviceImpl(this.device.deviceType, 'set()').upload(this.dataPtr, this.byteOffset, bytes);
+      }
+      return this;
     }
 
     /**
@@ -167,7 +221,7 @@ export function createTensorSupport(runtime, devices) {
 
     /** Passes this tensor to C as a borrowed `DLTensor*` (kTVMFFIDLTensorPtr). */
     asDLTensorPtr() {
-      return new DLTensorRef(this, this.#dl, T_DLTENSOR_PTR);
+      return new DLTensorRef(this, hooks.ptrOf(this) + OBJ, T_DLTENSOR_PTR);
     }
 
     #requireCPU(what) {
@@ -175,15 +229,13 @@ export function createTensorSupport(runtime, devices) {
         throw makeError('RuntimeError',
           `Tensor.${what}: the data lives on ${this.device}; reading it synchronously is not possible, use \`await tensor.data()\` or \`await tensor.toDevice('cpu')\``);
       }
+      this.#requireCompact(what);
+      arrayFor(this.dtype);
     }
 
     #requireCompact(what) {
-      const s = this.strides;
-      const c = compactStrides(this.shape);
-      for (let i = 0; i < s.length; i++) {
-        if (this.shape[i] !== 1 && s[i] !== c[i]) {
-          throw makeError('ValueError', `Tensor.${what}: the tensor is not contiguous (strides [${s}])`);
-        }
+      if (!this.#desc.contiguous) {
+        throw makeError('ValueError', `Tensor.${what}: the tensor is not contiguous (strides [${this.strides}])`);
       }
     }
   }

@@ -9,7 +9,7 @@
 //     globals?(runtime): { name: fn } (global functions registered with it),
 //     device?: { alloc(nbytes) -> non-zero int handle, free(handle),
 //                upload(handle, byteOffset, Uint8Array),
-//                download(handle, byteOffset, nbytes) -> Promise<Uint8Array>,
+//                download(handle, byteOffset, nbytes, out?: Uint8Array) -> Promise<Uint8Array>,
 //                copy(src, srcOffset, dst, dstOffset, nbytes) },
 //     ready? (false after a loss: the next use initialises it again) }
 import { makeError } from '../errors.js';

@@ -5,6 +5,8 @@
 import { createWebGPUBackend, KERNELS, WEBGPU_DEVICE_TYPE } from './webgpu/index.js';
 import { makeError } from '../errors.js';
 
+const POOL_BYTES = 256 << 20; // freed GPU memory kept for reuse, at most
+
 /**
  * @param {() => GPU | Promise<GPU>} getGPU the host's WebGPU object, asked for on first init
  * @param {{ priority?: number }} options
@@ -20,9 +22,37 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
     return a;
   }
 
+  // Freed buffers are kept for reuse by size: creating a GPU buffer (inside
+  // error scopes) costs more than a small kernel. The queue orders work, so
+  // a reused buffer is written only after earlier work on it.
+  const pool = new Map(); // nbytes -> [WebGPUAllocation]
+  let pooledBytes = 0;
+  let generation = 0; // of the device the pool holds buffers of
+
+  function drainPool() {
+    for (const list of pool.values()) for (const a of list) be.free(a);
+    pool.clear();
+    pooledBytes = 0;
+  }
+
   const device = {
     alloc(nbytes) {
-      const a = current('allocate').allocate(Number(nbytes));
+      const engine = current('allocate');
+      const size = Number(nbytes);
+      const reused = engine.ready ? pool.get(size)?.pop() : undefined;
+      let a;
+      if (reused) {
+        pooledBytes -= size;
+        a = reused;
+      } else {
+        try {
+          a = engine.allocate(size);
+        } catch (e) {
+          if (e?.kind !== 'MemoryError' || pooledBytes === 0) throw e;
+          drainPool(); // out of memory: give the pooled buffers back and try once more
+          a = engine.allocate(size);
+        }
+      }
       const h = nextHandle++;
       allocations.set(h, a);
       return h;
@@ -31,10 +61,18 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
       const a = allocations.get(handle);
       if (!a) return;
       allocations.delete(handle);
-      be.free(a);
+      if (be.ready && a.generation === generation && pooledBytes + a.nbytes <= POOL_BYTES) {
+        let list = pool.get(a.nbytes);
+        if (!list) pool.set(a.nbytes, (list = []));
+        list.push(a);
+        pooledBytes += a.nbytes;
+      } else {
+        be.free(a);
+      }
     },
     upload: (handle, byteOffset, bytes) => current('upload').upload(allocation(handle, 'upload'), byteOffset, bytes),
-    download: (handle, byteOffset, nbytes) => current('download').download(allocation(handle, 'download'), byteOffset, nbytes),
+    download: (handle, byteOffset, nbytes, out) =>
+      current('download').download(allocation(handle, 'download'), byteOffset, nbytes, out),
     copy: (src, srcOffset, dst, dstOffset, nbytes) =>
       current('copy').copy(allocation(src, 'copy'), srcOffset, allocation(dst, 'copy'), dstOffset, nbytes),
   };
@@ -101,7 +139,13 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
     },
     async init(runtime) {
       be ??= createWebGPUBackend({ gpu: await getGPU(), makeError, logger: runtime.logger, priority });
-      return be.init();
+      const info = await be.init();
+      if (info.generation !== generation) {
+        pool.clear(); // the buffers of a lost device are gone with it
+        pooledBytes = 0;
+        generation = info.generation;
+      }
+      return info;
     },
     globals(runtime) {
       return Object.fromEntries(KERNELS.map((k) => [k.name, kernelGlobal(runtime, k)]));
