@@ -124,8 +124,8 @@ export async function load(options = {}) {
     }
   }
   // Backends passed explicitly are initialised now; discovered ones on first use.
-  for (const b of options.backends ?? []) {
-    const name = backends.register(b);
+  for (const [i, b] of (options.backends ?? []).entries()) {
+    const name = backends.register(b, `load({ backends })[${i}]`);
     if (name) await backends.init(name).catch(() => {}); // reported by init()
   }
   return runtime;

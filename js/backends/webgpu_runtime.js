@@ -4,6 +4,7 @@
 // registered as global functions `webgpu.*` taking and returning tensors.
 import { createWebGPUBackend, KERNELS, WEBGPU_DEVICE_TYPE } from './webgpu/index.js';
 import { makeError } from '../errors.js';
+import { INTERNALS } from '../objects.js';
 
 const POOL_BYTES = 256 << 20; // freed GPU memory kept for reuse, at most
 
@@ -114,9 +115,7 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
           out.dispose();
           throw e;
         }
-        // C takes its own reference to the result; this wrapper's goes once the call returns.
-        queueMicrotask(() => out.dispose());
-        return out;
+        return runtime[INTERNALS].handOff(out); // C owns the result
       } finally {
         // Tensor arguments arrive as fresh wrappers made for this call.
         for (const v of args) if (v instanceof Tensor) v.dispose();

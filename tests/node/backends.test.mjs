@@ -64,7 +64,7 @@ test('the highest-priority backend that initialises serves its device type', asy
   });
   assert.deepEqual(warnings, [
     'webffi: backend high is unavailable: no high device',
-    'webffi: backend backend could not be registered: factory broke',
+    'webffi: backend load({ backends })[2] could not be registered: factory broke',
     'webffi: backend not-a-backend could not be registered: a backend is an object with a string `name` and an `init` function',
   ]);
   const d = await rt.tensor(new Float32Array([7])).toDevice('ext_dev');

@@ -200,10 +200,24 @@ export function tensorCases(rt, env) {
       const d = await gpu(new Float64Array(6), [2, 3]);
       const te = await assertThrows(() => add(d, d), 'TypeError', /unsupported dtype float64/);
       assert(te instanceof TypeError, 'a TypeError instance');
+      const six = await gpu(new Float32Array([1, 2, 3, 4, 5, 6]), [2, 3]);
+      const fromC = rt.getGlobal('testing.apply')(rt.getGlobal('webgpu.mul_scalar'), six, 2); // C calls the kernel
+      assertEqual([String(fromC), Array.from(await fromC.data())], ['float32[2, 3]@webgpu:0', [2, 4, 6, 8, 10, 12]]);
       const cpu = rt.tensor(new Float32Array(6), { shape: [2, 3] });
       await assertThrows(() => add(cpu, a), 'ValueError', /^webgpu\.add: argument a is on cpu:0, not webgpu:0; move it with `await tensor.toDevice\('webgpu'\)`$/);
       await assertThrows(() => rt.getGlobal('webgpu.sum')(a, 5), 'ValueError', /axis 5 is out of range/);
       assertEqual(Array.from(await add(a, a).data()), [0, 0, 0, 0, 0, 0], 'the runtime keeps working:');
+    },
+
+    async 'a disposed kernel result frees its GPU buffer at once, for reuse'() {
+      const a = await gpu(new Float32Array(300));
+      const add = rt.getGlobal('webgpu.add');
+      const engine = rt.backends.get('webgpu').engine;
+      add(a, a).dispose();
+      const held = engine.info().bytesAllocated;
+      for (let i = 0; i < 50; i++) add(a, a).dispose(); // synchronous: no task boundary in between
+      assertEqual(engine.info().bytesAllocated, held, 'GPU bytes held after 50 more calls:');
+      a.dispose();
     },
 
     async 'C reads tensors as ffi.Tensor and as DLTensor* (tests/modules/add_one.c)'() {
