@@ -49,6 +49,22 @@ export function createTensorSupport(runtime, devices) {
   const view = () => (dv.buffer === memory.buffer ? dv : (dv = new DataView(memory.buffer)));
 
   const dtypes = new Map(); // (code, bits, lanes) -> DataType
+  // Parsed names ('float32', 'webgpu'), so a tensor's creation parses none.
+  const dtypeNames = new Map();
+  const deviceNames = new Map();
+  const devicesByType = new Map(); // type * 65536 + id -> Device
+  const parsed = (cache, spec, parse) => {
+    if (typeof spec !== 'string') return parse(spec);
+    let v = cache.get(spec);
+    if (v === undefined) cache.set(spec, (v = parse(spec)));
+    return v;
+  };
+  const deviceOf = (type, id) => {
+    const key = type * 65536 + id;
+    let v = devicesByType.get(key);
+    if (v === undefined) devicesByType.set(key, (v = runtime.device(type, id)));
+    return v;
+  };
   const u32 = (p) => view().getUint32(p, true);
 
   /** The fields of the DLTensor at dl (fixed for the tensor's life). */
@@ -72,7 +88,7 @@ export function createTensorSupport(runtime, devices) {
       count: size * lanes,
       nbytes: Math.ceil((size * bits * lanes) / 8),
       contiguous: shape.every((n, i) => n === 1 || strides[i] === compact[i]),
-      device: runtime.device(d.getInt32(dl + DL.device + DEV_TYPE, true), d.getInt32(dl + DL.device + DEV_ID, true)),
+      device: deviceOf(d.getInt32(dl + DL.device + DEV_TYPE, true), d.getInt32(dl + DL.device + DEV_ID, true)),
       byteOffset: Number(d.getBigUint64(dl + DL.byteOffset, true)),
       dataPtr: d.getUint32(dl + DL.data, true),
       Arr: DTYPE_ARRAYS[dtypeText(code, bits, 1)],
@@ -277,8 +293,8 @@ export function createTensorSupport(runtime, devices) {
   function empty(shape, dtype = 'float32', device = 'cpu') {
     poisonCheck();
     const dims = checkShape(shape);
-    const dt = runtime.dtype(dtype);
-    const dev = runtime.device(device);
+    const dt = parsed(dtypeNames, dtype, runtime.dtype);
+    const dev = parsed(deviceNames, device, runtime.device);
     if (dev.deviceType !== CPU) devices.requireReady(dev.deviceType);
     return inFrame(() => {
       const proto = prototype(dims, dt, dev);
