@@ -8,7 +8,10 @@ import { webgpuRuntimeBackend } from './webgpu_runtime.js';
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node;
 const QUEUE = 'webffiBackends';
-const listeners = new Set(); // registries of loaded runtimes, for later pushes
+// Registries of loaded runtimes, for later pushes; weakly held, so the queue
+// keeps no runtime alive.
+const listeners = new Set(); // WeakRef<registry>
+const npmScans = new Map(); // app directory -> Promise of its backend packages
 
 /** True unless discovery is switched off (option, or WEBFFI_BACKEND_AUTOLOAD=0 in Node). */
 export function autoloadEnabled(option) {
@@ -28,7 +31,11 @@ export async function discoverBackends(registry, { appDir, logger }) {
   } else if (isNode) {
     const dawn = await importOptional('webgpu');
     if (dawn) registry.register(webgpuRuntimeBackend(() => dawnGPU(dawn.create)), 'webgpu');
-    for (const { name, load } of await npmBackends(appDir ?? process.cwd(), logger)) {
+    const dir = appDir ?? process.cwd();
+    const key = String(dir);
+    // The dependency scan is done once per app directory and process.
+    if (!npmScans.has(key)) npmScans.set(key, npmBackends(dir, logger));
+    for (const { name, load } of await npmScans.get(key)) {
       try {
         registry.register(await load(), name);
       } catch (e) {
@@ -42,11 +49,16 @@ export async function discoverBackends(registry, { appDir, logger }) {
 /** The global queue: drained now, and later pushes go to every loaded runtime. */
 function drainQueue(registry) {
   const queue = (globalThis[QUEUE] ??= []);
-  listeners.add(registry);
+  for (const ref of listeners) if (!ref.deref()) listeners.delete(ref);
+  listeners.add(new WeakRef(registry));
   if (!queue.webffiListening) {
     Object.defineProperty(queue, 'webffiListening', { value: true });
     queue.push = (...items) => {
-      for (const item of items) for (const r of listeners) r.register(item, 'webffiBackends');
+      for (const ref of listeners) {
+        const r = ref.deref();
+        if (!r) listeners.delete(ref);
+        else for (const item of items) r.register(item, 'webffiBackends');
+      }
       return Array.prototype.push.apply(queue, items);
     };
   }
