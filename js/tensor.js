@@ -6,7 +6,7 @@ import { FFIObject, INTERNALS, AS_POD } from './objects.js';
 import { makeError } from './errors.js';
 
 /** dtype name -> the typed array that holds its elements (raw bits for float16/bfloat16). */
-export const DTYPE_ARRAYS = {
+const DTYPE_ARRAYS = {
   int8: Int8Array, int16: Int16Array, int32: Int32Array, int64: BigInt64Array,
   uint8: Uint8Array, uint16: Uint16Array, uint32: Uint32Array, uint64: BigUint64Array,
   float16: Uint16Array, bfloat16: Uint16Array, float32: Float32Array, float64: Float64Array,
@@ -26,7 +26,7 @@ const CPU = 1;
  * Adds tensor support to a runtime: registers the Tensor wrapper class and
  * returns { Tensor, tensor(), empty() } bound to it.
  * @param {object} runtime the object createRuntime returned
- * @param {{ deviceFor(type: number): object|null }} devices the backend registry's device lookup
+ * @param {object} devices the backend registry (ensure, requireReady, deviceFor)
  */
 export function createTensorSupport(runtime, devices) {
   const { hooks, inFrame, alloc, check, poisonCheck } = runtime[INTERNALS];
