@@ -176,9 +176,89 @@ export interface Logger {
   warn?(message: string): void;
 }
 
+/** Memory operations of a backend that serves a device type (installed in C through `webffi.SetDeviceAPI`). */
+export interface BackendDevice {
+  /** A non-zero integer handle: the data pointer C sees. */
+  alloc(nbytes: number): number;
+  free(handle: number): void;
+  upload(handle: number, byteOffset: number, bytes: Uint8Array): void;
+  download(handle: number, byteOffset: number, nbytes: number, out?: Uint8Array): Promise<Uint8Array>;
+  copy(src: number, srcOffset: number, dst: number, dstOffset: number, nbytes: number): void;
+}
+
 export interface Backend {
   name: string;
-  init(runtime: Runtime): void | Promise<void>;
+  /** The device type it serves ('webgpu', 'ext_dev', 15, ...). */
+  deviceType?: string | number;
+  /** Among backends of one device type the highest that initialises wins (default 0). */
+  priority?: number;
+  /** Lazy and single-flight; a failure is remembered and reported once. */
+  init(runtime: Runtime): unknown | Promise<unknown>;
+  device?: BackendDevice;
+  /** Global functions registered with the backend. */
+  globals?(runtime: Runtime): Record<string, (...args: any[]) => unknown>;
+  /** false once its device is lost: the next use initialises it again. */
+  readonly ready?: boolean;
+}
+
+export type BackendOrFactory = Backend | ((runtime: Runtime) => Backend);
+
+export interface BackendStatus {
+  name: string;
+  device: string | null;
+  priority: number;
+  status: 'ready' | 'registered' | 'initialising' | 'failed' | 'lost';
+  error: unknown;
+}
+
+export interface Backends {
+  /** Registers a backend: its name, or null (one warning through the logger) when it throws. */
+  register(backend: BackendOrFactory): string | null;
+  init(name: string): Promise<Backend>;
+  /** Initialises the best backend for a device; CPU needs none (resolves null). */
+  ensure(device: string | number | Device): Promise<Backend | null>;
+  get(name: string): Backend | null;
+  /** CPU first, then every registered backend. */
+  list(): BackendStatus[];
+}
+
+export type DTypeName =
+  | 'int8' | 'int16' | 'int32' | 'int64' | 'uint8' | 'uint16' | 'uint32' | 'uint64'
+  | 'float16' | 'bfloat16' | 'float32' | 'float64' | 'bool';
+
+export type TensorData =
+  | Int8Array | Int16Array | Int32Array | BigInt64Array | Uint8Array | Uint8ClampedArray
+  | Uint16Array | Uint32Array | BigUint64Array | Float32Array | Float64Array;
+
+/** A tensor passed to C as a borrowed `DLTensor*`. */
+export interface DLTensorRef { readonly tensor: Tensor; }
+
+/** An `ffi.Tensor`: a DLTensor whose data the C core allocated through a device backend. */
+export interface Tensor extends FFIObject {
+  readonly ndim: number;
+  readonly shape: number[];
+  /** In elements. */
+  readonly strides: number[];
+  readonly dtype: DataType;
+  readonly device: Device;
+  readonly byteOffset: number;
+  /** A wasm address on CPU; the backend's allocation handle elsewhere. */
+  readonly dataPtr: number;
+  /** 'cpu' or the device's name ('webgpu'). */
+  readonly location: string;
+  readonly size: number;
+  readonly nbytes: number;
+  /** Zero-copy and BORROWED: a call that grows wasm memory detaches it; call view() again. CPU only. */
+  view(): TensorData;
+  /** A copy of the CPU data (a device tensor throws: use `await data()`). */
+  toTypedArray(): TensorData;
+  /** A copy of the data, downloaded from a device; into `out` when given. */
+  data<T extends TensorData>(out?: T): Promise<T>;
+  /** Overwrites the data (an upload on a device). */
+  set(data: TensorData): this;
+  /** A copy on another device, initialising its backend on first use. */
+  toDevice(device: string | number | Device): Promise<Tensor>;
+  asDLTensorPtr(): DLTensorRef;
 }
 
 export interface LoadOptions {
@@ -186,8 +266,12 @@ export interface LoadOptions {
   wasm?: URL | string | ArrayBuffer | ArrayBufferView | WebAssembly.Module;
   /** Receives the core's output and load warnings (default: console). */
   logger?: Logger;
-  /** Device backends initialised after the core is up. */
-  backends?: Backend[];
+  /** Device backends registered and initialised once the core is up. */
+  backends?: BackendOrFactory[];
+  /** false: no backend discovery (in Node WEBFFI_BACKEND_AUTOLOAD=0 does the same). */
+  autoloadBackends?: boolean;
+  /** Node: the app whose package.json dependencies are searched for backends (default: cwd). */
+  appDir?: string | URL;
 }
 
 export interface Runtime {
@@ -222,6 +306,14 @@ export interface Runtime {
   readonly liveJSValues: number;
   /** The trap that poisoned this instance, or null. */
   readonly poisoned: unknown;
+  /** Device backends: discovered at load, initialised on first use. */
+  readonly backends: Backends;
+  /** The Tensor wrapper class of this runtime (for instanceof). */
+  readonly Tensor: abstract new (...args: never[]) => Tensor;
+  /** A CPU tensor holding a copy of `data` (float16/bfloat16 as Uint16Array bits, bool as Uint8Array). */
+  tensor(data: TensorData, options?: { shape?: number[]; dtype?: DTypeName | DataType }): Tensor;
+  /** An uninitialised tensor; a non-CPU device needs its backend initialised (`backends.ensure`). */
+  empty(shape: number[], dtype?: DTypeName | DataType, device?: string | number | Device): Tensor;
 }
 
 export function load(options?: LoadOptions): Promise<Runtime>;

@@ -6,6 +6,9 @@ import { createHostImports } from './host_imports.js';
 import { createRuntime } from './runtime.js';
 import { defaultWasmUrl } from './locate.js';
 import { RuntimeError } from './errors.js';
+import { createTensorSupport } from './tensor.js';
+import { createBackendRegistry } from './backends/registry.js';
+import { discoverBackends, autoloadEnabled } from './backends/discover.js';
 
 /** The ABI metadata versions and layout facts this JS understands. */
 const SUPPORTED = { metadata_version: 1, tvm_ffi_major: 0, tvm_ffi_minor: 1, pointer_size: 4, any_size: 16 };
@@ -73,8 +76,13 @@ function readMetadata(exports, heapText) {
  *   where the core is; by default webffi.wasm next to this package's JS.
  * @param {{log?: Function, warn?: Function}} [options.logger] receives the
  *   core's stdout/stderr and load warnings (default: console).
- * @param {Array<{name: string, init: Function}>} [options.backends] device
- *   backends to initialise once the core is up; a failing one logs a warning.
+ * @param {Array<object|Function>} [options.backends] device backends (or
+ *   factories) to register and initialise once the core is up; a failing one
+ *   logs a warning.
+ * @param {boolean} [options.autoloadBackends] false: no backend discovery
+ *   (WEBFFI_BACKEND_AUTOLOAD=0 does the same in Node).
+ * @param {string|URL} [options.appDir] Node: the application whose
+ *   package.json dependencies are searched for backends (default: cwd).
  */
 export async function load(options = {}) {
   const logger = options.logger ?? console;
@@ -105,12 +113,20 @@ export async function load(options = {}) {
   });
   const { runtime, imports: impl } = createRuntime(instance, meta, { logger });
   Object.assign(hooks, impl);
-  for (const backend of options.backends ?? []) {
+  const backends = createBackendRegistry(runtime);
+  const { Tensor, tensor, empty } = createTensorSupport(runtime, backends);
+  Object.assign(runtime, { backends, Tensor, tensor, empty });
+  if (autoloadEnabled(options.autoloadBackends)) {
     try {
-      await backend.init(runtime);
+      await discoverBackends(backends, { appDir: options.appDir, logger });
     } catch (e) {
-      logger.warn?.(`webffi: backend ${backend.name} is unavailable: ${e?.message ?? e}`);
+      logger.warn?.(`webffi: backend discovery failed: ${e?.message ?? e}`);
     }
+  }
+  // Backends passed explicitly are initialised now; discovered ones on first use.
+  for (const [i, b] of (options.backends ?? []).entries()) {
+    const name = backends.register(b, `load({ backends })[${i}]`);
+    if (name) await backends.init(name).catch(() => {}); // reported by init()
   }
   return runtime;
 }

@@ -4,6 +4,10 @@
 
 export const PTR = Symbol('webffi.ptr');
 export const RUNTIME = Symbol('webffi.runtime');
+/** The runtime's internals, for js/tensor.js and js/backends (not public API). */
+export const INTERNALS = Symbol('webffi.internals');
+/** A method giving [pointer, type index] for values written as that pointer (a DLTensor*, a handed-off object). */
+export const AS_POD = Symbol('webffi.asPod');
 
 export const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 

@@ -3,7 +3,7 @@
 // and the global registry. Layouts come from the core's ABI metadata.
 import { Heap } from './heap.js';
 import { Device, DataType, IntValue, FloatValue } from './values.js';
-import { FFIObject, PTR, RUNTIME, functionPrototype, isHandle } from './objects.js';
+import { FFIObject, PTR, RUNTIME, INTERNALS, AS_POD, functionPrototype, isHandle } from './objects.js';
 import { jsStackToBacktrace, crossedWasmFrames } from './backtrace.js';
 import { containerClasses } from './containers.js';
 import { ModuleObject } from './module_object.js';
@@ -535,6 +535,7 @@ export function createRuntime(instance, meta, options = {}) {
     if (v instanceof ArrayBuffer) return writeBytes(w, new Uint8Array(v));
     if (Array.isArray(v)) return writeContainer(w, 'ffi.Array', v, v.length);
     if (v instanceof Map) return writeContainer(w, 'ffi.Map', v, 2 * v.size);
+    if (v[AS_POD]) return writeObject(w, ...v[AS_POD]()); // a tensor as DLTensor*, a handed-off object
     if (isPlainObject(v)) return writeContainer(w, 'ffi.Map', Object.entries(v), 2 * Object.keys(v).length);
     if (v instanceof FFIError) return writeError(w, v);
     throw new FFITypeError(`Cannot convert a JS ${describe(v)} to an FFI value`);
@@ -1115,6 +1116,25 @@ export function createRuntime(instance, meta, options = {}) {
     },
     logger,
   };
+  // For js/tensor.js and the backend registry: frames, errors, wrappers.
+  Object.defineProperty(runtime, INTERNALS, {
+    value: {
+      hooks: runtimeHooks, inFrame, alloc, check,
+      poisonCheck: () => { if (poisoned) throw fatal(); },
+      /**
+       * For a callback's result: moves the wrapper's reference into the
+       * current frame (released when the callback returns, after C took its
+       * own) and returns a value that writes the object.
+       */
+      handOff(wrapper) {
+        const p = runtimeHooks.ptrOf(wrapper);
+        finalizer.unregister(wrapper);
+        wrapper[PTR] = 0;
+        queueDecref(p);
+        return { [AS_POD]: () => [p, wrapper.typeIndex] };
+      },
+    },
+  });
 
   return { runtime, imports: { callJS: webffiCallJS, releaseJS } };
 }

@@ -1,6 +1,6 @@
 // The demo: load the runtime in Node, call C functions through the global
-// registry, pass a JS callback into C, and show a C error with its kind,
-// message and backtrace.
+// registry, pass a JS callback into C, show a C error with its kind,
+// message and backtrace, and compute a tensor on WebGPU (or say why not).
 import { load, FFIError } from '../js/index.js';
 
 const rt = await load();
@@ -42,4 +42,23 @@ try {
   });
 } catch (e) {
   console.log(`the same JS error came back: ${e === thrown}; frames:\n${e.backtrace}`);
+}
+
+// Tensors: a typed array into the wasm heap, onto WebGPU (discovered at
+// load: navigator.gpu, or npm `webgpu` in Node), a kernel, and back.
+const x = rt.tensor(new Float32Array([1, 2, 3, 4, 5, 6]), { shape: [2, 3] });
+const w = rt.tensor(new Float32Array([1, 0, 0, 1, 1, 1]), { shape: [3, 2] });
+try {
+  await rt.backends.ensure('webgpu');
+  const info = rt.backends.get('webgpu').engine.info();
+  const [xg, wg] = [await x.toDevice('webgpu'), await w.toDevice('webgpu')];
+  const y = rt.getGlobal('webgpu.matmul')(xg, wg);
+  console.log(`on ${info.adapter.description || info.adapter.vendor || 'a WebGPU adapter'}: ` +
+    `webgpu.matmul(${x}, ${w}) = ${y} ${JSON.stringify(Array.from(await y.data()))}`);
+  rt.backends.get('webgpu').engine.dispose();
+} catch (e) {
+  const y = new Float32Array(4);
+  const [xs, ws] = [x.view(), w.view()];
+  for (let i = 0; i < 2; i++) for (let j = 0; j < 2; j++) for (let k = 0; k < 3; k++) y[i * 2 + j] += xs[i * 3 + k] * ws[k * 2 + j];
+  console.log(`WebGPU is unavailable (${e.message}); fell back to the CPU: x @ w = ${JSON.stringify(Array.from(y))}`);
 }

@@ -1,6 +1,6 @@
 // Compiled (not run) by tests/node/types.test.mjs: the public API as a
 // TypeScript user writes it.
-import { load, FFIError, FFITypeError, IndexError, registerError, RuntimeError, asFloat, type Runtime, type FFIFunction } from 'webffi';
+import { load, FFIError, FFITypeError, IndexError, registerError, RuntimeError, asFloat, type Runtime, type FFIFunction, type Tensor, type Backend, type BackendStatus } from 'webffi';
 
 async function main(): Promise<number> {
   const rt: Runtime = await load({ logger: console });
@@ -27,7 +27,15 @@ async function main(): Promise<number> {
     if (e instanceof IndexError) console.log(e instanceof RangeError);
   }
   addOne.dispose();
-  return n + len + names.length + Number(removed) + dev.length + dt.length + (maybe ? 1 : 0) + f(1);
+  const t: Tensor = rt.tensor(new Float32Array([1, 2, 3]), { shape: [3] });
+  const view = t.view() as Float32Array;
+  const onGpu: Tensor = await t.toDevice('webgpu');
+  const copy: Float32Array = await onGpu.data(new Float32Array(3));
+  const ready: Backend | null = await rt.backends.ensure('webgpu');
+  const statuses: BackendStatus[] = rt.backends.list();
+  rt.empty([2, 2], 'float16').set(new Uint16Array(4));
+  const rtOff: Runtime = await load({ autoloadBackends: false, backends: [(r: Runtime) => ({ name: 'x', init() {} })] });
+  return view.length + copy.length + statuses.length + (ready ? 1 : 0) + rtOff.listGlobals().length + n + len + names.length + Number(removed) + dev.length + dt.length + (maybe ? 1 : 0) + f(1);
 }
 
 void main();

@@ -1,0 +1,184 @@
+// Tensor benchmarks through the runtime, shared by Node (Dawn) and Chromium
+// (bench/tensors.html). Baselines come from the same run:
+// - each kernel end to end through the runtime (tensor.set() uploads, the
+//   `webgpu.*` global, `await out.data(buf)`) against a hand-written raw
+//   WebGPU pipeline doing the same work (bench/webgpu_bench.mjs rawKernel);
+// - upload/download bandwidth against raw writeBuffer / mapAsync;
+// - a zero-copy CPU view of 1 KiB against one of 64 MiB;
+// - copying a typed array into a CPU tensor against TypedArray.set;
+// - matmul 1024x1024x1024 with the data on the device, GFLOP/s.
+import { compare, rawKernel } from './webgpu_bench.mjs';
+import { elementwiseWGSL, matmulWGSL, reduceWGSL, softmaxWGSL, ELEMENTWISE_WG, MATMUL_TILE } from '../js/backends/webgpu/wgsl.js';
+
+const STORAGE = 0x80;
+const COPY_SRC = 0x4;
+const COPY_DST = 0x8;
+const MAP_READ = 0x1;
+
+function randomFloats(n) {
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i++) out[i] = Math.sin(i) * 2;
+  return out;
+}
+
+const u32s = (...words) => new Uint32Array(words);
+const numel = (shape) => shape.reduce((x, y) => x * y, 1);
+
+/** Best ns per call of fn over `rounds` rounds of `iters` calls (synchronous). */
+function nsPerCall(fn, iters, rounds = 5) {
+  let best = Infinity;
+  for (let r = 0; r < rounds; r++) {
+    const t0 = performance.now();
+    for (let i = 0; i < iters; i++) fn();
+    best = Math.min(best, ((performance.now() - t0) * 1e6) / iters);
+  }
+  return best;
+}
+
+export async function runTensorBench(rt, { quick = false } = {}) {
+  const backend = await rt.backends.ensure('webgpu');
+  const engine = backend.engine;
+  const info = engine.info();
+  const device = engine.device;
+  const adapter = `${info.adapter.vendor} ${info.adapter.architecture} ${info.adapter.device} ${info.adapter.description}`.trim();
+  const rounds = quick ? 2 : 5;
+  const rows = [];
+  const NEG_INF = 0xff800000;
+  const fn = (name) => rt.getGlobal(name);
+
+  const n = 1 << 20;
+  const x = randomFloats(n);
+  const y = randomFloats(n).map((v) => v + 3);
+  const egroups = [Math.min(n / ELEMENTWISE_WG, 65535), Math.ceil(n / ELEMENTWISE_WG / 65535)];
+  const ewParams = u32s(n, 0, 0, 0, egroups[0] * ELEMENTWISE_WG, 0);
+  const scalarParams = new Uint32Array(6);
+  scalarParams.set([n, 0, 0, 0, egroups[0] * ELEMENTWISE_WG]);
+  new Float32Array(scalarParams.buffer)[5] = 1.5;
+  const small = 1024;
+  const mm = 256;
+  const ma = randomFloats(mm * mm);
+  const red = [1024, 1024];
+  const rx = randomFloats(red[0] * red[1]);
+  const sm = [512, 1024];
+  const sx = randomFloats(sm[0] * sm[1]);
+  // name, global, inputs, shapes, extra args, output shape, raw WGSL, raw params, raw groups
+  const cases = [
+    ['add 1K', 'webgpu.add', [x.subarray(0, small), y.subarray(0, small)], [[small], [small]], [], [small],
+      elementwiseWGSL('+', 'f32', false), u32s(small, 0, 0, 0, ELEMENTWISE_WG * 16, 0), [16]],
+    ['add 1M', 'webgpu.add', [x, y], [[n], [n]], [], [n], elementwiseWGSL('+', 'f32', false), ewParams, egroups],
+    ['div 1M', 'webgpu.div', [x, y], [[n], [n]], [], [n], elementwiseWGSL('/', 'f32', false), ewParams, egroups],
+    ['mul_scalar 1M', 'webgpu.mul_scalar', [x], [[n]], [1.5], [n], elementwiseWGSL('*', 'f32', true), scalarParams, egroups],
+    [`matmul ${mm}`, 'webgpu.matmul', [ma, ma], [[mm, mm], [mm, mm]], [], [mm, mm], matmulWGSL('f32'),
+      u32s(mm, mm, mm, 0, 0, 0), [mm / MATMUL_TILE, mm / MATMUL_TILE]],
+    ['sum 1024x1024 axis 1', 'webgpu.sum', [rx], [red], [1], [red[0]], reduceWGSL('sum', 'f32', 'f32'),
+      u32s(red[0], red[1], 1, red[1], 1, 0, 0, red[0], NEG_INF), [red[0]]],
+    ['max 1024x1024 axis 1', 'webgpu.max', [rx], [red], [1], [red[0]], reduceWGSL('max', 'f32', 'f32'),
+      u32s(red[0], red[1], 1, red[1], 1, 0, 0, red[0], NEG_INF), [red[0]]],
+    ['softmax 512x1024', 'webgpu.softmax', [sx], [sm], [], sm, softmaxWGSL('f32'), u32s(sm[0], sm[1], 0, 0, sm[0], NEG_INF), [sm[0]]],
+  ];
+  for (const [name, global, inputs, shapes, extra, outShape, code, params, groups] of cases) {
+    const kernel = fn(global);
+    const tensors = inputs.map((_, i) => rt.empty(shapes[i], 'float32', 'webgpu'));
+    const result = new Float32Array(numel(outShape));
+    const ours = async () => {
+      for (let i = 0; i < inputs.length; i++) tensors[i].set(inputs[i]);
+      const out = kernel(...tensors, ...extra);
+      await out.data(result);
+      out.dispose();
+      return new Uint8Array(result.buffer);
+    };
+    const raw = rawKernel(device, code, inputs, result.byteLength, params, groups);
+    const a = (await ours()).slice();
+    const b = await raw();
+    const same = a.every((v, i) => v === b[i]);
+    const iters = result.byteLength > 1 << 20 || global === 'webgpu.matmul' ? 3 : 20;
+    const [oursMs, rawMs] = await compare(ours, raw, quick ? 1 : iters, rounds);
+    rows.push({ name, oursMs, rawMs, ratio: oursMs / rawMs, same });
+    for (const t of tensors) t.dispose();
+    kernel.dispose();
+  }
+
+  // Bandwidth through tensors, 16 MiB per transfer.
+  const bytes = 16 << 20;
+  const host = new Uint8Array(bytes).map((_, i) => i);
+  const g = rt.empty([bytes], 'uint8', 'webgpu');
+  const rawBuf = device.createBuffer({ size: bytes, usage: STORAGE | COPY_SRC | COPY_DST });
+  const rawStaging = device.createBuffer({ size: bytes, usage: MAP_READ | COPY_DST });
+  const sink = new Uint8Array(bytes);
+  const k = quick ? 1 : 4;
+  const [up, upRaw] = await compare(async () => {
+    for (let i = 0; i < k; i++) g.set(host);
+    await engine.sync();
+  }, async () => {
+    for (let i = 0; i < k; i++) device.queue.writeBuffer(rawBuf, 0, host);
+    await device.queue.onSubmittedWorkDone();
+  }, 1, rounds);
+  const [down, downRaw] = await compare(() => g.data(sink), async () => {
+    const encoder = device.createCommandEncoder();
+    encoder.copyBufferToBuffer(rawBuf, 0, rawStaging, 0, bytes);
+    device.queue.submit([encoder.finish()]);
+    await rawStaging.mapAsync(MAP_READ);
+    sink.set(new Uint8Array(rawStaging.getMappedRange()));
+    rawStaging.unmap();
+  }, quick ? 1 : k, rounds);
+  g.dispose();
+  const gbps = (ms, times = 1) => (bytes * times) / ms / 1e6;
+  const bandwidth = [
+    { name: 'upload 16 MiB (tensor.set)', oursGBs: gbps(up, k), rawGBs: gbps(upRaw, k), ratio: upRaw / up },
+    { name: 'download 16 MiB (await tensor.data(out))', oursGBs: gbps(down), rawGBs: gbps(downRaw), ratio: downRaw / down },
+  ];
+
+  // CPU: zero-copy views and copies into the wasm heap.
+  const tiny = rt.empty([256], 'float32');
+  const huge = rt.empty([16 << 20], 'float32');
+  const iters = quick ? 20000 : 200000;
+  const viewTiny = nsPerCall(() => tiny.view(), iters, rounds);
+  const viewHuge = nsPerCall(() => huge.view(), iters, rounds);
+  const src = randomFloats(16 << 20);
+  const dst = new Float32Array(16 << 20);
+  const copyIters = quick ? 2 : 5;
+  let setMs = Infinity;
+  let baseMs = Infinity;
+  for (let r = 0; r < rounds; r++) {
+    setMs = Math.min(setMs, nsPerCall(() => huge.set(src), copyIters, 1) / 1e6);
+    baseMs = Math.min(baseMs, nsPerCall(() => dst.set(src), copyIters, 1) / 1e6);
+  }
+  const cpu = {
+    viewTinyNs: viewTiny, viewHugeNs: viewHuge, viewRatio: viewHuge / viewTiny,
+    setGBs: src.byteLength / setMs / 1e6, baseGBs: src.byteLength / baseMs / 1e6, setRatio: baseMs / setMs,
+  };
+  tiny.dispose();
+  huge.dispose();
+
+  // matmul 1024: through the runtime, inputs resident, results stay on the device.
+  const N = 1024;
+  const a = rt.empty([N, N], 'float32', 'webgpu').set(randomFloats(N * N));
+  const matmul = fn('webgpu.matmul');
+  const reps = quick ? 1 : 3;
+  let mmMs = Infinity;
+  for (let r = 0; r < (quick ? 1 : 3); r++) {
+    const t0 = performance.now();
+    for (let i = 0; i < reps; i++) matmul(a, a).dispose();
+    await engine.sync();
+    mmMs = Math.min(mmMs, (performance.now() - t0) / reps);
+  }
+  a.dispose();
+  return { adapter, featureLevel: info.featureLevel, rows, bandwidth, cpu, matmul1024: { ms: mmMs, gflops: (2 * N ** 3) / mmMs / 1e6 } };
+}
+
+export function formatTensorBench(label, r) {
+  const lines = [`== ${label}: ${r.adapter} (${r.featureLevel})`];
+  lines.push('kernel end to end through the runtime         runtime ms      raw ms   ratio');
+  for (const row of r.rows) {
+    lines.push(`  ${row.name.padEnd(42)} ${row.oursMs.toFixed(3).padStart(10)} ${row.rawMs.toFixed(3).padStart(11)} ${row.ratio.toFixed(2).padStart(6)}x${row.same ? '' : '  (results differ!)'}`);
+  }
+  lines.push('bandwidth                                   runtime GB/s  raw GB/s  runtime/raw');
+  for (const b of r.bandwidth) {
+    lines.push(`  ${b.name.padEnd(42)} ${b.oursGBs.toFixed(2).padStart(10)} ${b.rawGBs.toFixed(2).padStart(9)} ${b.ratio.toFixed(2).padStart(8)}x`);
+  }
+  const c = r.cpu;
+  lines.push(`CPU view(): 1 KiB ${c.viewTinyNs.toFixed(0)} ns, 64 MiB ${c.viewHugeNs.toFixed(0)} ns (ratio ${c.viewRatio.toFixed(2)}x)`);
+  lines.push(`CPU tensor.set(64 MiB): ${c.setGBs.toFixed(2)} GB/s vs TypedArray.set ${c.baseGBs.toFixed(2)} GB/s (ratio ${c.setRatio.toFixed(2)}x)`);
+  lines.push(`matmul 1024x1024x1024 through the runtime: ${r.matmul1024.ms.toFixed(1)} ms, ${r.matmul1024.gflops.toFixed(2)} GFLOP/s`);
+  return lines.join('\n');
+}

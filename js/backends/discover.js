@@ -1,0 +1,155 @@
+// Backend discovery at load: the built-in WebGPU backend when the host has
+// WebGPU (navigator.gpu, or npm `webgpu` in Node), third-party backends
+// declared by npm packages among the application's dependencies (Node:
+// package.json `"webffi": { "backend": "./entry.js" }`), and backends that
+// scripts push onto the global queue `globalThis.webffiBackends` (browser;
+// before or after the runtime loads).
+import { webgpuRuntimeBackend } from './webgpu_runtime.js';
+
+const isNode = typeof process !== 'undefined' && !!process.versions?.node;
+const QUEUE = 'webffiBackends';
+// Registries of loaded runtimes, for later pushes; weakly held, so the queue
+// keeps no runtime alive.
+const listeners = new Set(); // WeakRef<registry>
+const npmScans = new Map(); // app directory -> Promise of its backend packages
+
+/** True unless discovery is switched off (option, or WEBFFI_BACKEND_AUTOLOAD=0 in Node). */
+export function autoloadEnabled(option) {
+  if (option === false) return false;
+  return !(isNode && process.env.WEBFFI_BACKEND_AUTOLOAD === '0');
+}
+
+/**
+ * Registers every backend found with `registry`.
+ * @param {{ register(b, source?): boolean }} registry
+ * @param {{ appDir?: string|URL, logger: Console }} options
+ */
+export async function discoverBackends(registry, { appDir, logger }) {
+  const gpu = globalThis.navigator?.gpu;
+  if (gpu) {
+    registry.register(webgpuRuntimeBackend(() => gpu), 'webgpu');
+  } else if (isNode) {
+    const dawn = await importOptional('webgpu');
+    if (dawn) registry.register(webgpuRuntimeBackend(() => dawnGPU(dawn.create)), 'webgpu');
+    const dir = appDir ?? process.cwd();
+    const key = String(dir);
+    // The dependency scan is done once per app directory and process.
+    if (!npmScans.has(key)) npmScans.set(key, npmBackends(dir, logger));
+    for (const { name, load } of await npmScans.get(key)) {
+      try {
+        registry.register(await load(), name);
+      } catch (e) {
+        logger.warn?.(`webffi: backend package ${name} could not be registered: ${e?.message ?? e}`);
+      }
+    }
+  }
+  drainQueue(registry);
+}
+
+/** The global queue: drained now, and later pushes go to every loaded runtime. */
+function drainQueue(registry) {
+  const queue = (globalThis[QUEUE] ??= []);
+  for (const ref of listeners) if (!ref.deref()) listeners.delete(ref);
+  listeners.add(new WeakRef(registry));
+  if (!queue.webffiListening) {
+    Object.defineProperty(queue, 'webffiListening', { value: true });
+    queue.push = (...items) => {
+      for (const ref of listeners) {
+        const r = ref.deref();
+        if (!r) listeners.delete(ref);
+        else for (const item of items) r.register(item, 'webffiBackends');
+      }
+      return Array.prototype.push.apply(queue, items);
+    };
+  }
+  for (const item of queue) registry.register(item, 'webffiBackends');
+}
+
+async function importOptional(name) {
+  try {
+    return await import(name);
+  } catch (e) {
+    if (e?.code === 'ERR_MODULE_NOT_FOUND' && String(e.message).includes(`'${name}'`)) return null;
+    throw e;
+  }
+}
+
+/**
+ * Dawn on its default backend (a GPU's Vulkan/Metal/D3D12), falling back to
+ * OpenGL ES, which runs on Mesa's llvmpipe without a GPU or display.
+ * WEBFFI_DAWN_BACKEND=name picks one.
+ */
+function dawnGPU(create) {
+  const chosen = process.env.WEBFFI_DAWN_BACKEND;
+  const opengles = () => {
+    process.env.EGL_PLATFORM ??= 'surfaceless';
+    return create(['backend=opengles']);
+  };
+  if (chosen) return chosen === 'opengles' ? opengles() : create([`backend=${chosen}`]);
+  let primary = null;
+  let fallback = null;
+  return {
+    async requestAdapter(options) {
+      primary ??= create([]);
+      const adapter = await primary.requestAdapter(options);
+      if (adapter) return adapter;
+      fallback ??= opengles();
+      return fallback.requestAdapter(options);
+    },
+  };
+}
+
+/** Packages among the app's dependencies whose package.json has a `webffi` field. */
+async function npmBackends(appDir, logger) {
+  const { readFile } = await import('node:fs/promises');
+  const { join, dirname, resolve } = await import('node:path');
+  const { pathToFileURL, fileURLToPath } = await import('node:url');
+  const dir = resolve(appDir instanceof URL ? fileURLToPath(appDir) : appDir);
+  const readJSON = async (file) => JSON.parse(await readFile(file, 'utf8'));
+  let app;
+  try {
+    app = await readJSON(join(dir, 'package.json'));
+  } catch {
+    return [];
+  }
+  const names = new Set(Object.keys({ ...app.dependencies, ...app.optionalDependencies, ...app.devDependencies }));
+  const found = [];
+  for (const name of names) {
+    const pkgDir = await findPackage(name, dir, readFile, join, dirname);
+    if (!pkgDir) continue;
+    let pkg;
+    try {
+      pkg = await readJSON(join(pkgDir, 'package.json'));
+    } catch {
+      continue;
+    }
+    if (pkg.webffi === undefined) continue;
+    const entry = typeof pkg.webffi === 'string' ? pkg.webffi : pkg.webffi?.backend;
+    if (typeof entry !== 'string') {
+      logger.warn?.(`webffi: package ${name} declares "webffi" without a backend entry ("webffi": { "backend": "./file.js" })`);
+      continue;
+    }
+    found.push({
+      name,
+      load: async () => {
+        const mod = await import(pathToFileURL(join(pkgDir, entry)).href);
+        return mod.default ?? mod.backend;
+      },
+    });
+  }
+  return found;
+}
+
+/** The directory of package `name` as Node resolves it from `dir` (node_modules upward). */
+async function findPackage(name, dir, readFile, join, dirname) {
+  for (let d = dir; ; d = dirname(d)) {
+    const candidate = join(d, 'node_modules', name);
+    try {
+      await readFile(join(candidate, 'package.json'));
+      return candidate;
+    } catch {
+      // keep looking upward
+    }
+    if (dirname(d) === d) return null;
+  }
+}

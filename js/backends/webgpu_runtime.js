@@ -1,0 +1,153 @@
+// The WebGPU backend (js/backends/webgpu/) as a runtime backend: allocation
+// handles C can hold (non-zero ints standing for WebGPUAllocations), the
+// device operations the registry installs in C, and the KERNELS table
+// registered as global functions `webgpu.*` taking and returning tensors.
+import { createWebGPUBackend, KERNELS, WEBGPU_DEVICE_TYPE } from './webgpu/index.js';
+import { makeError } from '../errors.js';
+import { INTERNALS } from '../objects.js';
+
+const POOL_BYTES = 256 << 20; // freed GPU memory kept for reuse, at most
+
+/**
+ * @param {() => GPU | Promise<GPU>} getGPU the host's WebGPU object, asked for on first init
+ * @param {{ priority?: number }} options
+ */
+export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
+  let be = null;
+  const allocations = new Map(); // handle -> WebGPUAllocation
+  let nextHandle = 1;
+
+  function allocation(handle, what) {
+    const a = allocations.get(handle);
+    if (!a) throw makeError('ValueError', `${what}: ${handle} is not a live WebGPU allocation handle`);
+    return a;
+  }
+
+  // Freed buffers are kept for reuse by size: creating a GPU buffer (inside
+  // error scopes) costs more than a small kernel. The queue orders work, so
+  // a reused buffer is written only after earlier work on it.
+  const pool = new Map(); // nbytes -> [WebGPUAllocation]
+  let pooledBytes = 0;
+  let generation = 0; // of the device the pool holds buffers of
+
+  function drainPool() {
+    for (const list of pool.values()) for (const a of list) be.free(a);
+    pool.clear();
+    pooledBytes = 0;
+  }
+
+  const device = {
+    alloc(nbytes) {
+      const engine = current('allocate');
+      const size = Number(nbytes);
+      const reused = engine.ready ? pool.get(size)?.pop() : undefined;
+      let a;
+      if (reused) {
+        pooledBytes -= size;
+        a = reused;
+      } else {
+        try {
+          a = engine.allocate(size);
+        } catch (e) {
+          if (e?.kind !== 'MemoryError' || pooledBytes === 0) throw e;
+          drainPool(); // out of memory: give the pooled buffers back and try once more
+          a = engine.allocate(size);
+        }
+      }
+      const h = nextHandle++;
+      allocations.set(h, a);
+      return h;
+    },
+    free(handle) {
+      const a = allocations.get(handle);
+      if (!a) return;
+      allocations.delete(handle);
+      if (be.ready && a.generation === generation && pooledBytes + a.nbytes <= POOL_BYTES) {
+        let list = pool.get(a.nbytes);
+        if (!list) pool.set(a.nbytes, (list = []));
+        list.push(a);
+        pooledBytes += a.nbytes;
+      } else {
+        be.free(a);
+      }
+    },
+    upload: (handle, byteOffset, bytes) => current('upload').upload(allocation(handle, 'upload'), byteOffset, bytes),
+    download: (handle, byteOffset, nbytes, out) =>
+      current('download').download(allocation(handle, 'download'), byteOffset, nbytes, out),
+    copy: (src, srcOffset, dst, dstOffset, nbytes) =>
+      current('copy').copy(allocation(src, 'copy'), srcOffset, allocation(dst, 'copy'), dstOffset, nbytes),
+  };
+
+  function current(what) {
+    if (!be) throw makeError('RuntimeError', `${what}: the WebGPU backend is not initialised; await rt.backends.ensure('webgpu') first`);
+    return be;
+  }
+
+  /** The backend's description of a tensor argument of kernel `name`. */
+  function describe(t, arg, name, Tensor) {
+    if (!(t instanceof Tensor)) return t;
+    const dev = t.device;
+    if (dev.deviceType !== WEBGPU_DEVICE_TYPE) {
+      throw makeError('ValueError', `${name}: argument ${arg} is on ${dev}, not webgpu:0; move it with \`await tensor.toDevice('webgpu')\``);
+    }
+    return {
+      data: allocation(t.dataPtr, name), shape: t.shape, dtype: t.dtype.text,
+      byteOffset: t.byteOffset, strides: t.strides,
+    };
+  }
+
+  function kernelGlobal(runtime, k) {
+    const names = k.args.map((a) => a.name);
+    return (...args) => {
+      const { Tensor, empty } = runtime;
+      try {
+        const descs = args.map((v, i) => describe(v, names[i] ?? `#${i}`, k.name, Tensor));
+        let spec;
+        try {
+          spec = k.output(...descs);
+        } catch (e) {
+          throw e.kind ? makeError(e.kind, e.message) : e;
+        }
+        const out = empty(spec.shape, spec.dtype, 'webgpu');
+        try {
+          current(k.name)[k.method](...descs, describe(out, 'out', k.name, Tensor));
+        } catch (e) {
+          out.dispose();
+          throw e;
+        }
+        return runtime[INTERNALS].handOff(out); // C owns the result
+      } finally {
+        // Tensor arguments arrive as fresh wrappers made for this call.
+        for (const v of args) if (v instanceof Tensor) v.dispose();
+      }
+    };
+  }
+
+  return {
+    name: 'webgpu',
+    deviceType: WEBGPU_DEVICE_TYPE,
+    priority,
+    kernels: KERNELS,
+    device,
+    get ready() {
+      return be?.ready ?? false;
+    },
+    /** The underlying WebGPU backend (null before the first init). */
+    get engine() {
+      return be;
+    },
+    async init(runtime) {
+      be ??= createWebGPUBackend({ gpu: await getGPU(), makeError, logger: runtime.logger, priority });
+      const info = await be.init();
+      if (info.generation !== generation) {
+        pool.clear(); // the buffers of a lost device are gone with it
+        pooledBytes = 0;
+        generation = info.generation;
+      }
+      return info;
+    },
+    globals(runtime) {
+      return Object.fromEntries(KERNELS.map((k) => [k.name, kernelGlobal(runtime, k)]));
+    },
+  };
+}

@@ -1,0 +1,383 @@
+// Tensors in JS: a wrapper over ffi.Tensor objects (a DLTensor in the
+// object's cell). Memory is allocated by the C core (TVMFFIEnvTensorAlloc),
+// so C and JS share one device registry: CPU data lives in the wasm heap
+// (64-byte aligned), device data behind the backend's allocation handle.
+import { FFIObject, INTERNALS, AS_POD } from './objects.js';
+import { makeError } from './errors.js';
+
+/** dtype name -> the typed array that holds its elements (raw bits for float16/bfloat16). */
+const DTYPE_ARRAYS = {
+  int8: Int8Array, int16: Int16Array, int32: Int32Array, int64: BigInt64Array,
+  uint8: Uint8Array, uint16: Uint16Array, uint32: Uint32Array, uint64: BigUint64Array,
+  float16: Uint16Array, bfloat16: Uint16Array, float32: Float32Array, float64: Float64Array,
+  bool: Uint8Array,
+};
+
+/** The dtype a typed array implies when none is given. */
+const ARRAY_DTYPES = new Map([
+  [Int8Array, 'int8'], [Int16Array, 'int16'], [Int32Array, 'int32'], [BigInt64Array, 'int64'],
+  [Uint8Array, 'uint8'], [Uint8ClampedArray, 'uint8'], [Uint16Array, 'uint16'], [Uint32Array, 'uint32'],
+  [BigUint64Array, 'uint64'], [Float32Array, 'float32'], [Float64Array, 'float64'],
+]);
+
+const CPU = 1;
+
+/**
+ * Adds tensor support to a runtime: registers the Tensor wrapper class and
+ * returns { Tensor, tensor(), empty() } bound to it.
+ * @param {object} runtime the object createRuntime returned
+ * @param {object} devices the backend registry (ensure, requireReady, deviceFor)
+ */
+export function createTensorSupport(runtime, devices) {
+  const { hooks, inFrame, alloc, check, poisonCheck } = runtime[INTERNALS];
+  const meta = runtime.metadata;
+  const x = runtime.exports;
+  const off = meta.offsetof;
+  const OBJ = meta.sizeof.TVMFFIObject;
+  const T_TENSOR = meta.type_index['ffi.Tensor'];
+  const T_DLTENSOR_PTR = meta.type_index['DLTensor*'];
+  const DL = {
+    data: off['DLTensor.data'], device: off['DLTensor.device'], ndim: off['DLTensor.ndim'],
+    dtype: off['DLTensor.dtype'], shape: off['DLTensor.shape'], strides: off['DLTensor.strides'],
+    byteOffset: off['DLTensor.byte_offset'], size: meta.sizeof.DLTensor,
+  };
+  const DEV_TYPE = off['DLDevice.device_type'];
+  const DEV_ID = off['DLDevice.device_id'];
+  const DT = { code: off['DLDataType.code'], bits: off['DLDataType.bits'], lanes: off['DLDataType.lanes'] };
+  const memory = x.memory;
+  let dv = new DataView(memory.buffer);
+  const view = () => (dv.buffer === memory.buffer ? dv : (dv = new DataView(memory.buffer)));
+
+  const dtypes = new Map(); // (code, bits, lanes) -> DataType
+  // Parsed names ('float32', 'webgpu'), so a tensor's creation parses none.
+  const dtypeNames = new Map();
+  const deviceNames = new Map();
+  const devicesByType = new Map(); // type * 65536 + id -> Device
+  const parsed = (cache, spec, parse) => {
+    if (typeof spec !== 'string') return parse(spec);
+    let v = cache.get(spec);
+    if (v === undefined) cache.set(spec, (v = parse(spec)));
+    return v;
+  };
+  const deviceOf = (type, id) => {
+    const key = type * 65536 + id;
+    let v = devicesByType.get(key);
+    if (v === undefined) devicesByType.set(key, (v = runtime.device(type, id)));
+    return v;
+  };
+  const u32 = (p) => view().getUint32(p, true);
+
+  /** The fields of the DLTensor at dl (fixed for the tensor's life). */
+  function describeTensor(dl) {
+    const d = view();
+    const ndim = d.getInt32(dl + DL.ndim, true);
+    const shape = readDims(d.getUint32(dl + DL.shape, true), ndim);
+    const stridesPtr = d.getUint32(dl + DL.strides, true);
+    const compact = compactStrides(shape);
+    const strides = stridesPtr ? readDims(stridesPtr, ndim) : compact;
+    const q = dl + DL.dtype;
+    const code = d.getUint8(q + DT.code);
+    const bits = d.getUint8(q + DT.bits);
+    const lanes = d.getUint16(q + DT.lanes, true);
+    const key = code | (bits << 8) | (lanes << 16);
+    let dtype = dtypes.get(key);
+    if (dtype === undefined) dtypes.set(key, (dtype = runtime.dtype(dtypeText(code, bits, lanes))));
+    const size = shape.reduce((a, b) => a * b, 1);
+    return {
+      shape, strides, dtype, size,
+      count: size * lanes,
+      nbytes: Math.ceil((size * bits * lanes) / 8),
+      contiguous: shape.every((n, i) => n === 1 || strides[i] === compact[i]),
+      device: deviceOf(d.getInt32(dl + DL.device + DEV_TYPE, true), d.getInt32(dl + DL.device + DEV_ID, true)),
+      byteOffset: Number(d.getBigUint64(dl + DL.byteOffset, true)),
+      dataPtr: d.getUint32(dl + DL.data, true),
+      Arr: DTYPE_ARRAYS[dtypeText(code, bits, 1)],
+    };
+  }
+
+  class Tensor extends FFIObject {
+    #d = null;
+
+    /** The DLTensor's fields, read once; throws once disposed. */
+    get #desc() {
+      const p = hooks.ptrOf(this);
+      return (this.#d ??= describeTensor(p + OBJ));
+    }
+
+    get ndim() {
+      return this.#desc.shape.length;
+    }
+
+    /** Extents, outermost first. */
+    get shape() {
+      return this.#desc.shape.slice();
+    }
+
+    /** Strides in elements (compact row-major unless the tensor is a view). */
+    get strides() {
+      return this.#desc.strides.slice();
+    }
+
+    /** A DataType: `float32`, `int64`, `bool`, ... */
+    get dtype() {
+      return this.#desc.dtype;
+    }
+
+    /** A Device: `cpu:0`, `webgpu:0`. */
+    get device() {
+      return this.#desc.device;
+    }
+
+    /** Bytes from the data pointer to the first element. */
+    get byteOffset() {
+      return this.#desc.byteOffset;
+    }
+
+    /** The data pointer: a wasm address on CPU, the backend's allocation handle elsewhere. */
+    get dataPtr() {
+      return this.#desc.dataPtr;
+    }
+
+    /** Where the data lives: 'cpu' (the wasm heap) or the backend's device name ('webgpu'). */
+    get location() {
+      return this.#desc.device.name;
+    }
+
+    /** Number of elements. */
+    get size() {
+      return this.#desc.size;
+    }
+
+    get nbytes() {
+      return this.#desc.nbytes;
+    }
+
+    /**
+     * A zero-copy typed array over the tensor's CPU data. It is BORROWED: it
+     * is valid while the tensor lives, and a call that grows wasm memory
+     * detaches it (length 0); call view() again then. Each call gives a view
+     * of the current memory, at a cost independent of the size.
+     */
+    view() {
+      const d = this.#desc;
+      if (d.device.deviceType !== CPU || !d.contiguous || !d.Arr) this.#requireCPU('view()');
+      return new d.Arr(memory.buffer, d.dataPtr + d.byteOffset, d.count);
+    }
+
+    /** A copy of the CPU data as a typed array (GPU data: use `await data()`). */
+    toTypedArray() {
+      return this.view().slice();
+    }
+
+    /** A copy of the data as a typed array (into `out` when given), downloaded when it lives on a device. */
+    async data(out) {
+      const Arr = arrayFor(this.dtype);
+      const count = this.size * this.dtype.lanes;
+      if (out !== undefined && !(out instanceof Arr && out.length === count)) {
+        throw makeError('TypeError', `Tensor.data(out): out must be a ${Arr.name} of ${count} elements`);
+      }
+      if (this.device.deviceType === CPU) {
+        const v = this.view();
+        return out ? (out.set(v), out) : v.slice();
+      }
+      this.#requireCompact('data()');
+      const dev = deviceImpl(this.device.deviceType, 'data()');
+      const into = out && new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+      const bytes = await dev.download(this.dataPtr, this.byteOffset, this.nbytes, into);
+      if (out) {
+        if (bytes !== into) into.set(bytes);
+        return out;
+      }
+      return new Arr(bytes.buffer, bytes.byteOffset, count);
+    }
+
+    /**
+     * Overwrites the tensor's data with a typed array of its dtype and size
+     * (on a device: an upload, ordered before later work on it).
+     */
+    set(data) {
+      const Arr = arrayFor(this.dtype);
+      if (!(data instanceof Arr) || data.length !== this.size * this.dtype.lanes) {
+        throw makeError('TypeError', `Tensor.set(): expected a ${Arr.name} of ${this.size * this.dtype.lanes} elements, got ${describe(data)}${ArrayBuffer.isView(data) ? ` of ${data.length}` : ''}`);
+      }
+      this.#requireCompact('set()');
+      const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+      if (this.device.deviceType === CPU) {
+        new Uint8Array(memory.buffer, this.dataPtr + this.byteOffset, bytes.length).set(bytes);
+      } else {
+        deviceImpl(this.device.deviceType, 'set()').upload(this.dataPtr, this.byteOffset, bytes);
+      }
+      return this;
+    }
+
+    /**
+     * A copy of this tensor on `device` (e.g. 'webgpu', 'cpu'), initialising
+     * the device's backend on first use.
+     */
+    async toDevice(device) {
+      const target = runtime.device(device);
+      await devices.ensure(target.deviceType);
+      this.#requireCompact('toDevice()');
+      const out = empty(this.shape, this.dtype, target);
+      try {
+        if (this.device.deviceType !== CPU && target.deviceType === CPU) {
+          // Device to host is asynchronous: C's synchronous copy cannot do it.
+          const dev = deviceImpl(this.device.deviceType, 'toDevice()');
+          const bytes = await dev.download(this.dataPtr, this.byteOffset, this.nbytes);
+          new Uint8Array(memory.buffer, out.dataPtr, bytes.byteLength).set(bytes);
+        } else {
+          copyTensor(this, out);
+        }
+      } catch (e) {
+        out.dispose();
+        throw e;
+      }
+      return out;
+    }
+
+    /** Passes this tensor to C as a borrowed `DLTensor*` (kTVMFFIDLTensorPtr). */
+    asDLTensorPtr() {
+      return new DLTensorRef(this, hooks.ptrOf(this) + OBJ, T_DLTENSOR_PTR);
+    }
+
+    #requireCPU(what) {
+      if (this.device.deviceType !== CPU) {
+        throw makeError('RuntimeError',
+          `Tensor.${what}: the data lives on ${this.device}; reading it synchronously is not possible, use \`await tensor.data()\` or \`await tensor.toDevice('cpu')\``);
+      }
+      this.#requireCompact(what);
+      arrayFor(this.dtype);
+    }
+
+    #requireCompact(what) {
+      if (!this.#desc.contiguous) {
+        throw makeError('ValueError', `Tensor.${what}: the tensor is not contiguous (strides [${this.strides}])`);
+      }
+    }
+  }
+
+  function deviceImpl(type, what) {
+    const dev = devices.deviceFor(type);
+    if (!dev) throw makeError('ValueError', `Tensor.${what}: no backend serves device type ${runtime.device(type)}`);
+    return dev;
+  }
+
+  function readDims(p, n) {
+    const d = view();
+    const dims = new Array(n);
+    for (let i = 0; i < n; i++) dims[i] = Number(d.getBigInt64(p + 8 * i, true));
+    return dims;
+  }
+
+  runtime.registerObjectClass(T_TENSOR, Tensor);
+
+  /** Writes a prototype DLTensor for (shape, dtype, device) in the current frame. */
+  function prototype(shape, dtype, device) {
+    const n = shape.length;
+    const dims = alloc(8 * Math.max(n, 1));
+    const proto = alloc(DL.size);
+    const d = view();
+    for (let i = 0; i < n; i++) d.setBigInt64(dims + 8 * i, BigInt(shape[i]), true);
+    new Uint8Array(memory.buffer, proto, DL.size).fill(0);
+    d.setInt32(proto + DL.device + DEV_TYPE, device.deviceType, true);
+    d.setInt32(proto + DL.device + DEV_ID, device.deviceId, true);
+    d.setInt32(proto + DL.ndim, n, true);
+    d.setUint8(proto + DL.dtype + DT.code, dtype.code);
+    d.setUint8(proto + DL.dtype + DT.bits, dtype.bits);
+    d.setUint16(proto + DL.dtype + DT.lanes, dtype.lanes, true);
+    d.setUint32(proto + DL.shape, dims, true);
+    return proto;
+  }
+
+  /** An uninitialised tensor, allocated by the C core through the device's backend. */
+  function empty(shape, dtype = 'float32', device = 'cpu') {
+    poisonCheck();
+    const dims = checkShape(shape);
+    const dt = parsed(dtypeNames, dtype, runtime.dtype);
+    const dev = parsed(deviceNames, device, runtime.device);
+    if (dev.deviceType !== CPU) devices.requireReady(dev.deviceType);
+    return inFrame(() => {
+      const proto = prototype(dims, dt, dev);
+      const out = alloc(8);
+      check(x.TVMFFIEnvTensorAlloc(proto, out));
+      return new Tensor(hooks, u32(out), T_TENSOR);
+    });
+  }
+
+  /**
+   * A CPU tensor holding a copy of a typed array; `shape` defaults to 1-D,
+   * `dtype` to the array's (float16/bfloat16 take Uint16Array bits, bool a Uint8Array).
+   */
+  function tensor(data, { shape, dtype } = {}) {
+    if (!ArrayBuffer.isView(data) || data instanceof DataView) {
+      throw makeError('TypeError', `tensor(): data must be a typed array, got ${describe(data)}`);
+    }
+    const name = dtype === undefined ? ARRAY_DTYPES.get(data.constructor) : String(dtype);
+    const Arr = DTYPE_ARRAYS[name];
+    if (!Arr) throw makeError('TypeError', `tensor(): unsupported dtype ${name}; supported: ${Object.keys(DTYPE_ARRAYS).join(', ')}`);
+    if (!(data instanceof Arr) && !(Arr === Uint8Array && data instanceof Uint8ClampedArray)) {
+      throw makeError('TypeError', `tensor(): dtype ${name} needs a ${Arr.name}, got a ${data.constructor.name}`);
+    }
+    const dims = shape === undefined ? [data.length] : checkShape(shape);
+    const count = dims.reduce((a, b) => a * b, 1);
+    if (count !== data.length) {
+      throw makeError('ValueError', `tensor(): shape [${dims}] has ${count} elements, the data ${data.length}`);
+    }
+    const t = empty(dims, name, 'cpu');
+    new Uint8Array(memory.buffer, t.dataPtr, data.byteLength).set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+    return t;
+  }
+
+  /** Copies all bytes of `from` into `to` through the C core (WebFFITensorCopy). */
+  function copyTensor(from, to) {
+    check(x.WebFFITensorCopy(hooks.ptrOf(from), hooks.ptrOf(to)));
+  }
+
+  return { Tensor, tensor, empty, copyTensor };
+}
+
+/** A tensor passed as a borrowed `DLTensor*`; valid while the tensor lives. */
+class DLTensorRef {
+  constructor(tensor, dl, typeIndex) {
+    this.tensor = tensor;
+    this[AS_POD] = () => [dl, typeIndex];
+  }
+}
+
+function checkShape(shape) {
+  if (!Array.isArray(shape) && !ArrayBuffer.isView(shape)) {
+    throw makeError('TypeError', `shape must be an array of non-negative integers, got ${describe(shape)}`);
+  }
+  const dims = Array.from(shape, Number);
+  for (const d of dims) {
+    if (!Number.isSafeInteger(d) || d < 0) throw makeError('ValueError', `shape [${dims}] has an invalid extent ${d}`);
+  }
+  return dims;
+}
+
+function compactStrides(shape) {
+  const s = new Array(shape.length);
+  let stride = 1;
+  for (let i = shape.length - 1; i >= 0; i--) {
+    s[i] = stride;
+    stride *= shape[i];
+  }
+  return s;
+}
+
+function dtypeText(code, bits, lanes) {
+  const base = code === 6 ? 'bool' : `${{ 0: 'int', 1: 'uint', 2: 'float', 4: 'bfloat' }[code] ?? `code${code}_`}${bits}`;
+  return lanes === 1 ? base : `${base}x${lanes}`;
+}
+
+function arrayFor(dtype) {
+  const Arr = DTYPE_ARRAYS[dtype.lanes === 1 ? dtype.text : dtypeText(dtype.code, dtype.bits, 1)];
+  if (!Arr) throw makeError('TypeError', `Tensor: no typed array holds dtype ${dtype}`);
+  return Arr;
+}
+
+function describe(v) {
+  if (v === null) return 'null';
+  if (typeof v !== 'object') return typeof v;
+  return v.constructor?.name ?? 'object';
+}

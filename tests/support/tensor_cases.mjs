@@ -1,0 +1,260 @@
+// Tensor tests shared by Node (Dawn on llvmpipe) and headless Chromium
+// (SwiftShader): tensorCases(rt, env) returns { name: async fn } for a
+// runtime from load() whose WebGPU backend was discovered at load.
+// env: { addOneModule: a path or URL of tests/modules/add_one.wasm }
+import { loadModule } from '../../js/dylink.js';
+import { assert, assertEqual } from '../browser/harness_page.mjs';
+
+/** Asserts that fn (sync or async) throws an error of `kind` whose message matches `pattern`. */
+export async function assertThrows(fn, kind, pattern) {
+  let error = null;
+  try {
+    await fn();
+  } catch (e) {
+    error = e;
+  }
+  assert(error, `expected a ${kind}, nothing was thrown`);
+  assertEqual(error.kind, kind, `kind of "${error.message}":`);
+  assert(pattern.test(error.message), `message "${error.message}" does not match ${pattern}`);
+  return error;
+}
+
+/** Deterministic values in [-2, 2). */
+function randomFloats(n, seed = 1) {
+  const out = new Float32Array(n);
+  let s = seed >>> 0;
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    out[i] = (s / 2 ** 32) * 4 - 2;
+  }
+  return out;
+}
+
+function assertClose(actual, expected, what, { rtol = 1e-5, atol = 1e-5 } = {}) {
+  assertEqual(actual.length, expected.length, `${what} length:`);
+  for (let i = 0; i < expected.length; i++) {
+    if (!(Math.abs(actual[i] - expected[i]) <= atol + rtol * Math.abs(expected[i]))) {
+      throw new Error(`${what} element ${i}: got ${actual[i]}, expected ${expected[i]}`);
+    }
+  }
+}
+
+const same = (a, b) => a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
+
+/** One typed array per dtype, with values that exercise the whole range. */
+export function dtypeSamples() {
+  return {
+    int8: new Int8Array([-128, -1, 0, 1, 127]),
+    int16: new Int16Array([-32768, -1, 0, 1, 32767]),
+    int32: new Int32Array([-(2 ** 31), -1, 0, 1, 2 ** 31 - 1]),
+    int64: new BigInt64Array([-(2n ** 63n), -1n, 0n, 1n, 2n ** 63n - 1n]),
+    uint8: new Uint8Array([0, 1, 127, 128, 255]),
+    uint16: new Uint16Array([0, 1, 32768, 65535, 7]),
+    uint32: new Uint32Array([0, 1, 2 ** 31, 2 ** 32 - 1, 7]),
+    uint64: new BigUint64Array([0n, 1n, 2n ** 63n, 2n ** 64n - 1n, 7n]),
+    float16: new Uint16Array([0x3c00, 0xc000, 0x7bff, 0x0001, 0x7e00]), // 1, -2, max, tiny, NaN (bits)
+    bfloat16: new Uint16Array([0x3f80, 0xc000, 0x7f7f, 0x0001, 0x7fc0]),
+    float32: new Float32Array([-0, 1.5, -3.25, 3.4e38, NaN]),
+    float64: new Float64Array([-0, 1e-300, -2.5, 1.7976931348623157e308, NaN]),
+    bool: new Uint8Array([1, 0, 1, 1, 0]),
+  };
+}
+
+export function tensorCases(rt, env) {
+  const cpuRef = {
+    add: (x, y) => x + y, sub: (x, y) => x - y, mul: (x, y) => x * y, div: (x, y) => x / y,
+  };
+  const f32 = (a) => Array.from(a, Math.fround);
+  const gpu = async (data, shape) => {
+    const c = rt.tensor(data, { shape });
+    const g = await c.toDevice('webgpu');
+    c.dispose();
+    return g;
+  };
+
+  return {
+    async 'every dtype round-trips: CPU view and copy, to WebGPU and back'() {
+      for (const [dtype, data] of Object.entries(dtypeSamples())) {
+        const t = rt.tensor(data, { dtype });
+        assertEqual([String(t.dtype), t.location, t.shape, t.nbytes], [dtype, 'cpu', [5], data.byteLength], dtype);
+        assertEqual(t.dataPtr % 64, 0, `${dtype} data is 64-byte aligned:`);
+        assert(same(t.view(), data), `${dtype} view`);
+        assert(t.toTypedArray().constructor === data.constructor && same(t.toTypedArray(), data), `${dtype} copy`);
+        const g = await t.toDevice('webgpu');
+        assertEqual([String(g.device), g.location, String(g.dtype)], ['webgpu:0', 'webgpu', dtype], dtype);
+        assert(same(await g.data(), data), `${dtype} downloaded from WebGPU`);
+        const back = await g.toDevice('cpu');
+        assert(same(back.view(), data), `${dtype} back on the CPU`);
+        for (const x of [t, g, back]) x.dispose();
+      }
+    },
+
+    async 'a typed array of the wrong kind or size is refused clearly'() {
+      await assertThrows(() => rt.tensor(new Float32Array(2), { dtype: 'int32' }), 'TypeError', /^tensor\(\): dtype int32 needs a Int32Array, got a Float32Array$/);
+      await assertThrows(() => rt.tensor(new Float32Array(6), { shape: [4, 2] }), 'ValueError', /shape \[4,2\] has 8 elements, the data 6/);
+      await assertThrows(() => rt.tensor([1, 2]), 'TypeError', /must be a typed array, got Array/);
+      await assertThrows(() => rt.empty([2, -1]), 'ValueError', /invalid extent -1/);
+    },
+
+    async 'a view survives memory growth when asked for again; the old one detaches'() {
+      const data = randomFloats(1000);
+      const t = rt.tensor(data, { shape: [10, 100] });
+      const before = t.view();
+      const pages = rt.exports.memory.buffer.byteLength;
+      const big = rt.empty([16 << 20], 'float32'); // 64 MiB: the heap must grow
+      assert(rt.exports.memory.buffer.byteLength > pages, 'memory grew');
+      assertEqual(before.length, 0, 'the borrowed view over the old buffer is detached:');
+      assert(same(t.view(), data), 'a new view reads the same data');
+      t.view()[3] = 42;
+      assertEqual((await t.data())[3], 42, 'views write through to the tensor:');
+      big.dispose();
+      t.dispose();
+    },
+
+    async 'shape, strides, byte offset and repr'() {
+      const t = rt.empty([2, 3, 4], 'float32');
+      assertEqual([t.ndim, t.shape, t.strides, t.byteOffset, t.size, t.nbytes], [3, [2, 3, 4], [12, 4, 1], 0, 24, 96]);
+      assertEqual(String(t), 'float32[2, 3, 4]@cpu:0');
+      assertEqual(t.typeKey, 'ffi.Tensor');
+      t.dispose();
+      await assertThrows(() => t.shape, 'ValueError', /Cannot use a disposed `ffi.Tensor`/);
+    },
+
+    async 'reading GPU data synchronously is a clear error; asynchronously it downloads'() {
+      const g = await gpu(new Float32Array([1, 2, 3]));
+      await assertThrows(() => g.view(), 'RuntimeError', /data lives on webgpu:0; reading it synchronously is not possible, use `await tensor.data\(\)`/);
+      await assertThrows(() => g.toTypedArray(), 'RuntimeError', /webgpu:0/);
+      assertEqual(Array.from(await g.data()), [1, 2, 3]);
+      g.dispose();
+    },
+
+    async 'copies both ways and on the device, through the C core'() {
+      const data = randomFloats(257);
+      const g = await gpu(data);
+      const g2 = await g.toDevice('webgpu'); // device to device (WebFFITensorCopy)
+      const c = await g2.toDevice('cpu');
+      assert(same(c.view(), data), 'cpu -> webgpu -> webgpu -> cpu');
+      const empty = await rt.empty([0], 'float32').toDevice('webgpu');
+      assertEqual((await empty.data()).length, 0);
+      for (const x of [g, g2, c, empty]) x.dispose();
+    },
+
+    async 'every kernel through the runtime matches a CPU reference'() {
+      const shapes = [[1], [7], [65], [3, 5, 7], [1000]];
+      for (const op of Object.keys(cpuRef)) {
+        for (const shape of shapes) {
+          const n = shape.reduce((p, q) => p * q, 1);
+          const x = randomFloats(n, 3);
+          const y = randomFloats(n, 4).map((v) => (op === 'div' && Math.abs(v) < 0.1 ? 0.5 : v));
+          const [a, b] = [await gpu(x, shape), await gpu(y, shape)];
+          const out = rt.getGlobal(`webgpu.${op}`)(a, b);
+          assertEqual([out.shape, String(out.device)], [shape, 'webgpu:0'], `${op} ${shape}`);
+          assertClose(await out.data(), f32(x.map((v, i) => cpuRef[op](v, y[i]))), `webgpu.${op} ${shape}`);
+          const s = rt.getGlobal(`webgpu.${op}_scalar`)(a, 2.5);
+          assertClose(await s.data(), f32(x.map((v) => cpuRef[op](v, 2.5))), `webgpu.${op}_scalar ${shape}`);
+          for (const t of [a, b, out, s]) t.dispose();
+        }
+      }
+      for (const [M, K, N] of [[1, 1, 1], [5, 7, 3], [33, 65, 17], [64, 64, 64]]) {
+        const x = randomFloats(M * K, 5);
+        const y = randomFloats(K * N, 6);
+        const ref = new Float32Array(M * N);
+        for (let i = 0; i < M; i++) {
+          for (let j = 0; j < N; j++) {
+            let acc = 0;
+            for (let k = 0; k < K; k++) acc += x[i * K + k] * y[k * N + j];
+            ref[i * N + j] = acc;
+          }
+        }
+        const out = rt.getGlobal('webgpu.matmul')(await gpu(x, [M, K]), await gpu(y, [K, N]));
+        assertEqual(out.shape, [M, N]);
+        assertClose(await out.data(), ref, `matmul ${M}x${K}x${N}`, { rtol: 1e-4, atol: 1e-4 });
+      }
+      const [R, C] = [6, 300];
+      const x = randomFloats(R * C, 7);
+      const a = await gpu(x, [R, C]);
+      const rows = Array.from({ length: R }, (_, i) => Array.from(x.subarray(i * C, (i + 1) * C)));
+      const sumRef = rows.map((r) => r.reduce((p, q) => p + q, 0));
+      const maxRef = rows.map((r) => Math.max(...r));
+      assertClose(await rt.getGlobal('webgpu.sum')(a, 1).data(), sumRef, 'sum axis 1', { rtol: 1e-4, atol: 1e-4 });
+      assertClose(await rt.getGlobal('webgpu.sum')(a, null).data(), [sumRef.reduce((p, q) => p + q, 0)], 'sum all', { rtol: 1e-4, atol: 1e-3 });
+      assertClose(await rt.getGlobal('webgpu.max')(a, -1).data(), maxRef, 'max axis -1');
+      const colMax = Array.from({ length: C }, (_, j) => Math.max(...rows.map((r) => r[j])));
+      assertClose(await rt.getGlobal('webgpu.max')(a, 0).data(), colMax, 'max axis 0');
+      const softRef = rows.flatMap((r) => {
+        const m = Math.max(...r);
+        const e = r.map((v) => Math.exp(v - m));
+        const s = e.reduce((p, q) => p + q, 0);
+        return e.map((v) => v / s);
+      });
+      assertClose(await rt.getGlobal('webgpu.softmax')(a).data(), softRef, 'softmax', { rtol: 1e-4, atol: 1e-6 });
+    },
+
+    async 'kernels check shapes, dtypes and devices with the runtime error classes'() {
+      const a = await gpu(new Float32Array(6), [2, 3]);
+      const b = await gpu(new Float32Array(6), [3, 2]);
+      const add = rt.getGlobal('webgpu.add');
+      const e = await assertThrows(() => add(a, b), 'ValueError', /^webgpu\.add: shapes differ: a is \[2, 3\], b is \[3, 2\]$/);
+      assert(e instanceof Error && e.constructor.name === 'ValueError', 'a ValueError instance');
+      await assertThrows(() => rt.getGlobal('webgpu.matmul')(a, a), 'ValueError', /inner dimensions differ/);
+      const d = await gpu(new Float64Array(6), [2, 3]);
+      const te = await assertThrows(() => add(d, d), 'TypeError', /unsupported dtype float64/);
+      assert(te instanceof TypeError, 'a TypeError instance');
+      const six = await gpu(new Float32Array([1, 2, 3, 4, 5, 6]), [2, 3]);
+      const fromC = rt.getGlobal('testing.apply')(rt.getGlobal('webgpu.mul_scalar'), six, 2); // C calls the kernel
+      assertEqual([String(fromC), Array.from(await fromC.data())], ['float32[2, 3]@webgpu:0', [2, 4, 6, 8, 10, 12]]);
+      const cpu = rt.tensor(new Float32Array(6), { shape: [2, 3] });
+      await assertThrows(() => add(cpu, a), 'ValueError', /^webgpu\.add: argument a is on cpu:0, not webgpu:0; move it with `await tensor.toDevice\('webgpu'\)`$/);
+      await assertThrows(() => rt.getGlobal('webgpu.sum')(a, 5), 'ValueError', /axis 5 is out of range/);
+      assertEqual(Array.from(await add(a, a).data()), [0, 0, 0, 0, 0, 0], 'the runtime keeps working:');
+    },
+
+    async 'a disposed kernel result frees its GPU buffer at once, for reuse'() {
+      const a = await gpu(new Float32Array(300));
+      const add = rt.getGlobal('webgpu.add');
+      const engine = rt.backends.get('webgpu').engine;
+      add(a, a).dispose();
+      const held = engine.info().bytesAllocated;
+      for (let i = 0; i < 50; i++) add(a, a).dispose(); // synchronous: no task boundary in between
+      assertEqual(engine.info().bytesAllocated, held, 'GPU bytes held after 50 more calls:');
+      a.dispose();
+    },
+
+    async 'C reads tensors as ffi.Tensor and as DLTensor* (tests/modules/add_one.c)'() {
+      rt.exports.TVMFFIObjectDecRef(await loadModule(rt.exports, env.addOneModule)); // a raw handle
+      const mod = rt.getGlobal('webffi.ModuleFindLoaded')('add_one');
+      const addOne = rt.getGlobal('ffi.ModuleGetFunction')(mod, 'add_one', true);
+      const x = rt.tensor(new Float32Array([1, 2.5, -3]));
+      const y = rt.empty([3], 'float32');
+      addOne(x, y);
+      assertEqual(Array.from(y.view()), [2, 3.5, -2]);
+      addOne(y.asDLTensorPtr(), x.asDLTensorPtr());
+      assertEqual(Array.from(x.view()), [3, 4.5, -1]);
+      const g = await x.toDevice('webgpu');
+      await assertThrows(() => addOne(g, y), 'TypeError', /add_one expects 1-D float32 CPU tensors/);
+      for (const t of [x, y, g]) t.dispose();
+    },
+
+    async 'out of memory is a MemoryError and leaves the runtime working'() {
+      await assertThrows(() => rt.empty([3 << 28], 'float32'), 'MemoryError', /^Failed to allocate 3221225472 bytes$/);
+      await assertThrows(() => rt.empty([1 << 30, 8], 'float32'), 'MemoryError', /^Failed to allocate \d+ bytes$/);
+      const limit = rt.backends.get('webgpu').engine.info().limits.maxBufferSize;
+      await assertThrows(() => rt.empty([limit + 4], 'uint8', 'webgpu'), 'MemoryError', /WebGPU out of memory: cannot allocate \d+ bytes, the device's maxBufferSize is \d+ bytes/);
+      const t = rt.tensor(new Int32Array([1, 2]));
+      assertEqual(Array.from(await (await t.toDevice('webgpu')).data()), [1, 2]);
+    },
+
+    async 'device loss: tensors on the lost device fail naming the cause; the backend comes back'() {
+      const g = await gpu(new Float32Array([1, 2]));
+      const engine = rt.backends.get('webgpu').engine;
+      engine.dispose();
+      await engine.sync().catch(() => {});
+      await assertThrows(() => g.data(), 'RuntimeError', /the WebGPU device was lost \(reason "destroyed"/);
+      await assertThrows(() => rt.getGlobal('webgpu.add')(g, g), 'RuntimeError', /device was lost \(reason "destroyed"/);
+      assertEqual(rt.backends.list().find((b) => b.name === 'webgpu').status, 'lost');
+      const again = await gpu(new Float32Array([5, 6]));
+      assertEqual(Array.from(await rt.getGlobal('webgpu.add')(again, again).data()), [10, 12]);
+      g.dispose();
+    },
+  };
+}
