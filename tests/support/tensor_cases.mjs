@@ -2,7 +2,6 @@
 // (SwiftShader): tensorCases(rt, env) returns { name: async fn } for a
 // runtime from load() whose WebGPU backend was discovered at load.
 // env: { addOneModule: a path or URL of tests/modules/add_one.wasm }
-import { loadModule } from '../../js/dylink.js';
 import { assert, assertEqual } from '../browser/harness_page.mjs';
 
 /** Asserts that fn (sync or async) throws an error of `kind` whose message matches `pattern`. */
@@ -221,9 +220,9 @@ export function tensorCases(rt, env) {
     },
 
     async 'C reads tensors as ffi.Tensor and as DLTensor* (tests/modules/add_one.c)'() {
-      rt.exports.TVMFFIObjectDecRef(await loadModule(rt.exports, env.addOneModule)); // a raw handle
-      const mod = rt.getGlobal('webffi.ModuleFindLoaded')('add_one');
-      const addOne = rt.getGlobal('ffi.ModuleGetFunction')(mod, 'add_one', true);
+      const mod = await rt.loadModule(env.addOneModule);
+      const addOne = mod.getFunction('add_one');
+      mod.dispose(); // the function keeps its module alive
       const x = rt.tensor(new Float32Array([1, 2.5, -3]));
       const y = rt.empty([3], 'float32');
       addOne(x, y);
