@@ -5,6 +5,15 @@
 export const PTR = Symbol('webffi.ptr');
 export const RUNTIME = Symbol('webffi.runtime');
 
+/**
+ * Structured clone copies own enumerable string-keyed properties and refuses
+ * Symbol values, so this field makes postMessage(wrapper) throw a
+ * DataCloneError whose message says what to do, instead of delivering a
+ * plain object with a meaningless typeIndex on the other side.
+ */
+const CLONE_GUARD = Symbol(
+  'a webffi handle lives in its runtime instance and cannot be posted; send its value with encodeValue() or a worker session');
+
 export const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 
 /** Methods every handle has, FFIObject wrappers and callable Functions alike. */
@@ -38,6 +47,7 @@ export class FFIObject {
     this[RUNTIME] = runtime;
     this[PTR] = ptr;
     this.typeIndex = typeIndex;
+    this.webffiHandle = CLONE_GUARD;
     runtime.track(this, ptr);
   }
 

@@ -234,6 +234,50 @@ export function createRuntime(instance, meta, options = {}) {
   };
   const cachedGlobals = new Map();
 
+  // Hooks for the by-value codec (js/clone.js), which must tell an FFI float
+  // 1.0 from an int 1 and rebuild reflected objects through their creator.
+  let floatsAsValues = false;
+  Object.assign(runtimeHooks, {
+    /** Runs body with FFI floats read as FloatValue (so 1.0 stays a float). */
+    readingFloatsAsValues(body) {
+      const before = floatsAsValues;
+      floatsAsValues = true;
+      try {
+        return body();
+      } finally {
+        floatsAsValues = before;
+      }
+    },
+    /** Type key, field names and whether a creator exists, for a type index. */
+    reflection(index) {
+      const info = typeInfo(index);
+      if (!info) return null;
+      const meta = U32[(x.TVMFFIGetTypeInfo(index) + TINFO('metadata')) >> 2];
+      const creator = meta ? U32[(meta + off['TVMFFITypeMetadata.creator']) >> 2] : 0;
+      return { key: info.key, fields: info.fields.map((f) => f.name), hasCreator: creator !== 0 };
+    },
+    /** A new object of type key made by its creator (fields at their defaults). */
+    create(key) {
+      return inFrame(() => {
+        const index = alloc(ANY);
+        check(x.TVMFFITypeKeyToIndex(byteArray(String(key)), index));
+        const meta = U32[(x.TVMFFIGetTypeInfo(I32[index >> 2]) + TINFO('metadata')) >> 2];
+        const creator = meta ? U32[(meta + off['TVMFFITypeMetadata.creator']) >> 2] : 0;
+        if (!creator) throw makeError('TypeError', `Type \`${key}\` has no creator`);
+        const out = alloc(ANY);
+        try {
+          check(x.__indirect_function_table.get(creator)(out));
+        } catch (e) {
+          if (e instanceof FFIError) throw e;
+          poison(e);
+        }
+        const obj = U32[out >> 2];
+        const ti = objectTypeIndex(obj);
+        return new (objectClasses.get(ti) ?? wrapperClass(ti))(runtimeHooks, obj, ti);
+      });
+    },
+  });
+
   function typeKey(index) {
     return typeKeys.get(index) ?? typeInfo(index)?.key ?? `<type ${index}>`;
   }
@@ -594,7 +638,7 @@ export function createRuntime(instance, meta, options = {}) {
       case T_INT:
         return readInt64(p + PAYLOAD);
       case T_FLOAT:
-        return F64[(p + PAYLOAD) >> 3];
+        return floatsAsValues ? new FloatValue(F64[(p + PAYLOAD) >> 3]) : F64[(p + PAYLOAD) >> 3];
       case T_NONE:
         return null;
       case T_BOOL:
@@ -1016,6 +1060,7 @@ export function createRuntime(instance, meta, options = {}) {
   }
 
   const runtime = {
+    [RUNTIME]: runtimeHooks,
     /** The ABI metadata of the loaded core. */
     metadata: meta,
     /** The wasm instance's exports (for tools and benchmarks). */

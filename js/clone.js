@@ -1,0 +1,312 @@
+// By-value encoding of webffi values and errors: turns them into data that
+// structured clone (postMessage) carries intact, and back. Structured clone
+// alone drops Error subclasses and own fields (kind, backtrace), so the
+// library owns the encoding. The rule: an error is (kind, message,
+// backtrace) plus its cause chain; values travel as data; live resources
+// (Functions, Modules, opaque host objects, device memory) refuse with a
+// TypeError in the DataCloneError convention. Decoding errors and plain data
+// needs no wasm; FFI containers and reflected objects rebuild as handles
+// when a runtime is given.
+//
+// Encoded form: primitives, typed arrays and ArrayBuffers as themselves, JS
+// arrays as arrays, everything else as a tagged plain object `{ $: TAG, ... }`.
+import { FFIObject, RUNTIME, isHandle } from './objects.js';
+import { Device, DataType, IntValue, FloatValue } from './values.js';
+import { FFIError, FFITypeError, ValueError, makeError, kindOf, messageOf } from './errors.js';
+import { jsStackToBacktrace } from './backtrace.js';
+
+/** Why each live-resource type has no value form. */
+const LIVE = {
+  'ffi.Function': 'it wraps a callable whose implementation lives in this runtime instance',
+  'ffi.Module': 'it wraps a loaded library that lives in this runtime instance',
+  'ffi.OpaquePyObject': 'it wraps a host object that lives in this runtime instance',
+  'ffi.Tensor': 'it holds memory that lives in this runtime instance and no tensor codec is registered',
+  'ffi.Error': null, // read as a JS error, never as a handle
+};
+
+/** FFI containers: tag, how to read elements, how to rebuild. */
+const CONTAINERS = {
+  'ffi.Array': { tag: 'A', get: 'ffi.ArrayGetItem', size: 'ffi.ArraySize' },
+  'ffi.List': { tag: 'L', get: 'ffi.ListGetItem', size: 'ffi.ListSize' },
+  'ffi.Map': { tag: 'M' },
+  'ffi.Dict': { tag: 'D' },
+  'ffi.Shape': { tag: 'S' },
+};
+const CONSTRUCTORS = { L: 'ffi.List', M: 'ffi.Map', D: 'ffi.Dict', S: 'ffi.Shape' };
+
+/** Value codecs registered by type key (e.g. CPU tensors). */
+const codecs = new Map();
+
+/**
+ * Plugs in the by-value form of an FFI object type. `encode(handle, ctx)`
+ * returns structured-clone-safe data (or calls `ctx.refuse(reason)`), may
+ * push ArrayBuffers onto `ctx.transfer` when it is an array (the caller asked
+ * to transfer), and encodes nested values with `ctx.encode(value)`.
+ * `decode(data, ctx)` rebuilds the value; `ctx.runtime` is the receiving
+ * runtime or null, `ctx.decode(data)` decodes nested data.
+ */
+export function registerValueCodec(typeKey, codec) {
+  if (typeof typeKey !== 'string' || typeof codec?.encode !== 'function' || typeof codec?.decode !== 'function') {
+    throw new FFITypeError('registerValueCodec(typeKey, { encode, decode }) expects a type key and two functions');
+  }
+  codecs.set(typeKey, codec);
+}
+
+// ------------------------------------------------------------- refusals
+const refusals = new WeakMap(); // refusal error -> { type, reason, container }
+
+function refuse(type, reason, container) {
+  const where = container ? ` contained in \`${container}\`` : '';
+  const e = new FFITypeError(`cannot clone \`${type}\` object${where}: ${reason}`);
+  refusals.set(e, { type, reason, container });
+  return e;
+}
+
+/** A refusal from inside a container names the innermost container too. */
+function inContainer(e, container) {
+  const r = refusals.get(e);
+  return r && !r.container ? refuse(r.type, r.reason, container) : e;
+}
+
+function describe(v) {
+  return v?.constructor?.name ?? 'Object';
+}
+
+function isPlainObject(v) {
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+// -------------------------------------------------------------- encode
+/**
+ * Encodes a webffi value or error as structured-clone-safe data.
+ * @param {unknown} value
+ * @param {{ transfer?: Transferable[] }} [options] pass an array to have the
+ *   ArrayBuffers behind typed arrays and Bytes pushed onto it (for
+ *   `postMessage(data, transfer)`); without one, data is copied.
+ */
+export function encodeValue(value, options) {
+  const transfer = Array.isArray(options?.transfer) ? options.transfer : null;
+  return encode(value, transfer);
+}
+
+function encode(v, transfer) {
+  switch (typeof v) {
+    case 'number':
+    case 'string':
+    case 'boolean':
+    case 'bigint':
+    case 'undefined':
+      return v;
+    case 'function':
+      if (isHandle(v)) throw refuse('ffi.Function', LIVE['ffi.Function']);
+      throw refuse('function', 'a JS function runs only in the thread that made it');
+    case 'symbol':
+      throw refuse('symbol', 'a symbol is unique to the thread that made it');
+    default:
+  }
+  if (v === null) return null;
+  if (v instanceof FFIObject) return encodeHandle(v, transfer);
+  if (v instanceof FFIError || v instanceof Error) return encodeError(v, transfer);
+  if (ArrayBuffer.isView(v)) {
+    addTransfer(transfer, v.buffer);
+    return v;
+  }
+  if (v instanceof ArrayBuffer) {
+    addTransfer(transfer, v);
+    return v;
+  }
+  if (Array.isArray(v)) {
+    const out = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = encodeChild(v[i], 'Array', transfer, false);
+    return out;
+  }
+  if (v instanceof Map) {
+    const flat = [];
+    for (const [k, x] of v) flat.push(encodeChild(k, 'Map', transfer, false), encodeChild(x, 'Map', transfer, false));
+    return { $: 'm', v: flat };
+  }
+  if (v instanceof FloatValue) return { $: 'f', v: v.value };
+  if (v instanceof IntValue) return { $: 'i', v: v.value };
+  if (v instanceof Device) return { $: 'dev', t: v.deviceType, i: v.deviceId, n: v.name };
+  if (v instanceof DataType) return { $: 'dt', c: v.code, b: v.bits, l: v.lanes, s: v.text };
+  if (isPlainObject(v)) {
+    const out = {};
+    for (const k of Object.keys(v)) out[k] = encodeChild(v[k], 'Object', transfer, false);
+    return { $: 'o', v: out };
+  }
+  throw refuse(describe(v), 'it is not a value webffi converts (plain data, typed arrays, webffi values and errors are)');
+}
+
+function addTransfer(transfer, buffer) {
+  if (transfer && buffer instanceof ArrayBuffer && !transfer.includes(buffer)) transfer.push(buffer);
+}
+
+/** Encodes an element of a container; elements read from FFI (owned) are released after. */
+function encodeChild(v, container, transfer, owned) {
+  try {
+    return encode(v, transfer);
+  } catch (e) {
+    throw inContainer(e, container);
+  } finally {
+    if (owned && isHandle(v)) v.dispose();
+  }
+}
+
+function encodeHandle(h, transfer) {
+  const key = h.typeKey;
+  const codec = codecs.get(key);
+  if (codec) return { $: 'X', k: key, v: codec.encode(h, codecContext(key, transfer)) };
+  if (LIVE[key]) throw refuse(key, LIVE[key]);
+  const hooks = h[RUNTIME];
+  // FFI floats are read as FloatValue so that 1.0 stays a float.
+  return hooks.readingFloatsAsValues(() => {
+    const c = CONTAINERS[key];
+    if (c?.get) {
+      const n = hooks.global(c.size)(h);
+      const get = hooks.global(c.get);
+      const out = new Array(n);
+      for (let i = 0; i < n; i++) out[i] = encodeChild(get(h, i), key, transfer, true);
+      return { $: c.tag, v: out };
+    }
+    if (c?.tag === 'S') return { $: 'S', v: h.toJS() };
+    if (c) {
+      const flat = [];
+      for (const [k, x] of h.entries()) flat.push(encodeChild(k, key, transfer, true), encodeChild(x, key, transfer, true));
+      return { $: c.tag, v: flat };
+    }
+    const info = hooks.reflection(h.typeIndex);
+    if (!info?.hasCreator) throw refuse(key, 'its type has no creator, so it cannot be rebuilt from its fields');
+    hooks.ptrOf(h); // a disposed handle says so
+    const fields = {};
+    for (const name of info.fields) fields[name] = encodeChild(h[name], key, transfer, true);
+    return { $: 'O', k: key, v: fields };
+  });
+}
+
+function codecContext(key, transfer) {
+  return {
+    transfer,
+    encode: (v) => encodeChild(v, key, transfer, false),
+    refuse: (reason) => {
+      throw refuse(key, reason);
+    },
+  };
+}
+
+/** The ABI backtrace of any thrown value (a JS error's stack converted). */
+function backtraceOf(e) {
+  if (typeof e.backtrace === 'string') return e.backtrace;
+  return jsStackToBacktrace(e.stack).text;
+}
+
+function encodeError(e, transfer) {
+  const kind = kindOf(e);
+  const out = { $: 'E', kind, message: messageOf(e), backtrace: backtraceOf(e) };
+  if (e.cause !== undefined) out.cause = encodeChild(e.cause, kind, transfer, false);
+  return out;
+}
+
+// -------------------------------------------------------------- decode
+/**
+ * Rebuilds what encodeValue made. Errors come back as the registered class
+ * for their kind (no runtime needed). With `runtime`, FFI containers and
+ * reflected objects come back as handles of that runtime (the caller owns
+ * them); without one, containers come back as plain JS (as `toJS()` gives).
+ * @param {unknown} data
+ * @param {{ runtime?: object }} [options]
+ */
+export function decodeValue(data, options) {
+  const runtime = options?.runtime ?? null;
+  if (data === null || typeof data !== 'object' || ArrayBuffer.isView(data)) return data;
+  return runtime ? runtime.scope(() => decode(data, runtime)) : decode(data, null);
+}
+
+function decode(d, rt) {
+  if (d === null || typeof d !== 'object') return d;
+  if (Array.isArray(d)) {
+    const out = new Array(d.length);
+    for (let i = 0; i < d.length; i++) out[i] = decode(d[i], rt);
+    return out;
+  }
+  if (ArrayBuffer.isView(d) || d instanceof ArrayBuffer) return d;
+  switch (d.$) {
+    case 'E':
+      return decodeError(d, rt);
+    case 'o': {
+      const out = {};
+      for (const k of Object.keys(d.v)) out[k] = decode(d.v[k], rt);
+      return out;
+    }
+    case 'm':
+      return pairsToMap(decodeList(d.v, rt));
+    case 'f':
+      return rt ? new FloatValue(d.v) : d.v;
+    case 'i':
+      return rt ? new IntValue(d.v) : d.v;
+    case 'dev':
+      return new Device(d.t, d.i, d.n);
+    case 'dt':
+      return new DataType(d.c, d.b, d.l, d.s);
+    case 'A':
+      return rt ? rt.toFFI(decodeList(d.v, rt)) : decodeList(d.v, rt);
+    case 'L':
+    case 'S':
+      return rt ? rt[RUNTIME].global(CONSTRUCTORS[d.$])(...decodeList(d.v, rt)) : decodeList(d.v, rt);
+    case 'M':
+    case 'D':
+      return rt ? rt[RUNTIME].global(CONSTRUCTORS[d.$])(...decodeList(d.v, rt)) : pairsToMap(decodeList(d.v, rt));
+    case 'O':
+      return decodeObject(d, rt);
+    case 'X': {
+      const codec = codecs.get(d.k);
+      if (!codec) throw new ValueError(`decodeValue: no value codec is registered for \`${d.k}\` in this thread`);
+      return codec.decode(d.v, { runtime: rt, decode: (x) => decode(x, rt) });
+    }
+    default:
+      throw new ValueError(`decodeValue: not data made by encodeValue (tag ${JSON.stringify(d.$)})`);
+  }
+}
+
+function decodeList(items, rt) {
+  const out = new Array(items.length);
+  for (let i = 0; i < items.length; i++) out[i] = decode(items[i], rt);
+  return out;
+}
+
+function pairsToMap(flat) {
+  const m = new Map();
+  for (let i = 0; i < flat.length; i += 2) m.set(flat[i], flat[i + 1]);
+  return m;
+}
+
+function decodeObject(d, rt) {
+  if (!rt) throw new ValueError(`decodeValue: rebuilding a \`${d.k}\` object needs a webffi runtime ({ runtime })`);
+  const obj = rt[RUNTIME].create(d.k);
+  for (const name of Object.keys(d.v)) {
+    const value = decode(d.v[name], rt);
+    try {
+      obj[name] = value;
+    } catch (e) {
+      if (e instanceof FFIError) throw e;
+      throw makeError('AttributeError', `decodeValue: field \`${name}\` of \`${d.k}\` cannot be set (${e.message})`);
+    }
+  }
+  return obj;
+}
+
+function decodeError(d, rt) {
+  // The stack here would be the decoder's: the error's frames are its backtrace.
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  let e;
+  try {
+    e = makeError(d.kind, d.message, d.backtrace);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+  if (d.cause !== undefined) {
+    Object.defineProperty(e, 'cause', { value: decode(d.cause, rt), writable: true, configurable: true });
+  }
+  return e;
+}
