@@ -218,8 +218,7 @@ function encodeError(e, transfer) {
  */
 export function decodeValue(data, options) {
   const runtime = options?.runtime ?? null;
-  if (data === null || typeof data !== 'object' || ArrayBuffer.isView(data)) return data;
-  return runtime ? runtime.scope(() => decode(data, runtime)) : decode(data, null);
+  return decode(data, runtime);
 }
 
 function decode(d, rt) {
@@ -249,13 +248,13 @@ function decode(d, rt) {
     case 'dt':
       return new DataType(d.c, d.b, d.l, d.s);
     case 'A':
-      return rt ? rt.toFFI(decodeList(d.v, rt)) : decodeList(d.v, rt);
+      return rt ? build(decodeList(d.v, rt), (items) => rt.toFFI(items)) : decodeList(d.v, rt);
     case 'L':
     case 'S':
-      return rt ? rt[RUNTIME].global(CONSTRUCTORS[d.$])(...decodeList(d.v, rt)) : decodeList(d.v, rt);
     case 'M':
     case 'D':
-      return rt ? rt[RUNTIME].global(CONSTRUCTORS[d.$])(...decodeList(d.v, rt)) : pairsToMap(decodeList(d.v, rt));
+      if (rt) return build(decodeList(d.v, rt), (items) => rt[RUNTIME].global(CONSTRUCTORS[d.$])(...items));
+      return d.$ === 'M' || d.$ === 'D' ? pairsToMap(decodeList(d.v, rt)) : decodeList(d.v, rt);
     case 'O':
       return decodeObject(d, rt);
     case 'X': {
@@ -274,6 +273,15 @@ function decodeList(items, rt) {
   return out;
 }
 
+/** Makes an FFI container from decoded items, then releases the items' own handles. */
+function build(items, make) {
+  try {
+    return make(items);
+  } finally {
+    for (const x of items) if (isHandle(x)) x.dispose();
+  }
+}
+
 function pairsToMap(flat) {
   const m = new Map();
   for (let i = 0; i < flat.length; i += 2) m.set(flat[i], flat[i + 1]);
@@ -290,6 +298,8 @@ function decodeObject(d, rt) {
     } catch (e) {
       if (e instanceof FFIError) throw e;
       throw makeError('AttributeError', `decodeValue: field \`${name}\` of \`${d.k}\` cannot be set (${e.message})`);
+    } finally {
+      if (isHandle(value)) value.dispose();
     }
   }
   return obj;
