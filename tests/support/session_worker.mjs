@@ -4,6 +4,10 @@
 //              any port it is sent as { serveOn };
 //   forwarder: serves calls by forwarding them to the port sent as { next };
 //   decoder:   never loads a runtime; decodes errors it is sent and reports.
+// Listeners are attached before the first await: a browser worker drops
+// messages that arrive while no listener is attached.
+import * as webffi from '../../js/index.js';
+
 const node = typeof process !== 'undefined' && !!process.versions?.node && typeof WorkerGlobalScope === 'undefined';
 const threads = node ? await import('node:worker_threads') : null;
 const port = node ? threads.parentPort : self;
@@ -28,7 +32,11 @@ async function runtime(webffi) {
   });
   rt.registerGlobal('test.crash', () => {
     if (node) process.exit(3);
-    queueMicrotask(() => { throw new Error('worker boom'); }); // uncaught: the Worker's error event
+    // Uncaught, and the worker closes: the calls queued behind this one never run.
+    queueMicrotask(() => {
+      self.close();
+      throw new Error('worker boom');
+    });
     return null;
   });
   rt.registerGlobal('test.js_error', (message) => {
@@ -43,22 +51,19 @@ async function runtime(webffi) {
 }
 
 if (role === 'server') {
-  const webffi = await import('../../js/index.js');
   const rt = runtime(webffi);
   webffi.serve(rt, port);
   onData((m) => m?.serveOn && webffi.serve(rt, m.serveOn));
 } else if (role === 'forwarder') {
-  const webffi = await import('../../js/index.js');
   webffi.serve(new Promise((resolve) => onData((m) => m?.next && resolve(webffi.connect(m.next)))), port);
 } else if (role === 'decoder') {
-  // Only the codec and the error classes: no wasm anywhere in this worker.
-  const { decodeValue, encodeValue } = await import('../../js/clone.js');
-  const errors = await import('../../js/errors.js');
+  // load() is never called: no wasm anywhere in this worker.
+  const { decodeValue, encodeValue, FFIError } = webffi;
   const bases = [TypeError, RangeError, Error];
   onData(({ errors: encoded }) => {
     const decoded = encoded.map((d) => decodeValue(d));
     port.postMessage({
-      checks: decoded.map((e) => `${e.kind}|${e.message}|${bases.find((b) => e instanceof b).name}|${e instanceof errors.FFIError}`),
+      checks: decoded.map((e) => `${e.kind}|${e.message}|${bases.find((b) => e instanceof b).name}|${e instanceof FFIError}`),
       errors: decoded.map((e) => encodeValue(e)),
     });
   });
