@@ -26,10 +26,10 @@ const LIVE = {
 
 /** FFI containers: tag, how to read elements, how to rebuild. */
 const CONTAINERS = {
-  'ffi.Array': { tag: 'A', get: 'ffi.ArrayGetItem', size: 'ffi.ArraySize' },
-  'ffi.List': { tag: 'L', get: 'ffi.ListGetItem', size: 'ffi.ListSize' },
-  'ffi.Map': { tag: 'M' },
-  'ffi.Dict': { tag: 'D' },
+  'ffi.Array': { tag: 'A', seq: true },
+  'ffi.List': { tag: 'L', seq: true },
+  'ffi.Map': { tag: 'M', seq: false },
+  'ffi.Dict': { tag: 'D', seq: false },
   'ffi.Shape': { tag: 'S' },
 };
 const CONSTRUCTORS = { L: 'ffi.List', M: 'ffi.Map', D: 'ffi.Dict', S: 'ffi.Shape' };
@@ -117,8 +117,8 @@ function encode(v, transfer) {
     return v;
   }
   if (Array.isArray(v)) {
-    const out = new Array(v.length);
-    for (let i = 0; i < v.length; i++) out[i] = encodeChild(v[i], 'Array', transfer, false);
+    const out = []; // packed (push), which structured clone copies fastest
+    for (let i = 0; i < v.length; i++) out.push(encodeChild(v[i], 'Array', transfer, false));
     return out;
   }
   if (v instanceof Map) {
@@ -162,18 +162,14 @@ function encodeHandle(h, transfer) {
   // FFI floats are read as FloatValue so that 1.0 stays a float.
   return hooks.readingFloatsAsValues(() => {
     const c = CONTAINERS[key];
-    if (c?.get) {
-      const n = hooks.global(c.size)(h);
-      const get = hooks.global(c.get);
-      const out = new Array(n);
-      for (let i = 0; i < n; i++) out[i] = encodeChild(get(h, i), key, transfer, true);
-      return { $: c.tag, v: out };
-    }
     if (c?.tag === 'S') return { $: 'S', v: h.toJS() };
     if (c) {
-      const flat = [];
-      for (const [k, x] of h.entries()) flat.push(encodeChild(k, key, transfer, true), encodeChild(x, key, transfer, true));
-      return { $: c.tag, v: flat };
+      const items = c.seq ? hooks.seqItems(h) : hooks.mapItems(h);
+      for (let i = 0; i < items.length; i++) {
+        const x = items[i];
+        if (x !== null && (typeof x === 'object' || typeof x === 'function')) items[i] = encodeChild(x, key, transfer, true);
+      }
+      return { $: c.tag, v: items };
     }
     const info = hooks.reflection(h.typeIndex);
     if (!info?.hasCreator) throw refuse(key, 'its type has no creator, so it cannot be rebuilt from its fields');
@@ -223,11 +219,7 @@ export function decodeValue(data, options) {
 
 function decode(d, rt) {
   if (d === null || typeof d !== 'object') return d;
-  if (Array.isArray(d)) {
-    const out = new Array(d.length);
-    for (let i = 0; i < d.length; i++) out[i] = decode(d[i], rt);
-    return out;
-  }
+  if (Array.isArray(d)) return decodeList(d, rt);
   if (ArrayBuffer.isView(d) || d instanceof ArrayBuffer) return d;
   switch (d.$) {
     case 'E':
@@ -268,8 +260,11 @@ function decode(d, rt) {
 }
 
 function decodeList(items, rt) {
-  const out = new Array(items.length);
-  for (let i = 0; i < items.length; i++) out[i] = decode(items[i], rt);
+  let i = 0;
+  while (i < items.length && (items[i] === null || typeof items[i] !== 'object')) i++;
+  if (i === items.length) return items; // all primitives: nothing to rebuild
+  const out = items.slice(0, i);
+  for (; i < items.length; i++) out.push(decode(items[i], rt));
   return out;
 }
 

@@ -248,6 +248,29 @@ export function createRuntime(instance, meta, options = {}) {
         floatsAsValues = before;
       }
     },
+    /** The elements of an Array or List, read straight from its cell (objects as new handles). */
+    seqItems(wrapper) {
+      const cell = runtimeHooks.ptrOf(wrapper) + OBJ;
+      const data = U32[(cell + off['TVMFFISeqCell.data']) >> 2];
+      const n = readInt64(cell + off['TVMFFISeqCell.size']);
+      // Filled by push: a packed array, which structured clone copies far faster than a holey one.
+      const items = [];
+      for (let i = 0; i < n; i++) items.push(readAny(data + ANY * i, false));
+      return items;
+    },
+    /** A Map's or Dict's keys and values, flat and in insertion order, read straight from its cell. */
+    mapItems(wrapper) {
+      const cell = runtimeHooks.ptrOf(wrapper) + OBJ;
+      const entries = U32[(cell + off['wf_map_cell.entries']) >> 2];
+      const used = readInt64(cell + off['wf_map_cell.used']);
+      const items = [];
+      for (let i = 0; i < used; i++) {
+        const e = entries + size.wf_map_entry * i;
+        if (readInt64(e + off['wf_map_entry.erased']) !== 0) continue;
+        items.push(readAny(e + off['wf_map_entry.key'], false), readAny(e + off['wf_map_entry.value'], false));
+      }
+      return items;
+    },
     /** Type key, field names and whether a creator exists, for a type index. */
     reflection(index) {
       const info = typeInfo(index);

@@ -86,6 +86,7 @@ export function sessionTests(webffi, env) {
         ['Map', rt.toFFI(new Map([['a', 1], [2, webffi.asFloat(2.0)]]))],
         ['Dict', g('ffi.Dict')('k', g('ffi.List')(1, 2))],
         ['Shape', g('ffi.Shape')(2, 3, 4)],
+        ['Dict after an erase', (() => { const d = g('ffi.Dict')('a', 1, 'b', 2, 'c', 3); d.delete('b'); return d; })()],
         ['reflected object', Pair.__ffi_init__(1, 2)],
       ];
       for (const [what, v] of cases) {
