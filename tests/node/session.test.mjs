@@ -1,6 +1,8 @@
 // Values and errors by value, and worker sessions over Node worker_threads
 // (tests/support/session_suite.mjs; the same cases run in Chromium Workers).
 import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import * as webffi from '../../js/index.js';
@@ -15,3 +17,11 @@ const env = {
   killMessage: /^webffi session: the worker exited \(exit code 1\) \(1 calls were pending\)$/,
 };
 for (const [name, fn] of Object.entries(sessionTests(webffi, env))) test(name, fn);
+
+test('the CommonJS bundle has the codec and sessions', () => {
+  const cjs = createRequire(import.meta.url)('../../dist/webffi.cjs');
+  const e = cjs.decodeValue(structuredClone(cjs.encodeValue(new cjs.IndexError('by value'))));
+  assert.ok(e instanceof RangeError && e instanceof cjs.IndexError && e.kind === 'IndexError' && e.message === 'by value');
+  assert.equal(typeof cjs.connect, 'function');
+  assert.equal(typeof cjs.serve, 'function');
+});
