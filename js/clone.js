@@ -8,8 +8,12 @@
 // needs no wasm; FFI containers and reflected objects rebuild as handles
 // when a runtime is given.
 //
-// Encoded form: primitives, typed arrays and ArrayBuffers as themselves, JS
-// arrays as arrays, everything else as a tagged plain object `{ $: TAG, ... }`.
+// Encoded form: primitives, typed arrays and ArrayBuffers as themselves;
+// everything else as an array whose first element is a tag: `['a', ...items]`
+// for a JS array, `['E', kind, message, backtrace, cause?]` for an error,
+// `['A', ...items]` for an ffi.Array, and so on. Arrays are used because
+// structured clone copies array elements faster than named properties (an
+// error as a tuple clones faster than as { kind, message, backtrace }).
 import { FFIObject, RUNTIME, isHandle } from './objects.js';
 import { Device, DataType, IntValue, FloatValue } from './values.js';
 import { FFIError, FFITypeError, ValueError, makeError, kindOf, messageOf } from './errors.js';
@@ -117,23 +121,23 @@ function encode(v, transfer) {
     return v;
   }
   if (Array.isArray(v)) {
-    const out = []; // packed (push), which structured clone copies fastest
+    const out = ['a']; // packed (push), which structured clone copies fastest
     for (let i = 0; i < v.length; i++) out.push(encodeChild(v[i], 'Array', transfer, false));
     return out;
   }
   if (v instanceof Map) {
-    const flat = [];
-    for (const [k, x] of v) flat.push(encodeChild(k, 'Map', transfer, false), encodeChild(x, 'Map', transfer, false));
-    return { $: 'm', v: flat };
+    const out = ['m'];
+    for (const [k, x] of v) out.push(encodeChild(k, 'Map', transfer, false), encodeChild(x, 'Map', transfer, false));
+    return out;
   }
-  if (v instanceof FloatValue) return { $: 'f', v: v.value };
-  if (v instanceof IntValue) return { $: 'i', v: v.value };
-  if (v instanceof Device) return { $: 'dev', t: v.deviceType, i: v.deviceId, n: v.name };
-  if (v instanceof DataType) return { $: 'dt', c: v.code, b: v.bits, l: v.lanes, s: v.text };
+  if (v instanceof FloatValue) return ['f', v.value];
+  if (v instanceof IntValue) return ['i', v.value];
+  if (v instanceof Device) return ['dev', v.deviceType, v.deviceId, v.name];
+  if (v instanceof DataType) return ['dt', v.code, v.bits, v.lanes, v.text];
   if (isPlainObject(v)) {
     const out = {};
     for (const k of Object.keys(v)) out[k] = encodeChild(v[k], 'Object', transfer, false);
-    return { $: 'o', v: out };
+    return ['o', out];
   }
   throw refuse(describe(v), 'it is not a value webffi converts (plain data, typed arrays, webffi values and errors are)');
 }
@@ -156,27 +160,36 @@ function encodeChild(v, container, transfer, owned) {
 function encodeHandle(h, transfer) {
   const key = h.typeKey;
   const codec = codecs.get(key);
-  if (codec) return { $: 'X', k: key, v: codec.encode(h, codecContext(key, transfer)) };
+  if (codec) return ['X', key, codec.encode(h, codecContext(key, transfer))];
   if (LIVE[key]) throw refuse(key, LIVE[key]);
   const hooks = h[RUNTIME];
   // FFI floats are read as FloatValue so that 1.0 stays a float.
   return hooks.readingFloatsAsValues(() => {
     const c = CONTAINERS[key];
-    if (c?.tag === 'S') return { $: 'S', v: h.toJS() };
+    if (c?.tag === 'S') return ['S', ...h.toJS()];
+    if (c?.seq) {
+      // All small ints (indices, sizes): one Int32Array, far cheaper to clone than a JS array.
+      const ints = hooks.seqInt32(h);
+      if (ints) {
+        addTransfer(transfer, ints.buffer);
+        return [`${c.tag}i`, ints];
+      }
+    }
     if (c) {
       const items = c.seq ? hooks.seqItems(h) : hooks.mapItems(h);
       for (let i = 0; i < items.length; i++) {
         const x = items[i];
         if (x !== null && (typeof x === 'object' || typeof x === 'function')) items[i] = encodeChild(x, key, transfer, true);
       }
-      return { $: c.tag, v: items };
+      items.unshift(c.tag);
+      return items;
     }
     const info = hooks.reflection(h.typeIndex);
     if (!info?.hasCreator) throw refuse(key, 'its type has no creator, so it cannot be rebuilt from its fields');
     hooks.ptrOf(h); // a disposed handle says so
     const fields = {};
     for (const name of info.fields) fields[name] = encodeChild(h[name], key, transfer, true);
-    return { $: 'O', k: key, v: fields };
+    return ['O', key, fields];
   });
 }
 
@@ -198,8 +211,8 @@ function backtraceOf(e) {
 
 function encodeError(e, transfer) {
   const kind = kindOf(e);
-  const out = { $: 'E', kind, message: messageOf(e), backtrace: backtraceOf(e) };
-  if (e.cause !== undefined) out.cause = encodeChild(e.cause, kind, transfer, false);
+  const out = ['E', kind, messageOf(e), backtraceOf(e)];
+  if (e.cause !== undefined) out.push(encodeChild(e.cause, kind, transfer, false));
   return out;
 }
 
@@ -218,53 +231,65 @@ export function decodeValue(data, options) {
 }
 
 function decode(d, rt) {
-  if (d === null || typeof d !== 'object') return d;
-  if (Array.isArray(d)) return decodeList(d, rt);
-  if (ArrayBuffer.isView(d) || d instanceof ArrayBuffer) return d;
-  switch (d.$) {
+  if (d === null || typeof d !== 'object' || !Array.isArray(d)) return d; // primitives, typed arrays, ArrayBuffers
+  switch (d[0]) {
+    case 'a':
+      return decodeItems(d, rt);
     case 'E':
       return decodeError(d, rt);
     case 'o': {
       const out = {};
-      for (const k of Object.keys(d.v)) out[k] = decode(d.v[k], rt);
+      for (const k of Object.keys(d[1])) out[k] = decode(d[1][k], rt);
       return out;
     }
     case 'm':
-      return pairsToMap(decodeList(d.v, rt));
+      return pairsToMap(decodeItems(d, rt));
     case 'f':
-      return rt ? new FloatValue(d.v) : d.v;
+      return rt ? new FloatValue(d[1]) : d[1];
     case 'i':
-      return rt ? new IntValue(d.v) : d.v;
+      return rt ? new IntValue(d[1]) : d[1];
     case 'dev':
-      return new Device(d.t, d.i, d.n);
+      return new Device(d[1], d[2], d[3]);
     case 'dt':
-      return new DataType(d.c, d.b, d.l, d.s);
+      return new DataType(d[1], d[2], d[3], d[4]);
     case 'A':
-      return rt ? build(decodeList(d.v, rt), (items) => rt.toFFI(items)) : decodeList(d.v, rt);
+      return rt ? build(decodeItems(d, rt), (items) => rt.toFFI(items)) : decodeItems(d, rt);
     case 'L':
     case 'S':
     case 'M':
     case 'D':
-      if (rt) return build(decodeList(d.v, rt), (items) => rt[RUNTIME].global(CONSTRUCTORS[d.$])(...items));
-      return d.$ === 'M' || d.$ === 'D' ? pairsToMap(decodeList(d.v, rt)) : decodeList(d.v, rt);
+      if (rt) return build(decodeItems(d, rt), (items) => rt[RUNTIME].global(CONSTRUCTORS[d[0]])(...items));
+      return d[0] === 'M' || d[0] === 'D' ? pairsToMap(decodeItems(d, rt)) : decodeItems(d, rt);
+    case 'Ai':
+      return rt ? rt.toFFI(numbers(d[1])) : numbers(d[1]);
+    case 'Li':
+      return rt ? rt[RUNTIME].global('ffi.List')(...numbers(d[1])) : numbers(d[1]);
     case 'O':
-      return decodeObject(d, rt);
+      return decodeObject(d[1], d[2], rt);
     case 'X': {
-      const codec = codecs.get(d.k);
-      if (!codec) throw new ValueError(`decodeValue: no value codec is registered for \`${d.k}\` in this thread`);
-      return codec.decode(d.v, { runtime: rt, decode: (x) => decode(x, rt) });
+      const codec = codecs.get(d[1]);
+      if (!codec) throw new ValueError(`decodeValue: no value codec is registered for \`${d[1]}\` in this thread`);
+      return codec.decode(d[2], { runtime: rt, decode: (x) => decode(x, rt) });
     }
     default:
-      throw new ValueError(`decodeValue: not data made by encodeValue (tag ${JSON.stringify(d.$)})`);
+      throw new ValueError(`decodeValue: not data made by encodeValue (tag ${JSON.stringify(d[0])})`);
   }
 }
 
-function decodeList(items, rt) {
-  let i = 0;
-  while (i < items.length && (items[i] === null || typeof items[i] !== 'object')) i++;
-  if (i === items.length) return items; // all primitives: nothing to rebuild
-  const out = items.slice(0, i);
-  for (; i < items.length; i++) out.push(decode(items[i], rt));
+/** The decoded items after a tag (d[1], d[2], ...) as a new array. */
+function decodeItems(d, rt) {
+  const out = d.slice(1);
+  for (let i = 0; i < out.length; i++) {
+    const x = out[i];
+    if (x !== null && typeof x === 'object') out[i] = decode(x, rt);
+  }
+  return out;
+}
+
+/** A typed array's elements as a JS array. */
+function numbers(typed) {
+  const out = new Array(typed.length);
+  for (let i = 0; i < typed.length; i++) out[i] = typed[i];
   return out;
 }
 
@@ -283,16 +308,16 @@ function pairsToMap(flat) {
   return m;
 }
 
-function decodeObject(d, rt) {
-  if (!rt) throw new ValueError(`decodeValue: rebuilding a \`${d.k}\` object needs a webffi runtime ({ runtime })`);
-  const obj = rt[RUNTIME].create(d.k);
-  for (const name of Object.keys(d.v)) {
-    const value = decode(d.v[name], rt);
+function decodeObject(key, fields, rt) {
+  if (!rt) throw new ValueError(`decodeValue: rebuilding a \`${key}\` object needs a webffi runtime ({ runtime })`);
+  const obj = rt[RUNTIME].create(key);
+  for (const name of Object.keys(fields)) {
+    const value = decode(fields[name], rt);
     try {
       obj[name] = value;
     } catch (e) {
       if (e instanceof FFIError) throw e;
-      throw makeError('AttributeError', `decodeValue: field \`${name}\` of \`${d.k}\` cannot be set (${e.message})`);
+      throw makeError('AttributeError', `decodeValue: field \`${name}\` of \`${key}\` cannot be set (${e.message})`);
     } finally {
       if (isHandle(value)) value.dispose();
     }
@@ -306,12 +331,12 @@ function decodeError(d, rt) {
   Error.stackTraceLimit = 0;
   let e;
   try {
-    e = makeError(d.kind, d.message, d.backtrace);
+    e = makeError(d[1], d[2], d[3]);
   } finally {
     Error.stackTraceLimit = limit;
   }
-  if (d.cause !== undefined) {
-    Object.defineProperty(e, 'cause', { value: decode(d.cause, rt), writable: true, configurable: true });
+  if (d.length > 4) {
+    Object.defineProperty(e, 'cause', { value: decode(d[4], rt), writable: true, configurable: true });
   }
   return e;
 }

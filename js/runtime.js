@@ -255,8 +255,26 @@ export function createRuntime(instance, meta, options = {}) {
       const n = readInt64(cell + off['TVMFFISeqCell.size']);
       // Filled by push: a packed array, which structured clone copies far faster than a holey one.
       const items = [];
-      for (let i = 0; i < n; i++) items.push(readAny(data + ANY * i, false));
+      for (let i = 0; i < n; i++) {
+        const w = (data + ANY * i) >> 2;
+        if (I32[w] === T_INT && I32[w + 3] === I32[w + 2] >> 31) items.push(I32[w + 2]);
+        else items.push(readAny(data + ANY * i, false));
+      }
       return items;
+    },
+    /** An Array's or List's elements as an Int32Array when every one is an int32-range int, else null. */
+    seqInt32(wrapper) {
+      const cell = runtimeHooks.ptrOf(wrapper) + OBJ;
+      const data = U32[(cell + off['TVMFFISeqCell.data']) >> 2];
+      const n = readInt64(cell + off['TVMFFISeqCell.size']);
+      const out = new Int32Array(n);
+      const words = I32;
+      for (let i = 0, w = data >> 2; i < n; i++, w += ANY >> 2) {
+        const lo = words[w + 2];
+        if (words[w] !== T_INT || words[w + 3] !== lo >> 31) return null;
+        out[i] = lo;
+      }
+      return out;
     },
     /** A Map's or Dict's keys and values, flat and in insertion order, read straight from its cell. */
     mapItems(wrapper) {
