@@ -25,8 +25,13 @@ const LIVE = {
   'ffi.Module': 'it wraps a loaded library that lives in this runtime instance',
   'ffi.OpaquePyObject': 'it wraps a host object that lives in this runtime instance',
   'ffi.Tensor': 'it holds memory that lives in this runtime instance and no tensor codec is registered',
-  'ffi.Error': null, // read as a JS error, never as a handle
 };
+
+/** Deeper nesting than this is refused (a JS container that contains itself ends here). */
+const MAX_DEPTH = 1000;
+let depth = 0;
+/** Lists and Dicts being encoded (by address): one that contains itself is refused. */
+const open = new Set();
 
 /** FFI containers: tag, how to read elements, how to rebuild. */
 const CONTAINERS = {
@@ -149,10 +154,14 @@ function addTransfer(transfer, buffer) {
 /** Encodes an element of a container; elements read from FFI (owned) are released after. */
 function encodeChild(v, container, transfer, owned) {
   try {
+    if (++depth > MAX_DEPTH) {
+      throw makeError('ValueError', `encodeValue: nesting deeper than ${MAX_DEPTH} levels (does a container contain itself?)`);
+    }
     return encode(v, transfer);
   } catch (e) {
     throw inContainer(e, container);
   } finally {
+    depth--;
     if (owned && isHandle(v)) v.dispose();
   }
 }
@@ -177,9 +186,20 @@ function encodeHandle(h, transfer) {
     }
     if (c) {
       const items = c.seq ? hooks.seqItems(h) : hooks.mapItems(h);
-      for (let i = 0; i < items.length; i++) {
-        const x = items[i];
-        if (x !== null && (typeof x === 'object' || typeof x === 'function')) items[i] = encodeChild(x, key, transfer, true);
+      const mutable = c.tag === 'L' || c.tag === 'D';
+      const ptr = h.handle;
+      if (mutable && open.has(ptr)) {
+        for (const x of items) if (isHandle(x)) x.dispose();
+        throw makeError('ValueError', `Cycle detected during serialization: a ${key.slice(4)} contains itself`);
+      }
+      if (mutable) open.add(ptr);
+      try {
+        for (let i = 0; i < items.length; i++) {
+          const x = items[i];
+          if (x !== null && (typeof x === 'object' || typeof x === 'function')) items[i] = encodeChild(x, key, transfer, true);
+        }
+      } finally {
+        if (mutable) open.delete(ptr);
       }
       items.unshift(c.tag);
       return items;

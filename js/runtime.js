@@ -237,6 +237,16 @@ export function createRuntime(instance, meta, options = {}) {
   // Hooks for the by-value codec (js/clone.js), which must tell an FFI float
   // 1.0 from an int 1 and rebuild reflected objects through their creator.
   let floatsAsValues = false;
+  /** [elements address, count] of an Array or List. */
+  const seqCell = (wrapper) => {
+    const cell = runtimeHooks.ptrOf(wrapper) + OBJ;
+    return [U32[(cell + off['TVMFFISeqCell.data']) >> 2], readInt64(cell + off['TVMFFISeqCell.size'])];
+  };
+  /** The table index of a type's creator, or 0. */
+  const creatorOf = (index) => {
+    const meta = U32[(x.TVMFFIGetTypeInfo(index) + TINFO('metadata')) >> 2];
+    return meta ? U32[(meta + off['TVMFFITypeMetadata.creator']) >> 2] : 0;
+  };
   Object.assign(runtimeHooks, {
     /** Runs body with FFI floats read as FloatValue (so 1.0 stays a float). */
     readingFloatsAsValues(body) {
@@ -250,9 +260,7 @@ export function createRuntime(instance, meta, options = {}) {
     },
     /** The elements of an Array or List, read straight from its cell (objects as new handles). */
     seqItems(wrapper) {
-      const cell = runtimeHooks.ptrOf(wrapper) + OBJ;
-      const data = U32[(cell + off['TVMFFISeqCell.data']) >> 2];
-      const n = readInt64(cell + off['TVMFFISeqCell.size']);
+      const [data, n] = seqCell(wrapper);
       // Filled by push: a packed array, which structured clone copies far faster than a holey one.
       const items = [];
       for (let i = 0; i < n; i++) {
@@ -264,9 +272,7 @@ export function createRuntime(instance, meta, options = {}) {
     },
     /** An Array's or List's elements as an Int32Array when every one is an int32-range int, else null. */
     seqInt32(wrapper) {
-      const cell = runtimeHooks.ptrOf(wrapper) + OBJ;
-      const data = U32[(cell + off['TVMFFISeqCell.data']) >> 2];
-      const n = readInt64(cell + off['TVMFFISeqCell.size']);
+      const [data, n] = seqCell(wrapper);
       const out = new Int32Array(n);
       const words = I32;
       for (let i = 0, w = data >> 2; i < n; i++, w += ANY >> 2) {
@@ -293,17 +299,14 @@ export function createRuntime(instance, meta, options = {}) {
     reflection(index) {
       const info = typeInfo(index);
       if (!info) return null;
-      const meta = U32[(x.TVMFFIGetTypeInfo(index) + TINFO('metadata')) >> 2];
-      const creator = meta ? U32[(meta + off['TVMFFITypeMetadata.creator']) >> 2] : 0;
-      return { key: info.key, fields: info.fields.map((f) => f.name), hasCreator: creator !== 0 };
+      return { key: info.key, fields: info.fields.map((f) => f.name), hasCreator: creatorOf(index) !== 0 };
     },
     /** A new object of type key made by its creator (fields at their defaults). */
     create(key) {
       return inFrame(() => {
         const index = alloc(ANY);
         check(x.TVMFFITypeKeyToIndex(byteArray(String(key)), index));
-        const meta = U32[(x.TVMFFIGetTypeInfo(I32[index >> 2]) + TINFO('metadata')) >> 2];
-        const creator = meta ? U32[(meta + off['TVMFFITypeMetadata.creator']) >> 2] : 0;
+        const creator = creatorOf(I32[index >> 2]);
         if (!creator) throw makeError('TypeError', `Type \`${key}\` has no creator`);
         const out = alloc(ANY);
         try {

@@ -83,6 +83,10 @@ export function sessionTests(webffi, env) {
         ['Bytes', new Uint8Array([0, 1, 2, 255])],
         ['Array', rt.toFFI([1, 'two', [3, webffi.asFloat(4)], 2n ** 60n, null, true])],
         ['List', g('ffi.List')(1, webffi.asFloat(1), 'x')],
+        ['Array of int32s (sent packed)', rt.toFFI([1, -2, 2 ** 31 - 1, -(2 ** 31)])],
+        ['List of int32s (sent packed)', g('ffi.List')(7, 8)],
+        ['Array with an int past int32', rt.toFFI([1, 2 ** 40, -(2 ** 31) - 1])],
+        ['empty Array', rt.toFFI([])],
         ['Map', rt.toFFI(new Map([['a', 1], [2, webffi.asFloat(2.0)]]))],
         ['Dict', g('ffi.Dict')('k', g('ffi.List')(1, 2))],
         ['Shape', g('ffi.Shape')(2, 3, 4)],
@@ -112,6 +116,8 @@ export function sessionTests(webffi, env) {
       same(plain.a[1], 2n ** 62n, 'BigInt');
       same(plain.m.get(1), 'x', 'Map');
       ok('u' in plain && plain.u === undefined, 'undefined kept');
+      const packed = decodeValue(await post(encodeValue(rt.toFFI([5, -6]))));
+      ok(Array.isArray(packed) && packed.length === 2 && packed[0] === 5 && packed[1] === -6, 'packed ints as plain JS');
       // Without a runtime, FFI containers decode as plain JS (what toJS gives).
       const js = await roundTrip(rt.toFFI([1, new Map([['k', [2]]])]), null);
       ok(Array.isArray(js) && js[1] instanceof Map && js[1].get('k')[0] === 2, 'plain JS form');
@@ -188,6 +194,14 @@ export function sessionTests(webffi, env) {
       const boom = new Error('getter');
       const e2 = refusal({ get x() { throw boom; } });
       same(e2, boom, 'a throwing getter');
+      const list = rt.getGlobal('ffi.List')(1);
+      list.push(list);
+      const cycle = refusal(list);
+      ok(cycle instanceof webffi.ValueError, String(cycle));
+      same(cycle.message, 'Cycle detected during serialization: a List contains itself');
+      const js = [1];
+      js.push(js);
+      ok(/nesting deeper than 1000 levels/.test(refusal(js).message), 'a JS array that contains itself');
       same(rt.getGlobal('testing.add_one')(1), 2, 'the runtime keeps working');
     },
 
