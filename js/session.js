@@ -75,8 +75,9 @@ const locks = () => globalThis.navigator?.locks ?? null;
  */
 export function serve(target, port, { transferResults = false } = {}) {
   const transport = transportOf(port);
-  const cancelled = new Set();
-  const running = new Map(); // id -> AbortController of a forwarded call
+  // Calls received and not yet answered: id -> the AbortController of a
+  // forwarded call, or null. A cancelled call is dropped from here and never answered.
+  const inFlight = new Map();
   let releaseLock = null;
   let lockName = null;
   const lockReady = (async () => {
@@ -90,9 +91,8 @@ export function serve(target, port, { transferResults = false } = {}) {
     });
   })();
 
-  /** Posts an encoded result ({ ok, value } or { ok, error }) unless the call was cancelled. */
+  /** Posts an encoded outcome ({ ok, value } or { ok, error }). */
   const reply = (id, r, transfer) => {
-    if (cancelled.delete(id)) return;
     if (r.ok) transport.post({ wrpc: 'ok', id, value: r.value }, transfer);
     else transport.post({ wrpc: 'err', id, error: r.error });
   };
@@ -105,8 +105,10 @@ export function serve(target, port, { transferResults = false } = {}) {
         transport.post({ wrpc: 'hello', version: PROTOCOL_VERSION, lock: lockName });
         return;
       case 'cancel':
-        if (running.has(m.id)) running.get(m.id).abort();
-        else cancelled.add(m.id);
+        if (inFlight.has(m.id)) {
+          inFlight.get(m.id)?.abort();
+          inFlight.delete(m.id);
+        }
         return;
       case 'call':
         break;
@@ -114,29 +116,29 @@ export function serve(target, port, { transferResults = false } = {}) {
         return;
     }
     const { id, name, args } = m;
+    inFlight.set(id, null);
     let t;
     try {
       t = await target;
     } catch (e) {
-      reply(id, { ok: false, error: encodeFailure(e) });
+      if (inFlight.delete(id)) reply(id, { ok: false, error: encodeFailure(e) });
       return;
     }
+    if (!inFlight.has(id)) return; // cancelled while the target was loading
     if (typeof t?.callEncoded === 'function') {
-      if (cancelled.delete(id)) return;
       const abort = new AbortController();
-      running.set(id, abort);
+      inFlight.set(id, abort);
       try {
-        reply(id, await t.callEncoded(name, args, { signal: abort.signal }));
+        const r = await t.callEncoded(name, args, { signal: abort.signal });
+        if (inFlight.delete(id)) reply(id, r);
       } catch {
         // cancelled by the client: nothing to answer
-      } finally {
-        running.delete(id);
       }
       return;
     }
+    inFlight.delete(id);
     const transfer = transferResults ? [] : undefined;
-    if (!cancelled.has(id)) reply(id, callLocal(t, name, args, transfer), transfer);
-    else cancelled.delete(id);
+    reply(id, callLocal(t, name, args, transfer), transfer);
   };
   const stop = transport.listen((m) => { onMessage(m); }, () => {});
   return {
