@@ -173,44 +173,52 @@ function encodeHandle(h, transfer) {
   if (LIVE[key]) throw refuse(key, LIVE[key]);
   const hooks = h[RUNTIME];
   // FFI floats are read as FloatValue so that 1.0 stays a float.
-  return hooks.readingFloatsAsValues(() => {
-    const c = CONTAINERS[key];
-    if (c?.tag === 'S') return ['S', ...h.toJS()];
-    if (c?.seq) {
-      // All small ints (indices, sizes): one Int32Array, far cheaper to clone than a JS array.
-      const ints = hooks.seqInt32(h);
-      if (ints) {
-        addTransfer(transfer, ints.buffer);
-        return [`${c.tag}i`, ints];
-      }
+  const before = hooks.setFloatsAsValues(true);
+  try {
+    return encodeContents(h, key, hooks, transfer);
+  } finally {
+    hooks.setFloatsAsValues(before);
+  }
+}
+
+/** The data of a container or reflected object (FFI floats read as FloatValue). */
+function encodeContents(h, key, hooks, transfer) {
+  const c = CONTAINERS[key];
+  if (c?.tag === 'S') return ['S', ...h.toJS()];
+  if (c?.seq) {
+    // All small ints (indices, sizes): one Int32Array, far cheaper to clone than a JS array.
+    const ints = hooks.seqInt32(h);
+    if (ints) {
+      addTransfer(transfer, ints.buffer);
+      return [`${c.tag}i`, ints];
     }
-    if (c) {
-      const items = c.seq ? hooks.seqItems(h) : hooks.mapItems(h);
-      const mutable = c.tag === 'L' || c.tag === 'D';
-      const ptr = h.handle;
-      if (mutable && open.has(ptr)) {
-        for (const x of items) if (isHandle(x)) x.dispose();
-        throw makeError('ValueError', `Cycle detected during serialization: a ${key.slice(4)} contains itself`);
-      }
-      if (mutable) open.add(ptr);
-      try {
-        for (let i = 0; i < items.length; i++) {
-          const x = items[i];
-          if (x !== null && (typeof x === 'object' || typeof x === 'function')) items[i] = encodeChild(x, key, transfer, true);
-        }
-      } finally {
-        if (mutable) open.delete(ptr);
-      }
-      items.unshift(c.tag);
-      return items;
+  }
+  if (c) {
+    const items = c.seq ? hooks.seqItems(h) : hooks.mapItems(h);
+    const mutable = c.tag === 'L' || c.tag === 'D';
+    const ptr = h.handle;
+    if (mutable && open.has(ptr)) {
+      for (const x of items) if (isHandle(x)) x.dispose();
+      throw makeError('ValueError', `Cycle detected during serialization: a ${key.slice(4)} contains itself`);
     }
-    const info = hooks.reflection(h.typeIndex);
-    if (!info?.hasCreator) throw refuse(key, 'its type has no creator, so it cannot be rebuilt from its fields');
-    hooks.ptrOf(h); // a disposed handle says so
-    const fields = {};
-    for (const name of info.fields) fields[name] = encodeChild(h[name], key, transfer, true);
-    return ['O', key, fields];
-  });
+    if (mutable) open.add(ptr);
+    try {
+      for (let i = 0; i < items.length; i++) {
+        const x = items[i];
+        if (x !== null && (typeof x === 'object' || typeof x === 'function')) items[i] = encodeChild(x, key, transfer, true);
+      }
+    } finally {
+      if (mutable) open.delete(ptr);
+    }
+    items.unshift(c.tag);
+    return items;
+  }
+  const info = hooks.reflection(h.typeIndex);
+  if (!info?.hasCreator) throw refuse(key, 'its type has no creator, so it cannot be rebuilt from its fields');
+  hooks.ptrOf(h); // a disposed handle says so
+  const fields = {};
+  for (const name of info.fields) fields[name] = encodeChild(h[name], key, transfer, true);
+  return ['O', key, fields];
 }
 
 function codecContext(key, transfer) {

@@ -248,15 +248,11 @@ export function createRuntime(instance, meta, options = {}) {
     return meta ? U32[(meta + off['TVMFFITypeMetadata.creator']) >> 2] : 0;
   };
   Object.assign(runtimeHooks, {
-    /** Runs body with FFI floats read as FloatValue (so 1.0 stays a float). */
-    readingFloatsAsValues(body) {
+    /** Whether FFI floats are read as FloatValue (so 1.0 stays a float); returns the previous setting. */
+    setFloatsAsValues(on) {
       const before = floatsAsValues;
-      floatsAsValues = true;
-      try {
-        return body();
-      } finally {
-        floatsAsValues = before;
-      }
+      floatsAsValues = on;
+      return before;
     },
     /** The elements of an Array or List, read straight from its cell (objects as new handles). */
     seqItems(wrapper) {
