@@ -77,6 +77,10 @@ export const OverflowError = makeErrorClass('OverflowError', RangeError);
 export const MemoryError = makeErrorClass('MemoryError', Error);
 export const AssertionError = makeErrorClass('AssertionError', Error);
 export const InternalError = makeErrorClass('InternalError', Error);
+/** A remote call failed for a reason other than the remote function's own error. */
+export const RPCError = makeErrorClass('RPCError', Error);
+/** A remote call or session ran out of time: its own kind, so callers can single it out. */
+export const RPCSessionTimeoutError = makeErrorClass('RPCSessionTimeoutError', RPCError);
 
 /**
  * Thrown by every call once a wasm trap has poisoned the instance: its
@@ -91,7 +95,7 @@ export class FatalError extends Error {
 
 const registry = new Map(
   [RuntimeError, ValueError, FFITypeError, AttributeError, KeyError, IndexError, OverflowError,
-    MemoryError, AssertionError, InternalError].map((cls) => [new cls().kind, cls]),
+    MemoryError, AssertionError, InternalError, RPCError, RPCSessionTimeoutError].map((cls) => [new cls().kind, cls]),
 );
 
 /**

@@ -164,6 +164,13 @@ export type AssertionError = Error & FFIErrorFields;
 export const InternalError: ErrorClass<ErrorConstructor>;
 export type InternalError = Error & FFIErrorFields;
 
+/** A remote call failed for a reason other than the remote function's own error. */
+export const RPCError: ErrorClass<ErrorConstructor>;
+export type RPCError = Error & FFIErrorFields;
+/** A remote call or session ran out of time (also `instanceof RPCError`). */
+export const RPCSessionTimeoutError: ErrorClass<ErrorConstructor>;
+export type RPCSessionTimeoutError = Error & FFIErrorFields;
+
 /** Thrown by every call once a wasm trap has poisoned the instance. */
 export class FatalError extends Error {}
 
@@ -317,3 +324,90 @@ export interface Runtime {
 }
 
 export function load(options?: LoadOptions): Promise<Runtime>;
+
+// ---------------------------------------------------------------- by value
+export interface EncodeOptions {
+  /** An array to push the ArrayBuffers of typed arrays and Bytes onto (to transfer them); without it, data is copied. */
+  transfer?: Transferable[];
+}
+/**
+ * A webffi value or error as structured-clone-safe data. Live resources
+ * (Functions, Modules, opaque objects, device memory) throw a TypeError:
+ * ``cannot clone `ffi.Function` object [contained in `Array`]: REASON``.
+ */
+export function encodeValue(value: unknown, options?: EncodeOptions): unknown;
+/**
+ * Rebuilds encoded data: errors as their registered class (no runtime
+ * needed); FFI containers and reflected objects as handles of `runtime`, or
+ * as plain JS without one.
+ */
+export function decodeValue(data: unknown, options?: { runtime?: Runtime | null }): any;
+
+export interface ValueEncodeContext {
+  /** The caller's transfer list when it asked to transfer, else null. */
+  transfer: Transferable[] | null;
+  encode(value: unknown): unknown;
+  refuse(reason: string): never;
+}
+export interface ValueDecodeContext {
+  runtime: Runtime | null;
+  decode(data: unknown): any;
+}
+/** The by-value form of an FFI object type, by type key (how CPU tensors travel). */
+export interface ValueCodec {
+  encode(handle: FFIObject, ctx: ValueEncodeContext): unknown;
+  decode(data: any, ctx: ValueDecodeContext): unknown;
+}
+export function registerValueCodec(typeKey: string, codec: ValueCodec): void;
+
+// --------------------------------------------------------- worker sessions
+/** A Worker, MessagePort, worker global or Node worker_threads port. */
+export interface MessagePortLike {
+  postMessage(message: any, transfer?: Transferable[]): void;
+}
+export interface Transport {
+  post(message: unknown, transfer?: Transferable[]): void;
+  /** Returns a function that stops listening; onFailure says the other side is gone. */
+  listen(onMessage: (message: any) => void, onFailure: (why: string) => void): () => void;
+}
+export function transportOf(port: MessagePortLike): Transport;
+/** The session protocol version; both ends must speak the same. */
+export const PROTOCOL_VERSION: number;
+
+export interface SessionOptions {
+  /** ms for the handshake and the default for each call; 0 (default): none. */
+  timeout?: number;
+  /** Decode results into handles of this runtime (default: plain JS). */
+  runtime?: Runtime | null;
+  /** What error messages call the other side (default `worker`). */
+  name?: string;
+}
+export interface CallOptions {
+  timeout?: number;
+  signal?: AbortSignal;
+  /** Move the ArrayBuffers of typed-array arguments instead of copying them. */
+  transfer?: boolean;
+}
+export type EncodedReply = { ok: true; value: unknown } | { ok: false; error: unknown; local?: boolean };
+
+export class Session {
+  constructor(transport: Transport, options?: SessionOptions);
+  /** Settles when the handshake is done (rejects on a version mismatch or timeout). */
+  readonly ready: Promise<void>;
+  readonly closed: boolean;
+  /** Calls a remote global function; remote errors reject as their own class. */
+  call(name: string, args?: unknown[], options?: CallOptions): Promise<any>;
+  /** The call with encoded arguments and an encoded reply (for forwarding). */
+  callEncoded(name: string, args: unknown, options?: CallOptions, transfer?: Transferable[]): Promise<EncodedReply>;
+  getGlobal(name: string): (...args: unknown[]) => Promise<any>;
+  /** Rejects every pending call with an RPCError and stops listening. */
+  close(reason?: Error | string): void;
+}
+/** Connects to a worker that serves a runtime (or forwards to one). */
+export function connect(port: MessagePortLike, options?: SessionOptions): Promise<Session>;
+/**
+ * Serves calls arriving on `port`: a runtime's global functions, or
+ * forwarded to a Session; a promise of either starts listening at once.
+ */
+export function serve(target: Runtime | Session | Promise<Runtime | Session>, port: MessagePortLike,
+  options?: { transferResults?: boolean }): { close(): void };

@@ -2,10 +2,12 @@
 export { load } from './loader.js';
 export {
   FFIError, RuntimeError, ValueError, FFITypeError, AttributeError, KeyError, IndexError,
-  OverflowError, MemoryError, AssertionError, InternalError, FatalError, registerError,
-  formatTraceback,
+  OverflowError, MemoryError, AssertionError, InternalError, RPCError, RPCSessionTimeoutError,
+  FatalError, registerError, formatTraceback,
 } from './errors.js';
 export { Device, DataType, IntValue, FloatValue, asInt, asFloat } from './values.js';
 export { FFIObject, isHandle } from './objects.js';
 export { ArrayObject, ListObject, MapObject, DictObject, ShapeObject } from './containers.js';
 export { ModuleObject } from './module_object.js';
+export { encodeValue, decodeValue, registerValueCodec } from './clone.js';
+export { serve, connect, Session, transportOf, PROTOCOL_VERSION } from './session.js';

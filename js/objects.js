@@ -9,6 +9,15 @@ export const INTERNALS = Symbol('webffi.internals');
 /** A method giving [pointer, type index] for values written as that pointer (a DLTensor*, a handed-off object). */
 export const AS_POD = Symbol('webffi.asPod');
 
+/**
+ * Structured clone copies own enumerable string-keyed properties and refuses
+ * Symbol values, so this field makes postMessage(wrapper) throw a
+ * DataCloneError whose message says what to do, instead of delivering a
+ * plain object with a meaningless typeIndex on the other side.
+ */
+const CLONE_GUARD = Symbol(
+  'a webffi handle lives in its runtime instance and cannot be posted; send its value with encodeValue() or a worker session');
+
 export const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 
 /** Methods every handle has, FFIObject wrappers and callable Functions alike. */
@@ -42,6 +51,7 @@ export class FFIObject {
     this[RUNTIME] = runtime;
     this[PTR] = ptr;
     this.typeIndex = typeIndex;
+    this.webffiHandle = CLONE_GUARD;
     runtime.track(this, ptr);
   }
 

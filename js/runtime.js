@@ -237,6 +237,90 @@ export function createRuntime(instance, meta, options = {}) {
   };
   const cachedGlobals = new Map();
 
+  // Hooks for the by-value codec (js/clone.js), which must tell an FFI float
+  // 1.0 from an int 1 and rebuild reflected objects through their creator.
+  let floatsAsValues = false;
+  /** [elements address, count] of an Array or List. */
+  const seqCell = (wrapper) => {
+    const cell = runtimeHooks.ptrOf(wrapper) + OBJ;
+    return [U32[(cell + off['TVMFFISeqCell.data']) >> 2], readInt64(cell + off['TVMFFISeqCell.size'])];
+  };
+  /** The table index of a type's creator, or 0. */
+  const creatorOf = (index) => {
+    const meta = U32[(x.TVMFFIGetTypeInfo(index) + TINFO('metadata')) >> 2];
+    return meta ? U32[(meta + off['TVMFFITypeMetadata.creator']) >> 2] : 0;
+  };
+  Object.assign(runtimeHooks, {
+    /** Whether FFI floats are read as FloatValue (so 1.0 stays a float); returns the previous setting. */
+    setFloatsAsValues(on) {
+      const before = floatsAsValues;
+      floatsAsValues = on;
+      return before;
+    },
+    /** The elements of an Array or List, read straight from its cell (objects as new handles). */
+    seqItems(wrapper) {
+      const [data, n] = seqCell(wrapper);
+      // Filled by push: a packed array, which structured clone copies far faster than a holey one.
+      const items = [];
+      for (let i = 0; i < n; i++) {
+        const w = (data + ANY * i) >> 2;
+        if (I32[w] === T_INT && I32[w + 3] === I32[w + 2] >> 31) items.push(I32[w + 2]);
+        else items.push(readAny(data + ANY * i, false));
+      }
+      return items;
+    },
+    /** An Array's or List's elements as an Int32Array when every one is an int32-range int, else null. */
+    seqInt32(wrapper) {
+      const [data, n] = seqCell(wrapper);
+      const out = new Int32Array(n);
+      const words = I32;
+      for (let i = 0, w = data >> 2; i < n; i++, w += ANY >> 2) {
+        const lo = words[w + 2];
+        if (words[w] !== T_INT || words[w + 3] !== lo >> 31) return null;
+        out[i] = lo;
+      }
+      return out;
+    },
+    /** A Map's or Dict's keys and values, flat and in insertion order, read straight from its cell. */
+    mapItems(wrapper) {
+      const cell = runtimeHooks.ptrOf(wrapper) + OBJ;
+      const entries = U32[(cell + off['wf_map_cell.entries']) >> 2];
+      const used = readInt64(cell + off['wf_map_cell.used']);
+      const items = [];
+      for (let i = 0; i < used; i++) {
+        const e = entries + size.wf_map_entry * i;
+        if (readInt64(e + off['wf_map_entry.erased']) !== 0) continue;
+        items.push(readAny(e + off['wf_map_entry.key'], false), readAny(e + off['wf_map_entry.value'], false));
+      }
+      return items;
+    },
+    /** Type key, field names and whether a creator exists, for a type index. */
+    reflection(index) {
+      const info = typeInfo(index);
+      if (!info) return null;
+      return { key: info.key, fields: info.fields.map((f) => f.name), hasCreator: creatorOf(index) !== 0 };
+    },
+    /** A new object of type key made by its creator (fields at their defaults). */
+    create(key) {
+      return inFrame(() => {
+        const index = alloc(ANY);
+        check(x.TVMFFITypeKeyToIndex(byteArray(String(key)), index));
+        const creator = creatorOf(I32[index >> 2]);
+        if (!creator) throw makeError('TypeError', `Type \`${key}\` has no creator`);
+        const out = alloc(ANY);
+        try {
+          check(x.__indirect_function_table.get(creator)(out));
+        } catch (e) {
+          if (e instanceof FFIError) throw e;
+          poison(e);
+        }
+        const obj = U32[out >> 2];
+        const ti = objectTypeIndex(obj);
+        return new (objectClasses.get(ti) ?? wrapperClass(ti))(runtimeHooks, obj, ti);
+      });
+    },
+  });
+
   function typeKey(index) {
     return typeKeys.get(index) ?? typeInfo(index)?.key ?? `<type ${index}>`;
   }
@@ -598,7 +682,7 @@ export function createRuntime(instance, meta, options = {}) {
       case T_INT:
         return readInt64(p + PAYLOAD);
       case T_FLOAT:
-        return F64[(p + PAYLOAD) >> 3];
+        return floatsAsValues ? new FloatValue(F64[(p + PAYLOAD) >> 3]) : F64[(p + PAYLOAD) >> 3];
       case T_NONE:
         return null;
       case T_BOOL:
@@ -1020,6 +1104,7 @@ export function createRuntime(instance, meta, options = {}) {
   }
 
   const runtime = {
+    [RUNTIME]: runtimeHooks,
     /** The ABI metadata of the loaded core. */
     metadata: meta,
     /** The wasm instance's exports (for tools and benchmarks). */

@@ -19,5 +19,5 @@ test('core suite passes in a module Worker; the bundle loads in a classic Worker
   const result = await chromium.run('runtime_worker.html', slow);
   assert.deepEqual(result.failures, [], result.logs.join('\n'));
   assert.equal(result.module, CORE + 1);
-  assert.equal(result.classic, 3);
+  assert.equal(result.classic, 4);
 });

@@ -1,6 +1,6 @@
 // Compiled (not run) by tests/node/types.test.mjs: the public API as a
 // TypeScript user writes it.
-import { load, FFIError, FFITypeError, IndexError, registerError, RuntimeError, asFloat, type Runtime, type FFIFunction, type Tensor, type Backend, type BackendStatus } from 'webffi';
+import { load, connect, encodeValue, decodeValue, RPCSessionTimeoutError, type Session, FFIError, FFITypeError, IndexError, registerError, RuntimeError, asFloat, type Runtime, type FFIFunction, type Tensor, type Backend, type BackendStatus } from 'webffi';
 
 async function main(): Promise<number> {
   const rt: Runtime = await load({ logger: console });
@@ -25,6 +25,15 @@ async function main(): Promise<number> {
     if (e instanceof FFIError) console.log(e.kind, e.message, e.backtrace, e.traceback);
     if (e instanceof FFITypeError) console.log(e.kind);
     if (e instanceof IndexError) console.log(e instanceof RangeError);
+  }
+  const data = encodeValue([1, 'x'], { transfer: [] });
+  const back: unknown = decodeValue(data, { runtime: rt });
+  const session: Session = await connect(new MessageChannel().port1, { timeout: 1000 });
+  try {
+    const r: number = await session.call('testing.add_one', [1], { signal: new AbortController().signal });
+    console.log(r, back);
+  } catch (e) {
+    if (!(e instanceof RPCSessionTimeoutError)) throw e;
   }
   addOne.dispose();
   const t: Tensor = rt.tensor(new Float32Array([1, 2, 3]), { shape: [3] });

@@ -14,8 +14,14 @@ importScripts('../../../dist/webffi.iife.js');
     } catch (e) {
       check(e instanceof RangeError && e instanceof self.webffi.FFIError && String(e) === 'IndexError: x', 'error kind');
     }
+    // Errors by value with the bundle: through a real structured clone.
+    const { port1, port2 } = new MessageChannel();
+    const received = new Promise((resolve) => { port2.onmessage = (m) => resolve(m.data); });
+    port1.postMessage(self.webffi.encodeValue(new self.webffi.KeyError('by value')));
+    const e = self.webffi.decodeValue(await received);
+    check(e instanceof self.webffi.KeyError && e.kind === 'KeyError' && typeof self.webffi.connect === 'function', 'by value');
   } catch (e) {
     failures.push({ name: 'load', error: `${e}\n${e.stack}` });
   }
-  postMessage({ passed: 3 - failures.length, failed: failures.length, failures });
+  postMessage({ passed: 4 - failures.length, failed: failures.length, failures });
 })();

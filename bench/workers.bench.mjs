@@ -1,0 +1,93 @@
+// Values and errors by value between workers, and remote calls, against raw
+// postMessage measured in the same run (Node worker_threads).
+// Run: node bench/workers.bench.mjs
+//   throughput: N messages main -> worker, the worker receiving (and, on the
+//   by-value path, decoding) each; the by-value path also encodes each one.
+//   round trip: one call at a time, awaiting each answer.
+import { Worker } from 'node:worker_threads';
+import { load, connect, encodeValue } from '../js/index.js';
+
+const BATCH = 2000;
+const ROUNDS = 7;
+const workerUrl = new URL('./workers_worker.mjs', import.meta.url);
+const rt = await load();
+
+const spawn = (role) => new Worker(workerUrl, { workerData: { role, batch: BATCH } });
+const nextMessage = (w) => new Promise((resolve) => w.once('message', resolve));
+
+/** ns per message sent with send() until the sink has BATCH. */
+async function batch(sink, send) {
+  sink.postMessage({ batch: 0 });
+  const done = nextMessage(sink);
+  const t0 = performance.now();
+  for (let i = 0; i < BATCH; i++) send();
+  await done;
+  return ((performance.now() - t0) * 1e6) / BATCH;
+}
+
+/** Best of ROUNDS for each of two senders, alternating (after one warm-up each). */
+async function alternate(sink, a, b) {
+  const best = [Infinity, Infinity];
+  for (let round = 0; round <= ROUNDS; round++) {
+    const ta = await batch(sink, a);
+    const tb = await batch(sink, b);
+    if (round > 0) {
+      best[0] = Math.min(best[0], ta);
+      best[1] = Math.min(best[1], tb);
+    }
+  }
+  return best;
+}
+
+/** Best of ROUNDS: ns per sequential round trip. */
+async function roundTrip(n, once) {
+  let best = Infinity;
+  for (let round = 0; round <= ROUNDS; round++) {
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) await once();
+    const ns = ((performance.now() - t0) * 1e6) / n;
+    if (round > 0) best = Math.min(best, ns);
+  }
+  return best;
+}
+
+const sink = spawn('sink');
+let cError;
+try {
+  rt.getGlobal('testing.test_raise_error')('ValueError', 'a message of some length, as errors have');
+} catch (e) {
+  cError = e;
+}
+const ints = Array.from({ length: 100 }, (_, i) => i);
+const cases = [
+  ['error raised in C', cError, { kind: cError.kind, message: cError.message, backtrace: cError.backtrace }],
+  ['string (40 chars)', 'a string of forty characters, give or ta', 'a string of forty characters, give or ta'],
+  ['ffi.Array of 100 ints', rt.toFFI(ints), ints],
+  ['ffi.Map of 5 string -> int', rt.toFFI({ a: 1, b: 2, c: 3, d: 4, e: 5 }), new Map(Object.entries({ a: 1, b: 2, c: 3, d: 4, e: 5 }))],
+  ['Device + DataType', [rt.device('webgpu:0'), rt.dtype('float32')], [{ deviceType: 15, deviceId: 0, name: 'webgpu' }, { code: 2, bits: 32, lanes: 1, text: 'float32' }]],
+];
+
+const rows = [];
+for (const [name, value, plain] of cases) {
+  const [raw, codec] = await alternate(sink, () => sink.postMessage({ encoded: false, data: plain }),
+    () => sink.postMessage({ encoded: true, data: encodeValue(value) }));
+  rows.push([`by value: ${name}`, raw, codec, raw / codec, 'throughput ratio (>= 0.8 wanted)']);
+}
+
+const echo = spawn('echo');
+let id = 0;
+const rawPing = await roundTrip(2000, () => {
+  const reply = nextMessage(echo);
+  echo.postMessage({ wrpc: 'call', id: ++id, name: 'testing.add_one', args: [1] });
+  return reply;
+});
+const session = await connect(spawn('server'));
+const call = await roundTrip(2000, () => session.call('testing.add_one', [1]));
+rows.push(['remote call add_one(1) vs raw ping-pong', rawPing, call, call / rawPing, 'time ratio (<= 1.5 wanted)']);
+
+console.log('| operation | raw postMessage ns/op | webffi ns/op | ratio | |');
+console.log('|---|---:|---:|---:|---|');
+for (const [name, raw, ours, ratio, what] of rows) {
+  console.log(`| ${name} | ${raw.toFixed(0)} | ${ours.toFixed(0)} | ${ratio.toFixed(2)} | ${what} |`);
+}
+process.exit(0);

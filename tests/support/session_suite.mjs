@@ -1,0 +1,406 @@
+// Values and errors by value, and worker sessions: named tests that run in
+// Node (worker_threads, tests/node/session.test.mjs) and in Chromium (module
+// Workers, tests/browser/session.test.mjs). `env` gives:
+//   spawn(role): a worker running tests/support/session_worker.mjs as `role`;
+//   kill(worker): terminates it; crashMessage: what a crash is reported as.
+
+function fail(message) {
+  throw new Error(`assertion failed: ${message}`);
+}
+function same(actual, expected, what = '') {
+  if (!Object.is(actual, expected)) fail(`${what} expected ${String(expected)}, got ${String(actual)}`);
+}
+function ok(cond, what) {
+  if (!cond) fail(what);
+}
+function throws(fn, what) {
+  try {
+    fn();
+  } catch (e) {
+    return e;
+  }
+  return fail(`${what}: expected an exception`);
+}
+async function rejects(promise, what) {
+  try {
+    await promise;
+  } catch (e) {
+    return e;
+  }
+  return fail(`${what}: expected a rejection`);
+}
+
+/** What postMessage delivers: a real structured clone through a MessageChannel. */
+function post(value, transfer = []) {
+  const { port1, port2 } = new MessageChannel();
+  return new Promise((resolve, reject) => {
+    port2.onmessage = (e) => {
+      port1.close();
+      port2.close();
+      resolve(e.data);
+    };
+    try {
+      port1.postMessage(value, transfer);
+    } catch (e) {
+      port1.close();
+      port2.close();
+      reject(e);
+    }
+  });
+}
+
+const KINDS = [
+  ['RuntimeError', Error], ['ValueError', Error], ['TypeError', TypeError], ['AttributeError', Error],
+  ['KeyError', Error], ['IndexError', RangeError], ['OverflowError', RangeError], ['MemoryError', Error],
+  ['AssertionError', Error], ['InternalError', Error], ['RPCError', Error], ['RPCSessionTimeoutError', Error],
+];
+
+export function sessionTests(webffi, env) {
+  const { encodeValue, decodeValue } = webffi;
+  let rt;
+  let other;
+  const roundTrip = async (v, runtime = other) => decodeValue(await post(encodeValue(v)), { runtime });
+  const eq = (a, b) => other.getGlobal('ffi.RecursiveEq')(a, b);
+  const refusal = (v) => throws(() => encodeValue(v), 'encodeValue');
+  const workers = [];
+  const spawn = (role) => {
+    const w = env.spawn(role);
+    workers.push(w);
+    return w;
+  };
+
+  return {
+    async 'setup: two runtimes (values travel between them)'() {
+      rt = await webffi.load({ wasm: env.wasm });
+      other = await webffi.load({ wasm: env.wasm });
+    },
+
+    async 'every value type round-trips by value, into the other runtime'() {
+      const g = (n) => rt.getGlobal(n);
+      const Pair = rt.objectClass('testing.TestIntPair');
+      const cases = [
+        ['String', 'héllo wörld, a string longer than seven bytes'],
+        ['Bytes', new Uint8Array([0, 1, 2, 255])],
+        ['Array', rt.toFFI([1, 'two', [3, webffi.asFloat(4)], 2n ** 60n, null, true])],
+        ['List', g('ffi.List')(1, webffi.asFloat(1), 'x')],
+        ['Array of int32s (sent packed)', rt.toFFI([1, -2, 2 ** 31 - 1, -(2 ** 31)])],
+        ['List of int32s (sent packed)', g('ffi.List')(7, 8)],
+        ['Array with an int past int32', rt.toFFI([1, 2 ** 40, -(2 ** 31) - 1])],
+        ['empty Array', rt.toFFI([])],
+        ['Map', rt.toFFI(new Map([['a', 1], [2, webffi.asFloat(2.0)]]))],
+        ['Dict', g('ffi.Dict')('k', g('ffi.List')(1, 2))],
+        ['Shape', g('ffi.Shape')(2, 3, 4)],
+        ['Dict after an erase', (() => { const d = g('ffi.Dict')('a', 1, 'b', 2, 'c', 3); d.delete('b'); return d; })()],
+        ['reflected object', Pair.__ffi_init__(1, 2)],
+      ];
+      for (const [what, v] of cases) {
+        const back = await roundTrip(v);
+        if (webffi.isHandle(v)) {
+          same(back.typeKey, v.typeKey, `${what} type`);
+          same(String(back), String(v), `${what} repr`);
+          ok(eq(back, other.toFFI(decodeValue(encodeValue(v), { runtime: other }))), `${what} RecursiveEq`);
+        } else {
+          same(String(back), String(v), what);
+          same(back.constructor, v.constructor, `${what} class`);
+        }
+      }
+      same(String(await roundTrip(rt.dtype('float32x4'))), 'float32x4');
+      ok((await roundTrip(rt.dtype('bfloat16'))).equals(rt.dtype('bfloat16')), 'DataType equals');
+      ok((await roundTrip(rt.device('webgpu:1'))).equals(rt.device('webgpu:1')), 'Device equals');
+      same(String(await roundTrip(rt.device('cuda:2'))), 'cuda:2');
+      // Floats stay floats: 1.0 in an ffi.Array is not the int 1 on the other side.
+      const floats = await roundTrip(rt.toFFI([webffi.asFloat(1)]));
+      same(String(floats), '(1.0)');
+      // A list nested twice, and plain JS data, stay what they were.
+      const plain = await roundTrip({ a: [1, 2n ** 62n], m: new Map([[1, 'x']]), u: undefined, f: 0.5 });
+      same(plain.a[1], 2n ** 62n, 'BigInt');
+      same(plain.m.get(1), 'x', 'Map');
+      ok('u' in plain && plain.u === undefined, 'undefined kept');
+      const packed = decodeValue(await post(encodeValue(rt.toFFI([5, -6]))));
+      ok(Array.isArray(packed) && packed.length === 2 && packed[0] === 5 && packed[1] === -6, 'packed ints as plain JS');
+      // Without a runtime, FFI containers decode as plain JS (what toJS gives).
+      const js = await roundTrip(rt.toFFI([1, new Map([['k', [2]]])]), null);
+      ok(Array.isArray(js) && js[1] instanceof Map && js[1].get('k')[0] === 2, 'plain JS form');
+      const err = throws(() => decodeValue(encodeValue(Pair.__ffi_init__(1, 2))), 'object without runtime');
+      ok(/needs a webffi runtime/.test(err.message), err.message);
+    },
+
+    async 'every error kind round-trips: class, kind, message, backtrace, cause chain'() {
+      class CustomError extends Error {}
+      webffi.registerError('test.CustomError', CustomError);
+      for (const [kind, base] of [...KINDS, ['test.CustomError', CustomError], ['NoSuchKind', Error]]) {
+        const cause = new webffi.KeyError('the cause');
+        const original = rtError(kind, `message of ${kind}`);
+        Object.defineProperty(original, 'cause', { value: cause, configurable: true });
+        const back = decodeValue(await post(encodeValue(original)));
+        ok(back instanceof base, `${kind} is a ${base.name}`);
+        ok(back instanceof webffi.FFIError, `${kind} is an FFIError`);
+        same(back.kind, kind, 'kind');
+        same(back.message, `message of ${kind}`, 'message');
+        same(back.backtrace, original.backtrace, 'backtrace');
+        same(String(back), `${kind}: message of ${kind}`, 'String(e)');
+        ok(back.cause instanceof webffi.KeyError && back.cause.message === 'the cause', 'cause chain');
+      }
+      // An error raised in C carries its C backtrace across.
+      const c = throws(() => rt.getGlobal('testing.test_raise_error')('KeyError', 'from C'), 'raise');
+      const back = decodeValue(await post(encodeValue(c)));
+      ok(/testing_raise_error/.test(back.backtrace), back.backtrace);
+      same(back.traceback, c.traceback, 'traceback');
+      // Plain JS errors cross as their name.
+      const js = decodeValue(await post(encodeValue(new TypeError('plain'))));
+      ok(js instanceof TypeError && js.kind === 'TypeError' && js.message === 'plain', String(js));
+      // Plain structured clone loses all of this (why the codec exists).
+      const lost = await post(c);
+      ok(!(lost instanceof webffi.FFIError) && lost.kind === undefined, 'structured clone drops kind');
+    },
+
+    async 'errors decode in a worker that never loaded the runtime'() {
+      const w = spawn('decoder');
+      const errors = KINDS.map(([kind]) => encodeValue(rtError(kind, `m ${kind}`)));
+      const reply = await message(w, { errors });
+      for (let i = 0; i < KINDS.length; i++) {
+        const [kind, base] = KINDS[i];
+        same(reply.checks[i], `${kind}|m ${kind}|${base.name}|true`, kind);
+        const again = decodeValue(reply.errors[i]);
+        same(again.kind, kind, 'and back');
+        ok(again instanceof base, `${kind} back`);
+      }
+    },
+
+    'live resources refuse with a DataCloneError-style TypeError naming the type'() {
+      const fn = rt.getGlobal('testing.echo');
+      const cases = [
+        [fn, 'cannot clone `ffi.Function` object: it wraps a callable whose implementation lives in this runtime instance'],
+        [rt.getGlobal('ffi.SystemLib')(), 'cannot clone `ffi.Module` object: it wraps a loaded library that lives in this runtime instance'],
+        [(x) => x, 'cannot clone `function` object: a JS function runs only in the thread that made it'],
+        [Symbol('s'), 'cannot clone `symbol` object: a symbol is unique to the thread that made it'],
+        [new (class Opaque {})(), 'cannot clone `Opaque` object: it is not a value webffi converts (plain data, typed arrays, webffi values and errors are)'],
+        [[1, fn], 'cannot clone `ffi.Function` object contained in `Array`: it wraps a callable whose implementation lives in this runtime instance'],
+        [new Map([['k', fn]]), 'cannot clone `ffi.Function` object contained in `Map`: it wraps a callable whose implementation lives in this runtime instance'],
+        [{ k: [fn] }, 'cannot clone `ffi.Function` object contained in `Array`: it wraps a callable whose implementation lives in this runtime instance'],
+        [rt.toFFI([1, (x) => x]), 'cannot clone `ffi.Function` object contained in `ffi.Array`: it wraps a callable whose implementation lives in this runtime instance'],
+        [rt.getGlobal('ffi.Dict')('f', fn), 'cannot clone `ffi.Function` object contained in `ffi.Dict`: it wraps a callable whose implementation lives in this runtime instance'],
+      ];
+      for (const [v, message] of cases) {
+        const e = refusal(v);
+        ok(e instanceof TypeError && e instanceof webffi.FFIError && e.kind === 'TypeError', String(e));
+        same(e.message, message);
+      }
+      // Other errors propagate untouched.
+      const gone = rt.toFFI([1]);
+      gone.dispose();
+      const e = refusal(gone);
+      ok(e instanceof webffi.ValueError && /disposed `ffi.Array`/.test(e.message), e.message);
+      const boom = new Error('getter');
+      const e2 = refusal({ get x() { throw boom; } });
+      same(e2, boom, 'a throwing getter');
+      const list = rt.getGlobal('ffi.List')(1);
+      list.push(list);
+      const cycle = refusal(list);
+      ok(cycle instanceof webffi.ValueError, String(cycle));
+      same(cycle.message, 'Cycle detected during serialization: a List contains itself');
+      const js = [1];
+      js.push(js);
+      ok(/nesting deeper than 1000 levels/.test(refusal(js).message), 'a JS array that contains itself');
+      same(rt.getGlobal('testing.add_one')(1), 2, 'the runtime keeps working');
+    },
+
+    async 'postMessage of a wrapper refuses instead of delivering a meaningless handle'() {
+      const arr = rt.toFFI([1, 2]);
+      const e = await rejects(post(arr), 'post(ffi.Array)');
+      same(e.name, 'DataCloneError');
+      ok(/webffi handle lives in its runtime instance and cannot be posted; send its value with encodeValue\(\)/.test(e.message), e.message);
+      const e2 = await rejects(post({ inner: rt.getGlobal('ffi.Shape')(1) }), 'post nested');
+      same(e2.name, 'DataCloneError');
+      const e3 = await rejects(post(rt.getGlobal('testing.echo')), 'post Function');
+      same(e3.name, 'DataCloneError');
+    },
+
+    async 'a received error thrown again through C keeps kind and message, backtrace extended'() {
+      const original = throws(() => rt.getGlobal('testing.test_raise_error')('ValueError', 'far away'), 'raise');
+      const received = decodeValue(await post(encodeValue(original)));
+      const before = received.backtrace;
+      const out = throws(() => other.getGlobal('testing.apply')(() => { throw received; }), 'apply');
+      same(out, received, 'the same object comes back out');
+      same(out.kind, 'ValueError');
+      same(out.message, 'far away');
+      ok(out.backtrace.startsWith(before) && out.backtrace.length > before.length, `backtrace extended: ${out.backtrace}`);
+    },
+
+    'a value codec plugs in by type key (how CPU tensors travel), transfer on request'() {
+      const key = 'testing.TestIntPair';
+      const seen = [];
+      webffi.registerValueCodec(key, {
+        encode(h, ctx) {
+          if (h.a < 0) ctx.refuse('negative pairs live on a device');
+          const data = new Int32Array([h.a, h.b]);
+          ctx.transfer?.push(data.buffer);
+          return data;
+        },
+        decode(data, ctx) {
+          seen.push(ctx.runtime === other);
+          return ctx.runtime.objectClass(key).__ffi_init__(data[0], data[1]);
+        },
+      });
+      try {
+        const Pair = rt.objectClass(key);
+        const transfer = [];
+        const data = encodeValue([Pair.__ffi_init__(3, 4)], { transfer });
+        same(transfer.length, 1, 'buffer listed for transfer');
+        const back = decodeValue(structuredClone(data), { runtime: other })[0];
+        same(String(back), 'testing.TestIntPair(a=3, b=4)');
+        same(seen[0], true, 'decoder got the runtime');
+        same(refusal(rt.toFFI([Pair.__ffi_init__(-1, 0)])).message,
+          'cannot clone `testing.TestIntPair` object contained in `ffi.Array`: negative pairs live on a device');
+      } finally {
+        webffi.registerValueCodec(key, { encode: () => { throw new Error('unused'); }, decode: () => null });
+      }
+    },
+
+    async 'session: remote calls with values and errors by value'() {
+      const s = await webffi.connect(spawn('server'), { timeout: 20000 });
+      same(await s.call('testing.add_one', [41]), 42);
+      same(await s.call('testing.add_one', [2n ** 60n]), 2n ** 60n + 1n);
+      const arr = await s.call('testing.echo', [[1, 'two', new Map([['k', webffi.asFloat(1)]])]]);
+      ok(Array.isArray(arr) && arr[1] === 'two' && arr[2].get('k') === 1, 'echo container as plain JS');
+      const s2 = await webffi.connect(spawn('server'), { runtime: other });
+      const handle = await s2.call('testing.echo', [[1, webffi.asFloat(2)]]);
+      same(handle.typeKey, 'ffi.Array', 'with a runtime, results are handles');
+      same(String(handle), '(1, 2.0)');
+      const addOne = s.getGlobal('testing.add_one');
+      same(await addOne(1), 2);
+      const e = await rejects(s.call('testing.test_raise_error', ['IndexError', 'remote oops']), 'raise');
+      ok(e instanceof RangeError && e instanceof webffi.IndexError, String(e));
+      same(e.kind, 'IndexError');
+      same(e.message, 'remote oops');
+      ok(/^ {2}File "\[remote\] .*in testing_raise_error$/m.test(e.backtrace), e.backtrace);
+      const t = await rejects(s.call('test.js_error', ['bad arg']), 'js error');
+      ok(t instanceof TypeError && t.kind === 'TypeError' && t.message === 'bad arg', String(t));
+      const c = await rejects(s.call('test.with_cause'), 'cause');
+      ok(c instanceof webffi.ValueError && c.cause instanceof webffi.KeyError && c.cause.message === 'inner', String(c.cause));
+      const f = await rejects(s.call('test.function'), 'function result');
+      same(f.message, 'cannot clone `ffi.Function` object: it wraps a callable whose implementation lives in this runtime instance');
+      const m = await rejects(s.call('no.such.function'), 'missing');
+      ok(m instanceof webffi.ValueError && /Cannot find global function no.such.function/.test(m.message), m.message);
+      const r = await rejects(s.call('testing.echo', [(x) => x]), 'function argument');
+      ok(/cannot clone `function` object contained in `Array`/.test(r.message), r.message);
+      // Typed arrays travel copied, or transferred when asked.
+      const bytes = new Uint8Array([1, 2, 3]);
+      same(await s.call('test.bytes_sum', [bytes]), 6);
+      same(bytes.length, 3, 'copied');
+      same(await s.call('test.bytes_sum', [bytes], { transfer: true }), 6);
+      same(bytes.byteLength, 0, 'transferred (detached here)');
+      s.close();
+      s2.close();
+      const closed = await rejects(s.call('testing.add_one', [1]), 'closed');
+      ok(closed instanceof webffi.RPCError && /session was closed/.test(closed.message), closed.message);
+    },
+
+    async 'timeouts per call and per session are RPCSessionTimeoutError'() {
+      const s = await webffi.connect(spawn('server'));
+      const e = await rejects(s.call('test.busy', [400], { timeout: 50 }), 'call timeout');
+      ok(e instanceof webffi.RPCSessionTimeoutError && e instanceof webffi.RPCError, String(e));
+      same(e.kind, 'RPCSessionTimeoutError');
+      same(e.message, 'webffi session: the call to `test.busy` timed out after 50 ms');
+      same(await s.call('testing.add_one', [1]), 2, 'the session keeps working');
+      const quick = await webffi.connect(spawn('server'), { timeout: 1500 });
+      const e2 = await rejects(quick.call('test.busy', [3000]), 'session timeout');
+      ok(e2 instanceof webffi.RPCSessionTimeoutError, String(e2));
+      same(e2.message, 'webffi session: the call to `test.busy` timed out after 1500 ms');
+      // A handshake nobody answers times out too.
+      const { port1 } = new MessageChannel();
+      const e3 = await rejects(webffi.connect(port1, { timeout: 50 }), 'handshake');
+      ok(e3 instanceof webffi.RPCSessionTimeoutError && /handshake timed out after 50 ms/.test(e3.message), e3.message);
+      port1.close();
+    },
+
+    async 'a crash or termination rejects every pending call with an RPCError'() {
+      const s = await webffi.connect(spawn('server'));
+      // Node: the worker exits inside the call. Browser: it closes itself right
+      // after answering, so calls sent then are never answered.
+      const pending = await s.call('test.crash').then(
+        () => [s.call('test.busy', [300]), s.call('test.busy', [300])],
+        (e) => [Promise.reject(e)]);
+      for (const p of pending) {
+        const e = await rejects(p, 'pending at crash');
+        ok(e instanceof webffi.RPCError && !(e instanceof webffi.RPCSessionTimeoutError), String(e));
+        ok(env.crashMessage.test(e.message), e.message);
+      }
+      const later = await rejects(s.call('testing.add_one', [1]), 'after crash');
+      ok(later instanceof webffi.RPCError, String(later));
+      const w = spawn('server');
+      const s2 = await webffi.connect(w);
+      const p = s2.call('test.busy', [2000]);
+      await new Promise((r) => setTimeout(r, 100));
+      env.kill(w);
+      const e = await rejects(p, 'pending at terminate');
+      ok(e instanceof webffi.RPCError && env.killMessage.test(e.message), e.message);
+    },
+
+    async 'calls can be cancelled with an AbortSignal'() {
+      const s = await webffi.connect(spawn('server'));
+      const abort = new AbortController();
+      const p = s.call('test.busy', [300], { signal: abort.signal });
+      abort.abort();
+      const e = await rejects(p, 'aborted');
+      same(e, abort.signal.reason, 'rejects with the signal reason');
+      same(e.name, 'AbortError');
+      const pre = await rejects(s.call('testing.add_one', [1], { signal: abort.signal }), 'already aborted');
+      same(pre, abort.signal.reason);
+      same(await s.call('testing.add_one', [5]), 6, 'the session keeps working');
+    },
+
+    async 'sessions chain: client -> worker A -> worker B'() {
+      const a = spawn('forwarder');
+      const b = spawn('server');
+      const { port1, port2 } = new MessageChannel();
+      b.postMessage({ serveOn: port2 }, [port2]);
+      a.postMessage({ next: port1 }, [port1]);
+      const s = await webffi.connect(a, { timeout: 20000 });
+      same(await s.call('testing.add_one', [1]), 2);
+      same((await s.call('testing.echo', [[1, 'x']]))[1], 'x');
+      const e = await rejects(s.call('testing.test_raise_error', ['KeyError', 'from B']), 'chained error');
+      ok(e instanceof webffi.KeyError && e.message === 'from B' && /\[remote\] .*testing_raise_error/.test(e.backtrace), e.backtrace);
+      const t = await rejects(s.call('test.busy', [400], { timeout: 50 }), 'chained timeout');
+      ok(t instanceof webffi.RPCSessionTimeoutError, String(t));
+      const abort = new AbortController();
+      const p = s.call('test.busy', [200], { signal: abort.signal });
+      abort.abort();
+      same(await rejects(p, 'chained abort'), abort.signal.reason);
+      same(await s.call('testing.add_one', [2]), 3, 'still working');
+      s.close();
+    },
+
+    async 'a protocol version mismatch is refused clearly'() {
+      const { port1, port2 } = new MessageChannel();
+      port2.onmessage = (e) => port2.postMessage({ wrpc: 'hello', id: e.data.id, version: 99 });
+      const e = await rejects(webffi.connect(port1, { timeout: 5000 }), 'mismatch');
+      ok(e instanceof webffi.RPCError, String(e));
+      same(e.message, `webffi session: protocol version mismatch: this side speaks version ${webffi.PROTOCOL_VERSION}, the worker speaks version 99`);
+      port1.close();
+      port2.close();
+    },
+
+    'teardown'() {
+      for (const w of workers) env.kill(w);
+    },
+  };
+
+  function rtError(kind, message) {
+    return throws(() => rt.getGlobal('testing.test_raise_error')(kind, message), kind);
+  }
+}
+
+/** Posts to a worker and resolves with its next message. */
+function message(worker, data) {
+  return new Promise((resolve) => {
+    const on = (m) => {
+      if (worker.off) worker.off('message', on);
+      else worker.removeEventListener('message', on);
+      resolve(worker.off ? m : m.data);
+    };
+    if (worker.on) worker.on('message', on);
+    else worker.addEventListener('message', on);
+    worker.postMessage(data);
+  });
+}
