@@ -24,7 +24,7 @@ const LIVE = {
   'ffi.Function': 'it wraps a callable whose implementation lives in this runtime instance',
   'ffi.Module': 'it wraps a loaded library that lives in this runtime instance',
   'ffi.OpaquePyObject': 'it wraps a host object that lives in this runtime instance',
-  'ffi.Tensor': 'it holds memory that lives in this runtime instance and no tensor codec is registered',
+  'ffi.Tensor': 'it holds memory that lives in this runtime instance and no tensor codec is registered (import webffi, which registers one)',
 };
 
 /** Deeper nesting than this is refused (a JS container that contains itself ends here). */

@@ -10,4 +10,5 @@ export { FFIObject, isHandle } from './objects.js';
 export { ArrayObject, ListObject, MapObject, DictObject, ShapeObject } from './containers.js';
 export { ModuleObject } from './module_object.js';
 export { encodeValue, decodeValue, registerValueCodec } from './clone.js';
+import './tensor_codec.js';
 export { serve, connect, Session, transportOf, PROTOCOL_VERSION } from './session.js';

@@ -257,6 +257,23 @@ export function sessionTests(webffi, env) {
       }
     },
 
+    'CPU tensors travel by value: copied, or their buffer transferred on request'() {
+      const t = rt.tensor(new Float32Array([1.5, -2, 3, 4]), { shape: [2, 2] });
+      const transfer = [];
+      const data = encodeValue({ t }, { transfer });
+      same(transfer.length, 1, 'the data buffer listed for transfer');
+      t.dispose();
+      const back = decodeValue(structuredClone(data, { transfer }), { runtime: other }).t;
+      same(back.typeKey, 'ffi.Tensor');
+      same(back.shape.join(','), '2,2');
+      same(String(back.dtype), 'float32');
+      same(Array.from(back.view()).join(','), '1.5,-2,3,4');
+      back.dispose();
+      const plain = decodeValue(encodeValue(rt.tensor(new Int16Array([7, 8]))));
+      same(plain.dtype, 'int16');
+      ok(plain.data instanceof Int16Array && plain.data[1] === 8, 'without a runtime: the plain description');
+    },
+
     async 'session: remote calls with values and errors by value'() {
       const s = await webffi.connect(spawn('server'), { timeout: 20000 });
       same(await s.call('testing.add_one', [41]), 42);

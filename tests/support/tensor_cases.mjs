@@ -234,6 +234,17 @@ export function tensorCases(rt, env) {
       for (const t of [x, y, g]) t.dispose();
     },
 
+    async 'a GPU tensor refuses to travel by value; its CPU copy travels'() {
+      const { encodeValue } = await import('../../js/index.js');
+      const g = await rt.tensor(new Float32Array([1, 2])).toDevice('webgpu');
+      await assertThrows(() => encodeValue([g]), 'TypeError',
+        /^cannot clone `ffi\.Tensor` object contained in `Array`: its data lives on webgpu:0, in memory of this runtime instance/);
+      const c = await g.toDevice('cpu');
+      assertEqual(encodeValue(c)[2].shape.join(','), '2');
+      g.dispose();
+      c.dispose();
+    },
+
     async 'out of memory is a MemoryError and leaves the runtime working'() {
       await assertThrows(() => rt.empty([3 << 28], 'float32'), 'MemoryError', /^Failed to allocate 3221225472 bytes$/);
       await assertThrows(() => rt.empty([1 << 30, 8], 'float32'), 'MemoryError', /^Failed to allocate \d+ bytes$/);
