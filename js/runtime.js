@@ -570,7 +570,7 @@ export function createRuntime(instance, meta, options = {}) {
     }
     const result = alloc(ANY);
     writeNone(result >> 2);
-    webffiInvoke(ctor, argv, count, result);
+    check(webffiInvoke(ctor, argv, count, result));
     writeObject(w, queueDecref(U32[(result + PAYLOAD) >> 2]), I32[result >> 2]);
   }
 
@@ -679,7 +679,7 @@ export function createRuntime(instance, meta, options = {}) {
     // Up to four arguments go as named parameters: no arguments object per call.
     const f = function webffiFunction(a0, a1, a2, a3) {
       const n = arguments.length;
-      return n <= 4 ? webffiCallFixed(f, n, a0, a1, a2, a3) : webffiCall(f, arguments);
+      return n <= 4 ? webffiCallFixed(f, n, a0, a1, a2, a3) : webffiCall(f, n, arguments);
     };
     Object.setPrototypeOf(f, functionPrototype);
     f[RUNTIME] = runtimeHooks;
@@ -801,72 +801,84 @@ export function createRuntime(instance, meta, options = {}) {
   }
 
   // ----------------------------------------------------------- calls
-  /** Calls Function fn with argv already written; leaves the owned result at `result`. */
+  // Exports on the hot paths, held in constants: a property load from the
+  // exports object (hundreds of entries, a dictionary) costs more than the
+  // call itself and keeps V8 from inlining the call.
+  const functionCall = x.TVMFFIFunctionCall;
+  const callInt32 = x.WebFFIFunctionCallInt32;
+
+  /** Calls Function fn with argv already written; returns the status code. */
   function webffiInvoke(fn, argv, n, result) {
+    try {
+      return functionCall(fn, argv, n, result);
+    } catch (e) {
+      return poison(e);
+    }
+  }
+
+  const isInt32 = (v) => typeof v === 'number' && (v | 0) === v && (v !== 0 || 1 / v > 0);
+
+  /**
+   * The general call: arguments of any kind written as borrowed Anys, the
+   * temporaries they need released when it ends. Up to four come one by
+   * one (no array made); more come as `args`.
+   */
+  function webffiCall(f, n, args, a0, a1, a2, a3) {
+    if (poisoned) throw fatal();
+    const fn = f[PTR];
+    if (!fn) runtimeHooks.ptrOf(f);
+    const frame = sp;
+    const mark = cleanups.length;
+    try {
+      const argv = alloc(ANY * (n + 1));
+      const result = argv + ANY * n;
+      if (args) {
+        for (let i = 0; i < n; i++) writeArgFast(argv + ANY * i, args[i]);
+      } else {
+        if (n > 0) writeArgFast(argv, a0);
+        if (n > 1) writeArgFast(argv + ANY, a1);
+        if (n > 2) writeArgFast(argv + 2 * ANY, a2);
+        if (n > 3) writeArgFast(argv + 3 * ANY, a3);
+      }
+      writeNone(result >> 2);
+      const rc = webffiInvoke(fn, argv, n, result);
+      fresh();
+      if (rc !== 0) throw takeRaised();
+      return readAny(result, true);
+    } finally {
+      sp = frame;
+      if (cleanups.length !== mark) runCleanups(mark);
+    }
+  }
+
+  /**
+   * The entry of every call with up to four arguments. Int32 arguments
+   * (the common case) go to C as wasm parameters: C writes the Anys, which
+   * costs less than writing them from JS, and nothing can throw or need
+   * releasing before the call, so no frame bookkeeping is needed either.
+   */
+  function webffiCallFixed(f, n, a0, a1, a2, a3) {
+    const fn = f[PTR];
+    const result = sp;
+    if (!fn || poisoned || result + ANY > scratchEnd || !(n < 1 || isInt32(a0)) ||
+        !(n < 2 || isInt32(a1)) || !(n < 3 || isInt32(a2)) || !(n < 4 || isInt32(a3))) {
+      return webffiCall(f, n, null, a0, a1, a2, a3);
+    }
+    sp = result + ANY; // callbacks run during the call allocate above the result
     let rc;
     try {
-      rc = x.TVMFFIFunctionCall(fn, argv, n, result);
+      // `| 0` turns missing arguments (undefined) into 0: cheaper to pass.
+      rc = callInt32(fn, n, a0 | 0, a1 | 0, a2 | 0, a3 | 0, result);
     } catch (e) {
       poison(e);
     }
+    sp = result;
+    if (rc === 0) return null;
     fresh();
-    if (rc !== 0) throw takeRaised();
-  }
-
-  function webffiCall(f, args) {
-    if (poisoned) throw fatal();
-    const fn = f[PTR];
-    if (!fn) runtimeHooks.ptrOf(f);
-    const n = args.length;
-    const frame = sp;
-    const mark = cleanups.length;
-    try {
-      const argv = alloc(ANY * (n + 1));
-      const result = argv + ANY * n;
-      for (let i = 0; i < n; i++) writeArgFast(argv + ANY * i, args[i]);
-      writeNone(result >> 2);
-      webffiInvoke(fn, argv, n, result);
-      return readAny(result, true);
-    } finally {
-      sp = frame;
-      if (cleanups.length !== mark) runCleanups(mark);
-    }
-  }
-
-  /** webffiCall for up to four arguments passed one by one. */
-  function webffiCallFixed(f, n, a0, a1, a2, a3) {
-    if (poisoned) throw fatal();
-    const fn = f[PTR];
-    if (!fn) runtimeHooks.ptrOf(f);
-    const frame = sp;
-    const mark = cleanups.length;
-    try {
-      const argv = alloc(ANY * (n + 1));
-      const result = argv + ANY * n;
-      if (n > 0) {
-        writeArgFast(argv, a0);
-        if (n > 1) {
-          writeArgFast(argv + ANY, a1);
-          if (n > 2) {
-            writeArgFast(argv + 2 * ANY, a2);
-            if (n > 3) writeArgFast(argv + 3 * ANY, a3);
-          }
-        }
-      }
-      const w = result >> 2;
-      I32[w] = T_NONE;
-      I32[w + 1] = 0;
-      I32[w + 2] = 0;
-      I32[w + 3] = 0;
-      webffiInvoke(fn, argv, n, result);
-      const ti = I32[w];
-      if (ti === T_NONE) return null;
-      if (ti === T_INT && I32[w + 3] === I32[w + 2] >> 31) return I32[w + 2];
-      return readAny(result, true);
-    } finally {
-      sp = frame;
-      if (cleanups.length !== mark) runCleanups(mark);
-    }
+    if (rc < 0) throw takeRaised();
+    const r = result >> 2;
+    if (I32[r] === T_INT && I32[r + 3] === I32[r + 2] >> 31) return I32[r + 2];
+    return readAny(result, true);
   }
 
   /** A Function (new reference) that calls a JS function. */

@@ -1,6 +1,8 @@
 /* Function objects made from C callbacks, and calling them. */
 #include "function.h"
 
+#include <webffi/webffi.h>
+
 #include "error.h"
 #include "object.h"
 #include "type_registry.h"
@@ -90,4 +92,22 @@ int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVMFFIAny* args, int32_t num_arg
     return wf_func_call_rejected(f, num_args);
   }
   return wf_func_call(f, args, num_args, result);
+}
+
+int WebFFIFunctionCallInt32(TVMFFIObjectHandle func, int32_t num_args, int32_t a0, int32_t a1,
+                            int32_t a2, int32_t a3, TVMFFIAny* result) {
+  if (num_args > 4) num_args = -1; /* rejected by TVMFFIFunctionCall */
+  /* All four written unconditionally: cheaper than branching on num_args. */
+  const int32_t values[4] = {a0, a1, a2, a3};
+  TVMFFIAny args[4];
+  for (int i = 0; i < 4; ++i) {
+    args[i].type_index = kTVMFFIInt;
+    args[i].zero_padding = 0;
+    args[i].v_int64 = values[i];
+  }
+  result->type_index = kTVMFFINone;
+  result->zero_padding = 0;
+  result->v_int64 = 0;
+  if (TVMFFIFunctionCall(func, args, num_args, result) != 0) return -1;
+  return result->type_index != kTVMFFINone;
 }

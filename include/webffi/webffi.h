@@ -30,6 +30,15 @@ TVM_FFI_DLL void WebFFIHeapFree(void* ptr);
 TVM_FFI_DLL uint32_t WebFFIObjectStrongCount(TVMFFIObjectHandle obj);
 
 /*
+ * TVMFFIFunctionCall for up to four int arguments passed as wasm parameters
+ * (the JS glue's fast path: cheaper than writing Anys from JS). Returns -1
+ * with the error raised, 0 when the result is None, 1 when `result` holds
+ * another value (owned).
+ */
+TVM_FFI_DLL int WebFFIFunctionCallInt32(TVMFFIObjectHandle func, int32_t num_args, int32_t a0,
+                                        int32_t a1, int32_t a2, int32_t a3, TVMFFIAny* result);
+
+/*
  * Wasm builds only: a Function whose calls go to the JS function behind
  * `js_handle` (the glue's handle table), and an ffi.OpaquePyObject (index 74)
  * holding any JS value. Both release the handle through the host when they

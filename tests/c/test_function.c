@@ -1,5 +1,6 @@
 /* Functions, the global registry, typed-call messages and testing.*. */
 #include <webffi/typed_call.h>
+#include <webffi/webffi.h>
 
 #include "harness.h"
 
@@ -39,6 +40,20 @@ void function_call_on_non_function_is_type_error(void) {
   CHECK(TVMFFIFunctionCall(s.v_obj, NULL, 0, &result) == -1);
   CHECK_RAISED("TypeError", "TVMFFIFunctionCall: expected `ffi.Function` but got `ffi.String`");
   TVMFFIObjectDecRef(s.v_obj);
+}
+
+void function_call_int32_status_and_result(void) {
+  TVMFFIObjectHandle f = NULL;
+  CHECK(TVMFFIFunctionCreate(NULL, add_ints, NULL, &f) == 0);
+  TVMFFIAny result = any_int(99); /* overwritten: the result starts as None */
+  CHECK_EQ_INT(WebFFIFunctionCallInt32(f, 2, 40, -2, 0, 0, &result), 1);
+  CHECK_EQ_INT(result.type_index, kTVMFFIInt);
+  CHECK_EQ_INT(result.v_int64, 38);
+  CHECK_EQ_INT(WebFFIFunctionCallInt32(f, 1, 40, 0, 0, 0, &result), -1);
+  CHECK_RAISED("TypeError", "Mismatched number of arguments when calling: `add(0: int, 1: int) -> int`. Expected 2 but got 1 arguments");
+  CHECK_EQ_INT(WebFFIFunctionCallInt32(f, 5, 0, 0, 0, 0, &result), -1);
+  CHECK_RAISED("ValueError", "TVMFFIFunctionCall: invalid arguments (num_args -1)");
+  TVMFFIObjectDecRef(f);
 }
 
 void global_set_get_and_duplicate(void) {
