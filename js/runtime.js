@@ -240,9 +240,11 @@ export function createRuntime(instance, meta, options = {}) {
 
   /** An int64 at p: a number when safe, a BigInt otherwise (never truncated). */
   function readInt64(p) {
+    const lo = I32[p >> 2];
     const hi = I32[(p >> 2) + 1];
+    if (hi === lo >> 31) return lo; // int32, the common case: no float math
     if (hi >= -0x200000 && hi < 0x200000) {
-      const v = hi * TWO_32 + U32[p >> 2];
+      const v = hi * TWO_32 + (lo >>> 0);
       if (v !== -9007199254740992) return v;
     }
     return heap.dv.getBigInt64(p, true);
@@ -389,15 +391,20 @@ export function createRuntime(instance, meta, options = {}) {
 
   /** writeArg with the int32 case inline (small enough for the JIT to inline). */
   function writeArgFast(p, v) {
-    if (typeof v === 'number' && (v | 0) === v && (v !== 0 || 1 / v > 0)) {
+    if (isInt32(v)) {
+      const i32 = I32; // one load of the view for the four stores
       const w = p >> 2;
-      I32[w] = T_INT;
-      I32[w + 1] = 0;
-      I32[w + 2] = v;
-      I32[w + 3] = v >> 31;
+      i32[w] = T_INT;
+      i32[w + 1] = 0;
+      i32[w + 2] = v;
+      i32[w + 3] = v >> 31;
     } else {
       writeArg(p, v);
     }
+  }
+
+  function isInt32(v) {
+    return typeof v === 'number' && (v | 0) === v && (v !== 0 || 1 / v > 0);
   }
 
   function writeNone(w) {
@@ -805,7 +812,7 @@ export function createRuntime(instance, meta, options = {}) {
   // exports object (hundreds of entries, a dictionary) costs more than the
   // call itself and keeps V8 from inlining the call.
   const functionCall = x.TVMFFIFunctionCall;
-  const callInt32 = x.WebFFIFunctionCallInt32;
+  const callWords = x.WebFFIFunctionCallWords;
 
   /** Calls Function fn with argv already written; returns the status code. */
   function webffiInvoke(fn, argv, n, result) {
@@ -815,8 +822,6 @@ export function createRuntime(instance, meta, options = {}) {
       return poison(e);
     }
   }
-
-  const isInt32 = (v) => typeof v === 'number' && (v | 0) === v && (v !== 0 || 1 / v > 0);
 
   /**
    * The general call: arguments of any kind written as borrowed Anys, the
@@ -851,24 +856,67 @@ export function createRuntime(instance, meta, options = {}) {
     }
   }
 
+  // Argument kinds of WebFFIFunctionCallWords (webffi.h), two bits each.
+  const WORD_INT = 0;
+  const WORD_NONE = 1;
+  const WORD_BOOL = 2;
+  const WORD_OBJECT = 3;
+
   /**
-   * The entry of every call with up to four arguments. Int32 arguments
-   * (the common case) go to C as wasm parameters: C writes the Anys, which
-   * costs less than writing them from JS, and nothing can throw or need
-   * releasing before the call, so no frame bookkeeping is needed either.
+   * The kind of v when it travels as one 32-bit word (int32, null/undefined,
+   * bool, a live handle); -1 when it needs the general path.
+   */
+  function wordKind(v) {
+    switch (typeof v) {
+      case 'number':
+        return isInt32(v) ? WORD_INT : -1;
+      case 'undefined':
+        return WORD_NONE;
+      case 'boolean':
+        return WORD_BOOL;
+      case 'function':
+        return v[PTR] ? WORD_OBJECT : -1; // a plain JS function needs wrapping
+      case 'object':
+        if (v === null) return WORD_NONE;
+        return v instanceof FFIObject && v[PTR] ? WORD_OBJECT : -1;
+      default:
+        return -1;
+    }
+  }
+
+  /** The word of a value wordKind accepted. */
+  function wordOf(v, kind) {
+    if (kind === WORD_INT) return v;
+    if (kind === WORD_BOOL) return v ? 1 : 0;
+    return kind === WORD_NONE ? 0 : v[PTR];
+  }
+
+  /**
+   * The entry of every call with up to four arguments. Arguments of one word
+   * each (ints, bools, None, handles: the common case) go to C as wasm
+   * parameters: C writes the Anys, which costs less than writing them from
+   * JS, and nothing can throw or need releasing before the call, so no frame
+   * bookkeeping is needed either.
    */
   function webffiCallFixed(f, n, a0, a1, a2, a3) {
     const fn = f[PTR];
     const result = sp;
-    if (!fn || poisoned || result + ANY > scratchEnd || !(n < 1 || isInt32(a0)) ||
-        !(n < 2 || isInt32(a1)) || !(n < 3 || isInt32(a2)) || !(n < 4 || isInt32(a3))) {
+    const k0 = n < 1 || isInt32(a0) ? WORD_INT : wordKind(a0);
+    const k1 = n < 2 || isInt32(a1) ? WORD_INT : wordKind(a1);
+    const k2 = n < 3 || isInt32(a2) ? WORD_INT : wordKind(a2);
+    const k3 = n < 4 || isInt32(a3) ? WORD_INT : wordKind(a3);
+    if (!fn || poisoned || result + ANY > scratchEnd || (k0 | k1 | k2 | k3) < 0) {
       return webffiCall(f, n, null, a0, a1, a2, a3);
     }
+    // Missing arguments go as 0: cheaper to pass than undefined.
+    const w0 = n < 1 ? 0 : k0 === WORD_INT ? a0 : wordOf(a0, k0);
+    const w1 = n < 2 ? 0 : k1 === WORD_INT ? a1 : wordOf(a1, k1);
+    const w2 = n < 3 ? 0 : k2 === WORD_INT ? a2 : wordOf(a2, k2);
+    const w3 = n < 4 ? 0 : k3 === WORD_INT ? a3 : wordOf(a3, k3);
     sp = result + ANY; // callbacks run during the call allocate above the result
     let rc;
     try {
-      // `| 0` turns missing arguments (undefined) into 0: cheaper to pass.
-      rc = callInt32(fn, n, a0 | 0, a1 | 0, a2 | 0, a3 | 0, result);
+      rc = callWords(fn, n, k0 | (k1 << 2) | (k2 << 4) | (k3 << 6), w0, w1, w2, w3, result);
     } catch (e) {
       poison(e);
     }
@@ -923,18 +971,20 @@ export function createRuntime(instance, meta, options = {}) {
       }
       Error.stackTraceLimit = limit;
       writeOwned(resultPtr, r);
-      return 0;
     } catch (e) {
       Error.stackTraceLimit = limit;
       if (poisoned) throw e; // a nested call trapped: unwind the wasm frames too
       sp = frame;
       runCleanups(mark);
       raiseFromJS(e);
-      return -1;
-    } finally {
       sp = frame;
-      if (cleanups.length !== mark) runCleanups(mark);
+      runCleanups(mark);
+      return -1;
     }
+    // The success path needs no finally: nothing above can leave a frame behind.
+    sp = frame;
+    if (cleanups.length !== mark) runCleanups(mark);
+    return 0;
   }
 
   /** Writes v as an owned Any (the result slot of a callback). */

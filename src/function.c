@@ -94,16 +94,47 @@ int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVMFFIAny* args, int32_t num_arg
   return wf_func_call(f, args, num_args, result);
 }
 
-int WebFFIFunctionCallInt32(TVMFFIObjectHandle func, int32_t num_args, int32_t a0, int32_t a1,
-                            int32_t a2, int32_t a3, TVMFFIAny* result) {
-  if (num_args > 4) num_args = -1; /* rejected by TVMFFIFunctionCall */
-  /* All four written unconditionally: cheaper than branching on num_args. */
-  const int32_t values[4] = {a0, a1, a2, a3};
+static void wf_func_set_int(TVMFFIAny* any, int32_t value) {
+  any->type_index = kTVMFFIInt;
+  any->zero_padding = 0;
+  any->v_int64 = value;
+}
+
+static void wf_func_set_word(TVMFFIAny* any, int32_t kind, int32_t word) {
+  switch (kind & 3) {
+    case WEBFFI_WORD_INT:
+      wf_func_set_int(any, word);
+      return;
+    case WEBFFI_WORD_NONE:
+      any->type_index = kTVMFFINone;
+      any->zero_padding = 0;
+      any->v_int64 = 0;
+      return;
+    case WEBFFI_WORD_BOOL:
+      any->type_index = kTVMFFIBool;
+      any->zero_padding = 0;
+      any->v_int64 = word != 0;
+      return;
+    default: /* a handle: its header knows its type */
+      any->v_int64 = 0;
+      any->v_obj = (TVMFFIObject*)(uintptr_t)(uint32_t)word;
+      any->type_index = any->v_obj->type_index;
+      any->zero_padding = 0;
+  }
+}
+
+int WebFFIFunctionCallWords(TVMFFIObjectHandle func, int32_t num_args, int32_t kinds, int32_t w0,
+                            int32_t w1, int32_t w2, int32_t w3, TVMFFIAny* result) {
+  if (num_args < 0 || num_args > 4) return wf_func_call_rejected(func, num_args);
   TVMFFIAny args[4];
-  for (int i = 0; i < 4; ++i) {
-    args[i].type_index = kTVMFFIInt;
-    args[i].zero_padding = 0;
-    args[i].v_int64 = values[i];
+  if (kinds == 0) { /* all ints, the common case; unused slots too: cheaper than branching */
+    wf_func_set_int(&args[0], w0);
+    wf_func_set_int(&args[1], w1);
+    wf_func_set_int(&args[2], w2);
+    wf_func_set_int(&args[3], w3);
+  } else {
+    const int32_t words[4] = {w0, w1, w2, w3};
+    for (int32_t i = 0; i < num_args; ++i) wf_func_set_word(&args[i], kinds >> (2 * i), words[i]);
   }
   result->type_index = kTVMFFINone;
   result->zero_padding = 0;
