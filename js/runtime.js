@@ -696,13 +696,17 @@ export function createRuntime(instance, meta, options = {}) {
   }
 
   // ----------------------------------------------------------- errors
-  /** The raised error as a JS value (the original JS object when it came from JS). */
-  function takeRaised() {
+  /**
+   * The raised error as a JS value (the original JS object when it came from
+   * JS). An error made in C thrown by a call of `callee` gets a stack that
+   * starts where the user called it.
+   */
+  function takeRaised(callee) {
     const out = alloc(ANY);
     x.TVMFFIErrorMoveFromRaised(out);
     const err = U32[out >> 2];
     if (!err) return makeError('RuntimeError', 'a call failed without raising an error');
-    const e = errorFromObject(err);
+    const e = errorFromObject(err, callee);
     decref(err);
     return e;
   }
@@ -711,7 +715,7 @@ export function createRuntime(instance, meta, options = {}) {
     return heap.readUtf8(U32[(p + BA_DATA) >> 2], U32[(p + BA_SIZE) >> 2]);
   }
 
-  function errorFromObject(err) {
+  function errorFromObject(err, callee) {
     const cell = err + OBJ;
     const backtrace = byteArrayText(cell + ERR.backtrace);
     const extra = U32[(cell + ERR.extra) >> 2];
@@ -731,8 +735,20 @@ export function createRuntime(instance, meta, options = {}) {
         return original;
       }
     }
-    const e = makeError(byteArrayText(cell + ERR.kind), byteArrayText(cell + ERR.message), backtrace);
-    completeBacktraces.add(e);
+    const kind = byteArrayText(cell + ERR.kind);
+    const message = byteArrayText(cell + ERR.message);
+    if (callee === undefined) return makeError(kind, message, backtrace);
+    // Capturing from the callee leaves the glue's frames out of the stack and
+    // costs less: V8 spends most of an error's time on its stack, per frame.
+    const limit = Error.stackTraceLimit;
+    let e;
+    try {
+      Error.stackTraceLimit = undefined; // not a number: no capture at all
+      e = makeError(kind, message, backtrace);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+    Error.captureStackTrace?.(e, callee);
     return e;
   }
 
@@ -776,7 +792,9 @@ export function createRuntime(instance, meta, options = {}) {
 
   /**
    * Errors whose backtrace already runs down to the outermost C frame (made
-   * in C, or in JS while C was on the stack): later crossings add nothing.
+   * in JS while C was on the stack): later crossings add nothing. Errors made
+   * in C hold the C frames of their own call only; each crossing of an outer
+   * C call adds that call's frames.
    */
   const completeBacktraces = new WeakSet();
 
@@ -848,7 +866,7 @@ export function createRuntime(instance, meta, options = {}) {
       writeNone(result >> 2);
       const rc = webffiInvoke(fn, argv, n, result);
       fresh();
-      if (rc !== 0) throw takeRaised();
+      if (rc !== 0) throw takeRaised(f);
       return readAny(result, true);
     } finally {
       sp = frame;
@@ -923,7 +941,7 @@ export function createRuntime(instance, meta, options = {}) {
     sp = result;
     if (rc === 0) return null;
     fresh();
-    if (rc < 0) throw takeRaised();
+    if (rc < 0) throw takeRaised(f);
     const r = result >> 2;
     if (I32[r] === T_INT && I32[r + 3] === I32[r + 2] >> 31) return I32[r + 2];
     return readAny(result, true);
