@@ -1129,13 +1129,24 @@ export function createRuntime(instance, meta, options = {}) {
     toFFI(value) {
       if (poisoned) throw fatal();
       if (isHandle(value)) return value;
-      return inFrame(() => {
+      const frame = sp;
+      const mark = cleanups.length;
+      try {
         const view = alloc(ANY);
         writeArg(view, value);
+        if (cleanups.length === mark + 2 && cleanups[mark] === DECREF && cleanups[mark + 1] === U32[(view + PAYLOAD) >> 2]) {
+          // An object made for this conversion alone (a container, a
+          // Function): its reference passes to the wrapper, not released.
+          cleanups.length = mark;
+          return readAny(view, true);
+        }
         const out = alloc(ANY);
         check(x.TVMFFIAnyViewToOwnedAny(view, out));
         return readAny(out, true);
-      });
+      } finally {
+        sp = frame;
+        if (cleanups.length !== mark) runCleanups(mark);
+      }
     },
     /**
      * The JS class of a registered type: reflected fields as properties,
