@@ -999,7 +999,7 @@ export function createRuntime(instance, meta, options = {}) {
       runCleanups(mark);
       return -1;
     }
-    // The success path needs no finally: nothing above can leave a frame behind.
+    // Each path releases the frame itself: no try/finally around the call.
     sp = frame;
     if (cleanups.length !== mark) runCleanups(mark);
     return 0;
@@ -1134,7 +1134,8 @@ export function createRuntime(instance, meta, options = {}) {
       try {
         const view = alloc(ANY);
         writeArg(view, value);
-        if (cleanups.length === mark + 2 && cleanups[mark] === DECREF && cleanups[mark + 1] === U32[(view + PAYLOAD) >> 2]) {
+        const made = cleanups.length === mark + 2 && cleanups[mark] === DECREF;
+        if (made && cleanups[mark + 1] === U32[(view + PAYLOAD) >> 2]) {
           // An object made for this conversion alone (a container, a
           // Function): its reference passes to the wrapper, not released.
           cleanups.length = mark;
