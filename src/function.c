@@ -53,13 +53,20 @@ TVMFFIObject* wf_func_new_owned(TVMFFISafeCallType safe_call, TVMFFIObject* owne
   return f;
 }
 
-TVMFFIObject* wf_func_new_builtin(TVMFFISafeCallType safe_call) {
-  TVMFFIObject* f = wf_func_new(safe_call, NULL, NULL);
-  /* The runtime's own functions ignore `self`, so the cell can point at
-   * them directly and calls skip the trampoline's extra indirect call. */
+TVMFFIObject* wf_func_new_direct(TVMFFISafeCallType safe_call, void* self,
+                                 void (*deleter)(void*)) {
+  TVMFFIObject* f = wf_func_new(safe_call, self, deleter);
+  /* The cell points at the callback itself, so calls skip the trampoline's
+   * extra indirect call; the callback gets the Function (wf_func_self). */
   if (f != NULL) WF_OBJ_CELL(f, wf_func_payload)->cell.safe_call = safe_call;
   return f;
 }
+
+TVMFFIObject* wf_func_new_builtin(TVMFFISafeCallType safe_call) {
+  return wf_func_new_direct(safe_call, NULL, NULL);
+}
+
+void* wf_func_self(TVMFFIObject* f) { return WF_OBJ_CELL(f, wf_func_payload)->self; }
 
 int TVMFFIFunctionCreate(void* self, TVMFFISafeCallType safe_call, void (*deleter)(void* self),
                          TVMFFIObjectHandle* out) {
