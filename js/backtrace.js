@@ -42,6 +42,7 @@ function wasmCallSite(site) {
   // was fetched from); the text form of a frame is the same, so it decides,
   // once per script: formatting every JS frame would cost more than the rest.
   const file = site.getFileName?.() ?? '';
+  if (!file) return null; // eval'd or native JS: V8 names every wasm script
   let wasm = wasmScripts.get(file);
   if (wasm === false) return null;
   const position = site.getPosition?.();
@@ -51,12 +52,12 @@ function wasmCallSite(site) {
   const text = String(site);
   if (wasm === undefined) {
     wasm = text.includes('wasm-function[');
-    if (file) wasmScripts.set(file, wasm);
+    wasmScripts.set(file, wasm);
     if (!wasm) return null;
   }
   const open = text.indexOf(' (');
   known = open > 0 && text.endsWith(')') ? [text.slice(0, open), text.slice(open + 2, -1)] : [text, text];
-  if (file && position !== undefined) {
+  if (position !== undefined) {
     if (!texts) wasmSiteTexts.set(file, (texts = new Map()));
     texts.set(position, known);
   }
