@@ -107,26 +107,30 @@ static void wf_func_set_int(TVMFFIAny* any, int32_t value) {
   any->v_int64 = value;
 }
 
-static void wf_func_set_word(TVMFFIAny* any, int32_t kind, int32_t word) {
+static int wf_func_set_word(TVMFFIAny* any, int32_t kind, int32_t word, int32_t index) {
+  any->zero_padding = 0;
   switch (kind & 3) {
     case WEBFFI_WORD_INT:
-      wf_func_set_int(any, word);
-      return;
+      any->type_index = kTVMFFIInt;
+      any->v_int64 = word;
+      return 0;
     case WEBFFI_WORD_NONE:
       any->type_index = kTVMFFINone;
-      any->zero_padding = 0;
       any->v_int64 = 0;
-      return;
+      return 0;
     case WEBFFI_WORD_BOOL:
       any->type_index = kTVMFFIBool;
-      any->zero_padding = 0;
       any->v_int64 = word != 0;
-      return;
+      return 0;
     default: /* a handle: its header knows its type */
+      if (word == 0) {
+        return wf_err_raise("ValueError", "WebFFIFunctionCallWords: argument %d is a NULL handle",
+                            (int)index);
+      }
       any->v_int64 = 0;
       any->v_obj = (TVMFFIObject*)(uintptr_t)(uint32_t)word;
       any->type_index = any->v_obj->type_index;
-      any->zero_padding = 0;
+      return 0;
   }
 }
 
@@ -141,7 +145,9 @@ int WebFFIFunctionCallWords(TVMFFIObjectHandle func, int32_t num_args, int32_t k
     wf_func_set_int(&args[3], w3);
   } else {
     const int32_t words[4] = {w0, w1, w2, w3};
-    for (int32_t i = 0; i < num_args; ++i) wf_func_set_word(&args[i], kinds >> (2 * i), words[i]);
+    for (int32_t i = 0; i < num_args; ++i) {
+      if (wf_func_set_word(&args[i], kinds >> (2 * i), words[i], i) != 0) return -1;
+    }
   }
   result->type_index = kTVMFFINone;
   result->zero_padding = 0;

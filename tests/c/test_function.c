@@ -67,9 +67,11 @@ void function_call_words_status_and_result(void) {
   const int32_t int_none = WEBFFI_WORD_INT | (WEBFFI_WORD_NONE << 2);
   CHECK_EQ_INT(WebFFIFunctionCallWords(echo, 2, int_none, 0, 7, 0, 0, &result), 0);
   CHECK_EQ_INT(result.type_index, kTVMFFINone);
+  const int32_t int_object = WEBFFI_WORD_INT | (WEBFFI_WORD_OBJECT << 2);
+  CHECK_EQ_INT(WebFFIFunctionCallWords(echo, 2, int_object, 0, 0, 0, 0, &result), -1);
+  CHECK_RAISED("ValueError", "WebFFIFunctionCallWords: argument 1 is a NULL handle");
 #if UINTPTR_MAX == 0xFFFFFFFFu
   /* A handle travels as its address (wasm32); the callee borrows it. */
-  const int32_t int_object = WEBFFI_WORD_INT | (WEBFFI_WORD_OBJECT << 2);
   CHECK_EQ_INT(WebFFIFunctionCallWords(echo, 2, int_object, 0, (int32_t)(uintptr_t)f, 0, 0, &result), 1);
   CHECK(result.type_index == kTVMFFIFunction && result.v_obj == (TVMFFIObject*)f);
   TVMFFIObjectDecRef(result.v_obj);
