@@ -12,13 +12,21 @@ const callback = rt.toFFI((a) => a);
 const str16 = '0123456789abcdef';
 const ints100 = Array.from({ length: 100 }, (_, i) => i);
 
+// Each row runs in its own loop function (distinct source, so V8 neither
+// shares its feedback nor its code between rows): the call to `body` stays
+// monomorphic and inlinable, as a call site in user code is. One shared loop
+// would inline only the first rows measured (the baseline among them) and
+// charge every later row ~2.5 ns of polymorphic call.
+let rowCount = 0;
+
 /** Best of 5 rounds of n calls, in ns per call. */
 function measure(n, body) {
-  for (let i = 0; i < n; i++) body(); // warm up
+  const loop = new Function('body', 'n', `for (let i = 0; i < n; i++) body(); // row ${++rowCount}`);
+  loop(body, n); // warm up
   let best = Infinity;
   for (let round = 0; round < 5; round++) {
     const t0 = performance.now();
-    for (let i = 0; i < n; i++) body();
+    loop(body, n);
     best = Math.min(best, ((performance.now() - t0) * 1e6) / n);
   }
   return best;
@@ -31,9 +39,12 @@ const argv = x.WebFFIHeapAlloc(48);
 const words = new Int32Array(x.memory.buffer, argv, 12);
 words.set([1, 0, 1, 0, 1, 0, 2, 0, 0, 0, 0, 0]); // int 1, int 2, None
 const fnPtr = nop.handle;
+// What nop(1, 2) calls: the arguments as wasm parameters, C writes the Anys.
+const callWords = x.WebFFIFunctionCallWords;
 const rows = [
   ['raw wasm export call (baseline)', raw],
   ['C floor: TVMFFIFunctionCall(nop, 2 ints) export', measure(1e6, () => x.TVMFFIFunctionCall(fnPtr, argv, 2, argv + 32))],
+  ...(callWords ? [['C floor: WebFFIFunctionCallWords(nop, 1, 2) export', measure(1e6, () => callWords(fnPtr, 2, 0, 1, 2, 0, 0, argv + 32))]] : []),
   ['packed call, two ints: nop(1, 2)', measure(1e6, () => nop(1, 2))],
   ['packed call, 16-byte string argument', measure(1e6, () => nop(str16))],
   ['JS -> C -> JS callback: apply(cb, 1)', measure(5e5, () => apply(callback, 1))],
@@ -45,6 +56,8 @@ const rows = [
       // expected
     }
   })],
+  // For scale: one V8 stack capture here, which every error pays at least once.
+  ['JS: new Error() (V8 stack capture)', measure(5e4, () => new Error('bench'))],
 ];
 
 console.log('| operation | ns/op | ratio to raw export call |');

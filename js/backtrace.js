@@ -33,6 +33,8 @@ export function wasmFramesText(stack) {
 
 /** Script name -> whether its frames are wasm (decided once per script). */
 const wasmScripts = new Map();
+/** Wasm script name -> code offset -> [name, location]: formatting a frame costs more than a lookup. */
+const wasmSiteTexts = new Map();
 
 /** [name, location] of a V8 CallSite that is a wasm frame, or null. */
 function wasmCallSite(site) {
@@ -40,19 +42,52 @@ function wasmCallSite(site) {
   // was fetched from); the text form of a frame is the same, so it decides,
   // once per script: formatting every JS frame would cost more than the rest.
   const file = site.getFileName?.() ?? '';
+  if (!file) return null; // eval'd or native JS: V8 names every wasm script
   let wasm = wasmScripts.get(file);
   if (wasm === false) return null;
+  const position = site.getPosition?.();
+  let texts = wasmSiteTexts.get(file);
+  let known = texts?.get(position);
+  if (known !== undefined) return known;
   const text = String(site);
   if (wasm === undefined) {
     wasm = text.includes('wasm-function[');
-    if (file) wasmScripts.set(file, wasm);
+    wasmScripts.set(file, wasm);
     if (!wasm) return null;
   }
   const open = text.indexOf(' (');
-  return open > 0 && text.endsWith(')') ? [text.slice(0, open), text.slice(open + 2, -1)] : [text, text];
+  known = open > 0 && text.endsWith(')') ? [text.slice(0, open), text.slice(open + 2, -1)] : [text, text];
+  if (position !== undefined) {
+    if (!texts) wasmSiteTexts.set(file, (texts = new Map()));
+    texts.set(position, known);
+  }
+  return known;
 }
 
 const collectSites = (_, sites) => sites;
+
+/**
+ * The current stack's frames below the caller of `above`, most recent first,
+ * at most `limit`: V8 CallSites when the engine has them (structured: no
+ * text is formatted), otherwise the engine's stack text.
+ */
+function captureStack(limit, above) {
+  const savedLimit = Error.stackTraceLimit;
+  const savedPrepare = Error.prepareStackTrace;
+  try {
+    Error.stackTraceLimit = limit;
+    if (typeof Error.captureStackTrace === 'function') {
+      Error.prepareStackTrace = collectSites;
+      const holder = {};
+      Error.captureStackTrace(holder, above);
+      return holder.stack;
+    }
+    return new Error().stack;
+  } finally {
+    Error.prepareStackTrace = savedPrepare;
+    Error.stackTraceLimit = savedLimit;
+  }
+}
 
 /**
  * The current stack's frames, most recent first, as [true, name, location]
@@ -60,23 +95,10 @@ const collectSites = (_, sites) => sites;
  * skips formatting the whole stack as text; other engines parse the text.
  */
 export function captureFrames(limit = 64) {
-  const savedLimit = Error.stackTraceLimit;
-  const savedPrepare = Error.prepareStackTrace;
-  let raw;
-  try {
-    Error.stackTraceLimit = limit;
-    if (typeof Error.captureStackTrace === 'function') {
-      Error.prepareStackTrace = collectSites;
-      const holder = {};
-      Error.captureStackTrace(holder, captureFrames);
-      raw = holder.stack;
-    } else {
-      raw = new Error().stack;
-    }
-  } finally {
-    Error.prepareStackTrace = savedPrepare;
-    Error.stackTraceLimit = savedLimit;
-  }
+  return framesOf(captureStack(limit, captureFrames));
+}
+
+function framesOf(raw) {
   const frames = [];
   if (Array.isArray(raw)) {
     for (const site of raw) {
@@ -92,11 +114,38 @@ export function captureFrames(limit = 64) {
   return frames;
 }
 
-/** The current wasm frames in the `webffi.backtrace` import's format. */
+/**
+ * Frames first captured for the `webffi.backtrace` import: the import's own
+ * and up to six of C. Each wasm frame costs V8 about half a microsecond to
+ * capture, several times a JS frame, so the capture stops early.
+ */
+const SEGMENT_LIMIT = 8;
+
+/**
+ * The `webffi.backtrace` import's text: the wasm frames from the top of the
+ * stack down to the first JS frame below them, i.e. the C that is running
+ * now. Frames further down belong to outer calls, which add their own when
+ * an error crosses them (crossedWasmFrames).
+ */
 export function currentWasmFramesText() {
-  let out = '';
-  for (const f of captureFrames()) if (f[0]) out += `${f[1]}\t${f[2]}\n`;
-  return out;
+  let segment = segmentText(captureStack(SEGMENT_LIMIT, currentWasmFramesText), SEGMENT_LIMIT);
+  // Deep C: the segment goes on below what was captured.
+  if (segment === null) segment = segmentText(captureStack(64, currentWasmFramesText), Infinity);
+  return segment;
+}
+
+/** The first run of wasm frames in raw as import text; null when it may go on past `limit` frames. */
+function segmentText(raw, limit) {
+  const frames = framesOf(raw);
+  let text = '';
+  for (const [wasm, name, location] of frames) {
+    if (!wasm) {
+      if (text) return text;
+      continue;
+    }
+    text += `${name}\t${location}\n`;
+  }
+  return frames.length < limit ? text : null;
 }
 
 const frameLine = (file, line, func) => `  File "${file}", line ${line}, in ${func}\n`;

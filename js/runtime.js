@@ -327,9 +327,11 @@ export function createRuntime(instance, meta, options = {}) {
 
   /** An int64 at p: a number when safe, a BigInt otherwise (never truncated). */
   function readInt64(p) {
+    const lo = I32[p >> 2];
     const hi = I32[(p >> 2) + 1];
+    if (hi === lo >> 31) return lo; // int32, the common case: no float math
     if (hi >= -0x200000 && hi < 0x200000) {
-      const v = hi * TWO_32 + U32[p >> 2];
+      const v = hi * TWO_32 + (lo >>> 0);
       if (v !== -9007199254740992) return v;
     }
     return heap.dv.getBigInt64(p, true);
@@ -476,15 +478,20 @@ export function createRuntime(instance, meta, options = {}) {
 
   /** writeArg with the int32 case inline (small enough for the JIT to inline). */
   function writeArgFast(p, v) {
-    if (typeof v === 'number' && (v | 0) === v && (v !== 0 || 1 / v > 0)) {
+    if (isInt32(v)) {
+      const i32 = I32; // one load of the view for the four stores
       const w = p >> 2;
-      I32[w] = T_INT;
-      I32[w + 1] = 0;
-      I32[w + 2] = v;
-      I32[w + 3] = v >> 31;
+      i32[w] = T_INT;
+      i32[w + 1] = 0;
+      i32[w + 2] = v;
+      i32[w + 3] = v >> 31;
     } else {
       writeArg(p, v);
     }
+  }
+
+  function isInt32(v) {
+    return typeof v === 'number' && (v | 0) === v && (v !== 0 || 1 / v > 0);
   }
 
   function writeNone(w) {
@@ -658,7 +665,7 @@ export function createRuntime(instance, meta, options = {}) {
     }
     const result = alloc(ANY);
     writeNone(result >> 2);
-    webffiInvoke(ctor, argv, count, result);
+    check(webffiInvoke(ctor, argv, count, result));
     writeObject(w, queueDecref(U32[(result + PAYLOAD) >> 2]), I32[result >> 2]);
   }
 
@@ -767,7 +774,7 @@ export function createRuntime(instance, meta, options = {}) {
     // Up to four arguments go as named parameters: no arguments object per call.
     const f = function webffiFunction(a0, a1, a2, a3) {
       const n = arguments.length;
-      return n <= 4 ? webffiCallFixed(f, n, a0, a1, a2, a3) : webffiCall(f, arguments);
+      return n <= 4 ? webffiCallFixed(f, n, a0, a1, a2, a3) : webffiCall(f, n, arguments);
     };
     Object.setPrototypeOf(f, functionPrototype);
     f[RUNTIME] = runtimeHooks;
@@ -777,13 +784,17 @@ export function createRuntime(instance, meta, options = {}) {
   }
 
   // ----------------------------------------------------------- errors
-  /** The raised error as a JS value (the original JS object when it came from JS). */
-  function takeRaised() {
+  /**
+   * The raised error as a JS value (the original JS object when it came from
+   * JS). An error made in C thrown by a call of `callee` gets a stack that
+   * starts where the user called it.
+   */
+  function takeRaised(callee) {
     const out = alloc(ANY);
     x.TVMFFIErrorMoveFromRaised(out);
     const err = U32[out >> 2];
     if (!err) return makeError('RuntimeError', 'a call failed without raising an error');
-    const e = errorFromObject(err);
+    const e = errorFromObject(err, callee);
     decref(err);
     return e;
   }
@@ -792,7 +803,7 @@ export function createRuntime(instance, meta, options = {}) {
     return heap.readUtf8(U32[(p + BA_DATA) >> 2], U32[(p + BA_SIZE) >> 2]);
   }
 
-  function errorFromObject(err) {
+  function errorFromObject(err, callee) {
     const cell = err + OBJ;
     const backtrace = byteArrayText(cell + ERR.backtrace);
     const extra = U32[(cell + ERR.extra) >> 2];
@@ -812,8 +823,20 @@ export function createRuntime(instance, meta, options = {}) {
         return original;
       }
     }
-    const e = makeError(byteArrayText(cell + ERR.kind), byteArrayText(cell + ERR.message), backtrace);
-    completeBacktraces.add(e);
+    const kind = byteArrayText(cell + ERR.kind);
+    const message = byteArrayText(cell + ERR.message);
+    if (callee === undefined) return makeError(kind, message, backtrace);
+    // Capturing from the callee leaves the glue's frames out of the stack and
+    // costs less: V8 spends most of an error's time on its stack, per frame.
+    const limit = Error.stackTraceLimit;
+    let e;
+    try {
+      Error.stackTraceLimit = undefined; // not a number: no capture at all
+      e = makeError(kind, message, backtrace);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+    Error.captureStackTrace?.(e, callee);
     return e;
   }
 
@@ -857,7 +880,9 @@ export function createRuntime(instance, meta, options = {}) {
 
   /**
    * Errors whose backtrace already runs down to the outermost C frame (made
-   * in C, or in JS while C was on the stack): later crossings add nothing.
+   * in JS while C was on the stack): later crossings add nothing. Errors made
+   * in C hold the C frames of their own call only; each crossing of an outer
+   * C call adds that call's frames.
    */
   const completeBacktraces = new WeakSet();
 
@@ -889,72 +914,125 @@ export function createRuntime(instance, meta, options = {}) {
   }
 
   // ----------------------------------------------------------- calls
-  /** Calls Function fn with argv already written; leaves the owned result at `result`. */
+  // Exports on the hot paths, held in constants: a property load from the
+  // exports object (hundreds of entries, a dictionary) costs more than the
+  // call itself and keeps V8 from inlining the call.
+  const functionCall = x.TVMFFIFunctionCall;
+  const callWords = x.WebFFIFunctionCallWords;
+
+  /** Calls Function fn with argv already written; returns the status code. */
   function webffiInvoke(fn, argv, n, result) {
+    try {
+      return functionCall(fn, argv, n, result);
+    } catch (e) {
+      return poison(e);
+    }
+  }
+
+  /**
+   * The general call: arguments of any kind written as borrowed Anys, the
+   * temporaries they need released when it ends. Up to four come one by
+   * one (no array made); more come as `args`.
+   */
+  function webffiCall(f, n, args, a0, a1, a2, a3) {
+    if (poisoned) throw fatal();
+    const fn = f[PTR];
+    if (!fn) runtimeHooks.ptrOf(f);
+    const frame = sp;
+    const mark = cleanups.length;
+    try {
+      const argv = alloc(ANY * (n + 1));
+      const result = argv + ANY * n;
+      if (args) {
+        for (let i = 0; i < n; i++) writeArgFast(argv + ANY * i, args[i]);
+      } else {
+        if (n > 0) writeArgFast(argv, a0);
+        if (n > 1) writeArgFast(argv + ANY, a1);
+        if (n > 2) writeArgFast(argv + 2 * ANY, a2);
+        if (n > 3) writeArgFast(argv + 3 * ANY, a3);
+      }
+      writeNone(result >> 2);
+      const rc = webffiInvoke(fn, argv, n, result);
+      fresh();
+      if (rc !== 0) throw takeRaised(f);
+      return readAny(result, true);
+    } finally {
+      sp = frame;
+      if (cleanups.length !== mark) runCleanups(mark);
+    }
+  }
+
+  // Argument kinds of WebFFIFunctionCallWords (webffi.h), two bits each.
+  const WORD_INT = 0;
+  const WORD_NONE = 1;
+  const WORD_BOOL = 2;
+  const WORD_OBJECT = 3;
+
+  /**
+   * The kind of v when it travels as one 32-bit word (int32, null/undefined,
+   * bool, a live handle); -1 when it needs the general path.
+   */
+  function wordKind(v) {
+    switch (typeof v) {
+      case 'number':
+        return isInt32(v) ? WORD_INT : -1;
+      case 'undefined':
+        return WORD_NONE;
+      case 'boolean':
+        return WORD_BOOL;
+      case 'function':
+        return v[PTR] ? WORD_OBJECT : -1; // a plain JS function needs wrapping
+      case 'object':
+        if (v === null) return WORD_NONE;
+        return v instanceof FFIObject && v[PTR] ? WORD_OBJECT : -1;
+      default:
+        return -1;
+    }
+  }
+
+  /** The word of a value wordKind accepted. */
+  function wordOf(v, kind) {
+    if (kind === WORD_INT) return v;
+    if (kind === WORD_BOOL) return v ? 1 : 0;
+    return kind === WORD_NONE ? 0 : v[PTR];
+  }
+
+  /**
+   * The entry of every call with up to four arguments. Arguments of one word
+   * each (ints, bools, None, handles: the common case) go to C as wasm
+   * parameters: C writes the Anys, which costs less than writing them from
+   * JS, and nothing can throw or need releasing before the call, so no frame
+   * bookkeeping is needed either.
+   */
+  function webffiCallFixed(f, n, a0, a1, a2, a3) {
+    const fn = f[PTR];
+    const result = sp;
+    const k0 = n < 1 || isInt32(a0) ? WORD_INT : wordKind(a0);
+    const k1 = n < 2 || isInt32(a1) ? WORD_INT : wordKind(a1);
+    const k2 = n < 3 || isInt32(a2) ? WORD_INT : wordKind(a2);
+    const k3 = n < 4 || isInt32(a3) ? WORD_INT : wordKind(a3);
+    if (!fn || poisoned || result + ANY > scratchEnd || (k0 | k1 | k2 | k3) < 0) {
+      return webffiCall(f, n, null, a0, a1, a2, a3);
+    }
+    // Missing arguments go as 0: cheaper to pass than undefined.
+    const w0 = n < 1 ? 0 : k0 === WORD_INT ? a0 : wordOf(a0, k0);
+    const w1 = n < 2 ? 0 : k1 === WORD_INT ? a1 : wordOf(a1, k1);
+    const w2 = n < 3 ? 0 : k2 === WORD_INT ? a2 : wordOf(a2, k2);
+    const w3 = n < 4 ? 0 : k3 === WORD_INT ? a3 : wordOf(a3, k3);
+    sp = result + ANY; // callbacks run during the call allocate above the result
     let rc;
     try {
-      rc = x.TVMFFIFunctionCall(fn, argv, n, result);
+      rc = callWords(fn, n, k0 | (k1 << 2) | (k2 << 4) | (k3 << 6), w0, w1, w2, w3, result);
     } catch (e) {
       poison(e);
     }
+    sp = result;
+    if (rc === 0) return null;
     fresh();
-    if (rc !== 0) throw takeRaised();
-  }
-
-  function webffiCall(f, args) {
-    if (poisoned) throw fatal();
-    const fn = f[PTR];
-    if (!fn) runtimeHooks.ptrOf(f);
-    const n = args.length;
-    const frame = sp;
-    const mark = cleanups.length;
-    try {
-      const argv = alloc(ANY * (n + 1));
-      const result = argv + ANY * n;
-      for (let i = 0; i < n; i++) writeArgFast(argv + ANY * i, args[i]);
-      writeNone(result >> 2);
-      webffiInvoke(fn, argv, n, result);
-      return readAny(result, true);
-    } finally {
-      sp = frame;
-      if (cleanups.length !== mark) runCleanups(mark);
-    }
-  }
-
-  /** webffiCall for up to four arguments passed one by one. */
-  function webffiCallFixed(f, n, a0, a1, a2, a3) {
-    if (poisoned) throw fatal();
-    const fn = f[PTR];
-    if (!fn) runtimeHooks.ptrOf(f);
-    const frame = sp;
-    const mark = cleanups.length;
-    try {
-      const argv = alloc(ANY * (n + 1));
-      const result = argv + ANY * n;
-      if (n > 0) {
-        writeArgFast(argv, a0);
-        if (n > 1) {
-          writeArgFast(argv + ANY, a1);
-          if (n > 2) {
-            writeArgFast(argv + 2 * ANY, a2);
-            if (n > 3) writeArgFast(argv + 3 * ANY, a3);
-          }
-        }
-      }
-      const w = result >> 2;
-      I32[w] = T_NONE;
-      I32[w + 1] = 0;
-      I32[w + 2] = 0;
-      I32[w + 3] = 0;
-      webffiInvoke(fn, argv, n, result);
-      const ti = I32[w];
-      if (ti === T_NONE) return null;
-      if (ti === T_INT && I32[w + 3] === I32[w + 2] >> 31) return I32[w + 2];
-      return readAny(result, true);
-    } finally {
-      sp = frame;
-      if (cleanups.length !== mark) runCleanups(mark);
-    }
+    if (rc < 0) throw takeRaised(f);
+    const r = result >> 2;
+    if (I32[r] === T_INT && I32[r + 3] === I32[r + 2] >> 31) return I32[r + 2];
+    return readAny(result, true);
   }
 
   /** A Function (new reference) that calls a JS function. */
@@ -999,18 +1077,20 @@ export function createRuntime(instance, meta, options = {}) {
       }
       Error.stackTraceLimit = limit;
       writeOwned(resultPtr, r);
-      return 0;
     } catch (e) {
       Error.stackTraceLimit = limit;
       if (poisoned) throw e; // a nested call trapped: unwind the wasm frames too
       sp = frame;
       runCleanups(mark);
       raiseFromJS(e);
-      return -1;
-    } finally {
       sp = frame;
-      if (cleanups.length !== mark) runCleanups(mark);
+      runCleanups(mark);
+      return -1;
     }
+    // Each path releases the frame itself: no try/finally around the call.
+    sp = frame;
+    if (cleanups.length !== mark) runCleanups(mark);
+    return 0;
   }
 
   /** Writes v as an owned Any (the result slot of a callback). */
@@ -1138,13 +1218,25 @@ export function createRuntime(instance, meta, options = {}) {
     toFFI(value) {
       if (poisoned) throw fatal();
       if (isHandle(value)) return value;
-      return inFrame(() => {
+      const frame = sp;
+      const mark = cleanups.length;
+      try {
         const view = alloc(ANY);
         writeArg(view, value);
+        const made = cleanups.length === mark + 2 && cleanups[mark] === DECREF;
+        if (made && cleanups[mark + 1] === U32[(view + PAYLOAD) >> 2]) {
+          // An object made for this conversion alone (a container, a
+          // Function): its reference passes to the wrapper, not released.
+          cleanups.length = mark;
+          return readAny(view, true);
+        }
         const out = alloc(ANY);
         check(x.TVMFFIAnyViewToOwnedAny(view, out));
         return readAny(out, true);
-      });
+      } finally {
+        sp = frame;
+        if (cleanups.length !== mark) runCleanups(mark);
+      }
     },
     /**
      * The JS class of a registered type: reflected fields as properties,

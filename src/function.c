@@ -1,6 +1,8 @@
 /* Function objects made from C callbacks, and calling them. */
 #include "function.h"
 
+#include <webffi/webffi.h>
+
 #include "error.h"
 #include "object.h"
 #include "type_registry.h"
@@ -51,13 +53,20 @@ TVMFFIObject* wf_func_new_owned(TVMFFISafeCallType safe_call, TVMFFIObject* owne
   return f;
 }
 
-TVMFFIObject* wf_func_new_builtin(TVMFFISafeCallType safe_call) {
-  TVMFFIObject* f = wf_func_new(safe_call, NULL, NULL);
-  /* The runtime's own functions ignore `self`, so the cell can point at
-   * them directly and calls skip the trampoline's extra indirect call. */
+TVMFFIObject* wf_func_new_direct(TVMFFISafeCallType safe_call, void* self,
+                                 void (*deleter)(void*)) {
+  TVMFFIObject* f = wf_func_new(safe_call, self, deleter);
+  /* The cell points at the callback itself, so calls skip the trampoline's
+   * extra indirect call; the callback gets the Function (wf_func_self). */
   if (f != NULL) WF_OBJ_CELL(f, wf_func_payload)->cell.safe_call = safe_call;
   return f;
 }
+
+TVMFFIObject* wf_func_new_builtin(TVMFFISafeCallType safe_call) {
+  return wf_func_new_direct(safe_call, NULL, NULL);
+}
+
+void* wf_func_self(TVMFFIObject* f) { return WF_OBJ_CELL(f, wf_func_payload)->self; }
 
 int TVMFFIFunctionCreate(void* self, TVMFFISafeCallType safe_call, void (*deleter)(void* self),
                          TVMFFIObjectHandle* out) {
@@ -90,4 +99,59 @@ int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVMFFIAny* args, int32_t num_arg
     return wf_func_call_rejected(f, num_args);
   }
   return wf_func_call(f, args, num_args, result);
+}
+
+static void wf_func_set_int(TVMFFIAny* any, int32_t value) {
+  any->type_index = kTVMFFIInt;
+  any->zero_padding = 0;
+  any->v_int64 = value;
+}
+
+static int wf_func_set_word(TVMFFIAny* any, int32_t kind, int32_t word, int32_t index) {
+  any->zero_padding = 0;
+  switch (kind & 3) {
+    case WEBFFI_WORD_INT:
+      any->type_index = kTVMFFIInt;
+      any->v_int64 = word;
+      return 0;
+    case WEBFFI_WORD_NONE:
+      any->type_index = kTVMFFINone;
+      any->v_int64 = 0;
+      return 0;
+    case WEBFFI_WORD_BOOL:
+      any->type_index = kTVMFFIBool;
+      any->v_int64 = word != 0;
+      return 0;
+    default: /* a handle: its header knows its type */
+      if (word == 0) {
+        return wf_err_raise("ValueError", "WebFFIFunctionCallWords: argument %d is a NULL handle",
+                            (int)index);
+      }
+      any->v_int64 = 0;
+      any->v_obj = (TVMFFIObject*)(uintptr_t)(uint32_t)word;
+      any->type_index = any->v_obj->type_index;
+      return 0;
+  }
+}
+
+int WebFFIFunctionCallWords(TVMFFIObjectHandle func, int32_t num_args, int32_t kinds, int32_t w0,
+                            int32_t w1, int32_t w2, int32_t w3, TVMFFIAny* result) {
+  if (num_args < 0 || num_args > 4) return wf_func_call_rejected(func, num_args);
+  TVMFFIAny args[4];
+  if (kinds == 0) { /* all ints, the common case; unused slots too: cheaper than branching */
+    wf_func_set_int(&args[0], w0);
+    wf_func_set_int(&args[1], w1);
+    wf_func_set_int(&args[2], w2);
+    wf_func_set_int(&args[3], w3);
+  } else {
+    const int32_t words[4] = {w0, w1, w2, w3};
+    for (int32_t i = 0; i < num_args; ++i) {
+      if (wf_func_set_word(&args[i], kinds >> (2 * i), words[i], i) != 0) return -1;
+    }
+  }
+  result->type_index = kTVMFFINone;
+  result->zero_padding = 0;
+  result->v_int64 = 0;
+  if (TVMFFIFunctionCall(func, args, num_args, result) != 0) return -1;
+  return result->type_index != kTVMFFINone;
 }

@@ -15,6 +15,11 @@ static inline int wf_func_call(TVMFFIObject* f, const TVMFFIAny* args, int32_t n
  * NULL with the error raised on failure. */
 TVMFFIObject* wf_func_new(TVMFFISafeCallType safe_call, void* self, void (*deleter)(void*));
 
+/* A Function whose safe_call receives the Function itself (as upstream)
+ * and reads its state with wf_func_self: called without the trampoline. */
+TVMFFIObject* wf_func_new_direct(TVMFFISafeCallType safe_call, void* self, void (*deleter)(void*));
+void* wf_func_self(TVMFFIObject* f);
+
 /* A Function for one of the runtime's own callbacks, which ignore `self`:
  * called without the trampoline. */
 TVMFFIObject* wf_func_new_builtin(TVMFFISafeCallType safe_call);

@@ -14,7 +14,9 @@ static void wf_seq_deleter(void* self, int flags) {
   if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
     TVMFFISeqCell* cell = WF_OBJ_CELL(self, TVMFFISeqCell);
     TVMFFIAny* data = (TVMFFIAny*)cell->data;
-    for (int64_t i = 0; i < cell->size; ++i) wf_any_release(&data[i]);
+    for (int64_t i = 0; i < cell->size; ++i) {
+      if (wf_any_is_object(&data[i])) wf_any_release(&data[i]);
+    }
     if (cell->data_deleter != NULL) cell->data_deleter(cell->data);
     cell->data = NULL;
     cell->size = cell->capacity = 0;
@@ -147,11 +149,18 @@ static int wf_seq_from_args(int32_t type_index, const TVMFFIAny* args, int32_t n
                             TVMFFIAny* result) {
   TVMFFIObject* seq = wf_seq_new(type_index, n);
   if (seq == NULL) return -1;
+  /* The capacity is reserved: elements go straight in, values below
+   * kTVMFFIRawStr (None, numbers, pointers, dtypes, devices) by plain copy. */
+  TVMFFISeqCell* cell = wf_seq_cell(seq);
+  TVMFFIAny* data = (TVMFFIAny*)cell->data;
   for (int32_t i = 0; i < n; ++i) {
-    if (wf_seq_push(seq, &args[i]) != 0) {
+    if (args[i].type_index < kTVMFFIRawStr) {
+      data[i] = args[i];
+    } else if (TVMFFIAnyViewToOwnedAny(&args[i], &data[i]) != 0) {
       wf_obj_decref(seq);
       return -1;
     }
+    cell->size = i + 1;
   }
   wf_any_set_object(result, seq);
   return 0;

@@ -30,6 +30,22 @@ TVM_FFI_DLL void WebFFIHeapFree(void* ptr);
 TVM_FFI_DLL uint32_t WebFFIObjectStrongCount(TVMFFIObjectHandle obj);
 
 /*
+ * TVMFFIFunctionCall for up to four arguments of one 32-bit word each,
+ * passed as wasm parameters: the JS glue's fast path, cheaper than writing
+ * Anys from JS. `kinds` holds two bits per argument (argument i at bits 2i
+ * and 2i+1), one of WEBFFI_WORD_*; an object's type comes from its header.
+ * Returns -1 with the error raised, 0 when the result is None, 1 when
+ * `result` holds another value (owned).
+ */
+#define WEBFFI_WORD_INT 0  /* int32, sign-extended */
+#define WEBFFI_WORD_NONE 1 /* the word is ignored */
+#define WEBFFI_WORD_BOOL 2
+#define WEBFFI_WORD_OBJECT 3 /* a TVMFFIObject* (wasm32: pointers are one word) */
+TVM_FFI_DLL int WebFFIFunctionCallWords(TVMFFIObjectHandle func, int32_t num_args, int32_t kinds,
+                                        int32_t w0, int32_t w1, int32_t w2, int32_t w3,
+                                        TVMFFIAny* result);
+
+/*
  * Wasm builds only: a Function whose calls go to the JS function behind
  * `js_handle` (the glue's handle table), and an ffi.OpaquePyObject (index 74)
  * holding any JS value. Both release the handle through the host when they

@@ -1,5 +1,6 @@
 /* Functions, the global registry, typed-call messages and testing.*. */
 #include <webffi/typed_call.h>
+#include <webffi/webffi.h>
 
 #include "harness.h"
 
@@ -39,6 +40,44 @@ void function_call_on_non_function_is_type_error(void) {
   CHECK(TVMFFIFunctionCall(s.v_obj, NULL, 0, &result) == -1);
   CHECK_RAISED("TypeError", "TVMFFIFunctionCall: expected `ffi.Function` but got `ffi.String`");
   TVMFFIObjectDecRef(s.v_obj);
+}
+
+static int echo_second(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  (void)n;
+  return TVMFFIAnyViewToOwnedAny(&args[1], result);
+}
+
+void function_call_words_status_and_result(void) {
+  TVMFFIObjectHandle f = NULL, echo = NULL;
+  CHECK(TVMFFIFunctionCreate(NULL, add_ints, NULL, &f) == 0);
+  TVMFFIAny result = any_int(99); /* overwritten: the result starts as None */
+  const int32_t two_ints = WEBFFI_WORD_INT | (WEBFFI_WORD_INT << 2);
+  CHECK_EQ_INT(WebFFIFunctionCallWords(f, 2, two_ints, 40, -42, 0, 0, &result), 1);
+  CHECK_EQ_INT(result.type_index, kTVMFFIInt);
+  CHECK_EQ_INT(result.v_int64, -2);
+  CHECK_EQ_INT(WebFFIFunctionCallWords(f, 1, two_ints, 40, 0, 0, 0, &result), -1);
+  CHECK_RAISED("TypeError", "Mismatched number of arguments when calling: `add(0: int, 1: int) -> int`. Expected 2 but got 1 arguments");
+  CHECK_EQ_INT(WebFFIFunctionCallWords(f, 5, 0, 0, 0, 0, 0, &result), -1);
+  CHECK_RAISED("ValueError", "TVMFFIFunctionCall: invalid arguments (num_args 5)");
+  CHECK(TVMFFIFunctionCreate(NULL, echo_second, NULL, &echo) == 0);
+  const int32_t int_bool = WEBFFI_WORD_INT | (WEBFFI_WORD_BOOL << 2);
+  CHECK_EQ_INT(WebFFIFunctionCallWords(echo, 2, int_bool, 0, 7, 0, 0, &result), 1);
+  CHECK(result.type_index == kTVMFFIBool && result.v_int64 == 1);
+  const int32_t int_none = WEBFFI_WORD_INT | (WEBFFI_WORD_NONE << 2);
+  CHECK_EQ_INT(WebFFIFunctionCallWords(echo, 2, int_none, 0, 7, 0, 0, &result), 0);
+  CHECK_EQ_INT(result.type_index, kTVMFFINone);
+  const int32_t int_object = WEBFFI_WORD_INT | (WEBFFI_WORD_OBJECT << 2);
+  CHECK_EQ_INT(WebFFIFunctionCallWords(echo, 2, int_object, 0, 0, 0, 0, &result), -1);
+  CHECK_RAISED("ValueError", "WebFFIFunctionCallWords: argument 1 is a NULL handle");
+#if UINTPTR_MAX == 0xFFFFFFFFu
+  /* A handle travels as its address (wasm32); the callee borrows it. */
+  CHECK_EQ_INT(WebFFIFunctionCallWords(echo, 2, int_object, 0, (int32_t)(uintptr_t)f, 0, 0, &result), 1);
+  CHECK(result.type_index == kTVMFFIFunction && result.v_obj == (TVMFFIObject*)f);
+  TVMFFIObjectDecRef(result.v_obj);
+#endif
+  TVMFFIObjectDecRef(echo);
+  TVMFFIObjectDecRef(f);
 }
 
 void global_set_get_and_duplicate(void) {

@@ -223,6 +223,19 @@ export function coreTests(webffi, wasm) {
       f.dispose();
     },
 
+    'handle arguments keep their type and object; a disposed one is refused by name'() {
+      const arr = rt.toFFI([1, 2, 3]);
+      const back = echo(arr);
+      same(back.typeKey, 'ffi.Array');
+      same(back.handle, arr.handle, 'the same object');
+      same(useCount(arr), 2, 'the result holds its own reference');
+      back.dispose();
+      same(g('testing.apply')((a, b, c) => `${a} ${b} ${c}`, -7, true, null), '-7 true null');
+      arr.dispose();
+      const e = throws(() => echo(arr), 'disposed argument');
+      ok(/disposed `ffi.Array`/.test(e.message), e.message);
+    },
+
     'JS callbacks: arguments and results cross both ways'() {
       const apply = g('testing.apply');
       same(apply((a, b) => a + b, 20, 22), 42);
