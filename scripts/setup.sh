@@ -24,8 +24,10 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# npm dev dependencies, reinstalled when the lock file changes.
-if [ -f package-lock.json ] && ! cmp -s package-lock.json node_modules/.package-lock.json 2>/dev/null; then
+# npm dev dependencies, reinstalled when the lock file changes (a copy of the
+# lock file installed last is kept as the stamp).
+if [ -f package-lock.json ] && ! cmp -s package-lock.json node_modules/.webffi-installed-lock 2>/dev/null; then
   echo "setup: installing npm dev dependencies"
   npm ci --no-audit --no-fund --loglevel=error
+  cp package-lock.json node_modules/.webffi-installed-lock
 fi
