@@ -7,7 +7,7 @@
 // - a zero-copy CPU view of 1 KiB against one of 64 MiB;
 // - copying a typed array into a CPU tensor against TypedArray.set;
 // - matmul 1024x1024x1024 with the data on the device, GFLOP/s.
-import { compare, rawKernel, kernelRow, bandwidthRow, formatKernelRows } from './webgpu_bench.mjs';
+import { compare, rawKernel, kernelRow, bandwidthRow, formatKernelRows, gpuCalls, formatGPUCalls } from './webgpu_bench.mjs';
 import { elementwiseWGSL, matmulWGSL, reduceWGSL, softmaxWGSL, ELEMENTWISE_WG, MATMUL_TILE } from '../js/backends/webgpu/wgsl.js';
 
 const STORAGE = 0x80;
@@ -76,6 +76,7 @@ export async function runTensorBench(rt, { quick = false } = {}) {
       u32s(red[0], red[1], 1, red[1], 1, 0, 0, red[0], NEG_INF), [red[0]]],
     ['softmax 512x1024', 'webgpu.softmax', [sx], [sm], [], sm, softmaxWGSL('f32'), u32s(sm[0], sm[1], 0, 0, sm[0], NEG_INF), [sm[0]]],
   ];
+  let calls; // the WebGPU calls of add 1K on both sides
   for (const [name, global, inputs, shapes, extra, outShape, code, params, groups] of cases) {
     const kernel = fn(global);
     const tensors = inputs.map((_, i) => rt.empty(shapes[i], 'float32', 'webgpu'));
@@ -93,6 +94,7 @@ export async function runTensorBench(rt, { quick = false } = {}) {
     const same = a.every((v, i) => v === b[i]);
     const iters = result.byteLength > 1 << 20 || global === 'webgpu.matmul' ? 3 : result.byteLength > 1 << 16 ? 20 : 100;
     rows.push(kernelRow(name, await compare(ours, raw, quick ? 1 : iters, rounds), same));
+    if (name === 'add 1K') calls = { ours: await gpuCalls(device, ours, 200), raw: await gpuCalls(device, raw, 200) };
     for (const t of tensors) t.dispose();
     kernel.dispose();
   }
@@ -162,12 +164,13 @@ export async function runTensorBench(rt, { quick = false } = {}) {
     mmMs = Math.min(mmMs, (performance.now() - t0) / reps);
   }
   a.dispose();
-  return { adapter, featureLevel: info.featureLevel, rows, bandwidth, cpu, matmul1024: { ms: mmMs, gflops: (2 * N ** 3) / mmMs / 1e6 } };
+  return { adapter, featureLevel: info.featureLevel, rows, calls, bandwidth, cpu, matmul1024: { ms: mmMs, gflops: (2 * N ** 3) / mmMs / 1e6 } };
 }
 
 export function formatTensorBench(label, r) {
   const lines = [`== ${label}: ${r.adapter} (${r.featureLevel})`];
   formatKernelRows(lines, 'kernel end to end through the runtime, ms', r.rows);
+  formatGPUCalls(lines, 'WebGPU calls of add 1K: runtime / raw', r.calls);
   lines.push('bandwidth (medians)                         runtime GB/s  raw GB/s  runtime/raw');
   for (const b of r.bandwidth) {
     lines.push(`  ${b.name.padEnd(42)} ${b.oursGBs.toFixed(2).padStart(10)} ${b.rawGBs.toFixed(2).padStart(9)} ${b.ratio.toFixed(2).padStart(8)}x`);

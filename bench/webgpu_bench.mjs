@@ -66,6 +66,68 @@ export function formatKernelRows(lines, heading, rows) {
   }
 }
 
+/**
+ * The WebGPU calls `fn` makes, counted and timed over `iters` calls: per
+ * method, calls per fn call, microseconds inside the call and, for a
+ * promise, until it settles. The methods are wrapped on the prototypes of
+ * the device, queue, buffers, encoders and passes, and restored after.
+ */
+export async function gpuCalls(device, fn, iters) {
+  const encoder = device.createCommandEncoder();
+  const pass = encoder.beginComputePass();
+  const buffer = device.createBuffer({ size: 4, usage: COPY_DST });
+  const methods = [
+    [device, ['createBuffer', 'createBindGroup', 'createCommandEncoder', 'pushErrorScope', 'popErrorScope']],
+    [device.queue, ['writeBuffer', 'submit', 'onSubmittedWorkDone']],
+    [buffer, ['mapAsync', 'getMappedRange', 'unmap', 'destroy']],
+    [encoder, ['beginComputePass', 'copyBufferToBuffer', 'finish']],
+    [pass, ['setPipeline', 'setBindGroup', 'dispatchWorkgroups', 'end']],
+  ];
+  pass.end();
+  encoder.finish();
+  buffer.destroy();
+  const stats = new Map();
+  const restore = [];
+  for (const [object, names] of methods) {
+    const proto = Object.getPrototypeOf(object);
+    for (const name of names) {
+      const method = proto[name];
+      const s = { name, calls: 0, ms: 0, settleMs: 0 };
+      stats.set(name, s);
+      restore.push(() => { proto[name] = method; });
+      proto[name] = function (...args) {
+        const t0 = performance.now();
+        const r = method.apply(this, args);
+        s.calls++;
+        s.ms += performance.now() - t0;
+        if (r instanceof Promise) r.finally(() => { s.settleMs += performance.now() - t0; }).catch(() => {});
+        return r;
+      };
+    }
+  }
+  try {
+    for (let i = 0; i < iters; i++) await fn();
+  } finally {
+    for (const r of restore) r();
+  }
+  return [...stats.values()].filter((s) => s.calls).map((s) => ({
+    name: s.name, perCall: s.calls / iters, us: (s.ms * 1000) / s.calls, settleUs: (s.settleMs * 1000) / s.calls,
+  }));
+}
+
+/** gpuCalls() of ours and raw side by side, as text. */
+export function formatGPUCalls(lines, heading, { ours, raw }) {
+  lines.push(`${heading.padEnd(44)} ${'per op: ours'.padStart(12)} ${'raw'.padStart(5)}  ${'us in call: ours'.padStart(16)} ${'raw'.padStart(6)}  ${'us to settle: ours'.padStart(18)} ${'raw'.padStart(6)}`);
+  const none = { perCall: 0, us: 0, settleUs: 0 };
+  const byName = (list, name) => list.find((c) => c.name === name) ?? none;
+  for (const name of new Set([...ours, ...raw].map((c) => c.name))) {
+    const a = byName(ours, name);
+    const b = byName(raw, name);
+    const settle = a.settleUs || b.settleUs ? `${a.settleUs.toFixed(1).padStart(18)} ${b.settleUs.toFixed(1).padStart(6)}` : '';
+    lines.push(`  ${name.padEnd(42)} ${a.perCall.toFixed(2).padStart(12)} ${b.perCall.toFixed(2).padStart(5)}  ${a.us.toFixed(1).padStart(16)} ${b.us.toFixed(1).padStart(6)}  ${settle}`.trimEnd());
+  }
+}
+
 function randomFloats(n) {
   const out = new Float32Array(n);
   for (let i = 0; i < n; i++) out[i] = Math.sin(i) * 2;
@@ -159,6 +221,7 @@ export async function runWebGPUBench(gpu, { quick = false } = {}) {
       u32s(red[0], red[1], 1, red[1], 1, 0, 0, red[0], NEG_INF), [red[0]]],
     ['softmax 512x1024', 'softmax', [sx], [sm], [], sm, softmaxWGSL('f32'), u32s(sm[0], sm[1], 0, 0, sm[0], NEG_INF), [sm[0]]],
   ];
+  let calls; // the WebGPU calls of add 1K on both sides
   for (const [name, method, inputs, shapes, extra, outShape, code, params, groups] of cases) {
     const ours = backendKernel(be, method, inputs, shapes, extra, outShape);
     const outBytes = outShape.reduce((p, q) => p * q, 1) * 4;
@@ -168,6 +231,7 @@ export async function runWebGPUBench(gpu, { quick = false } = {}) {
     const same = a.every((v, i) => v === b[i]);
     const iters = outBytes > 1 << 20 || method === 'matmul' ? 3 : outBytes > 1 << 16 ? 20 : 100;
     rows.push(kernelRow(name, await compare(ours, raw, quick ? 1 : iters, rounds), same));
+    if (name === 'add 1K') calls = { ours: await gpuCalls(device, ours, 200), raw: await gpuCalls(device, raw, 200) };
   }
 
   // Bandwidth, 16 MiB per transfer.
@@ -213,12 +277,13 @@ export async function runWebGPUBench(gpu, { quick = false } = {}) {
     }, 1) / reps);
   }
   be.dispose();
-  return { adapter, featureLevel: info.featureLevel, rows, bandwidth, matmul1024: { ms: mmMs, gflops: (2 * N ** 3) / mmMs / 1e6 } };
+  return { adapter, featureLevel: info.featureLevel, rows, calls, bandwidth, matmul1024: { ms: mmMs, gflops: (2 * N ** 3) / mmMs / 1e6 } };
 }
 
 export function formatBench(label, r) {
   const lines = [`== ${label}: ${r.adapter} (${r.featureLevel})`];
   formatKernelRows(lines, 'kernel end to end (upload, dispatch, read), ms', r.rows);
+  formatGPUCalls(lines, 'WebGPU calls of add 1K: backend / raw', r.calls);
   lines.push('bandwidth (medians)                         backend GB/s  raw GB/s  backend/raw');
   for (const b of r.bandwidth) {
     lines.push(`  ${b.name.padEnd(42)} ${b.oursGBs.toFixed(2).padStart(10)} ${b.rawGBs.toFixed(2).padStart(9)} ${b.ratio.toFixed(2).padStart(8)}x`);
