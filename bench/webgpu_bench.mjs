@@ -282,7 +282,7 @@ export async function runWebGPUBench(gpu, { quick = false } = {}) {
 
 export function formatBench(label, r) {
   const lines = [`== ${label}: ${r.adapter} (${r.featureLevel})`];
-  formatKernelRows(lines, 'kernel end to end (upload, dispatch, read), ms', r.rows);
+  formatKernelRows(lines, 'end to end (upload, dispatch, read), ms', r.rows);
   formatGPUCalls(lines, 'WebGPU calls of add 1K: backend / raw', r.calls);
   lines.push('bandwidth (medians)                         backend GB/s  raw GB/s  backend/raw');
   for (const b of r.bandwidth) {
