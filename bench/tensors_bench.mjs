@@ -7,7 +7,7 @@
 // - a zero-copy CPU view of 1 KiB against one of 64 MiB;
 // - copying a typed array into a CPU tensor against TypedArray.set;
 // - matmul 1024x1024x1024 with the data on the device, GFLOP/s.
-import { compare, rawKernel } from './webgpu_bench.mjs';
+import { compare, rawKernel, kernelRow, bandwidthRow, formatKernelRows, gpuCalls, formatGPUCalls } from './webgpu_bench.mjs';
 import { elementwiseWGSL, matmulWGSL, reduceWGSL, softmaxWGSL, ELEMENTWISE_WG, MATMUL_TILE } from '../js/backends/webgpu/wgsl.js';
 
 const STORAGE = 0x80;
@@ -41,7 +41,7 @@ export async function runTensorBench(rt, { quick = false } = {}) {
   const info = engine.info();
   const device = engine.device;
   const adapter = `${info.adapter.vendor} ${info.adapter.architecture} ${info.adapter.device} ${info.adapter.description}`.trim();
-  const rounds = quick ? 2 : 5;
+  const rounds = quick ? 2 : 15;
   const rows = [];
   const NEG_INF = 0xff800000;
   const fn = (name) => rt.getGlobal(name);
@@ -76,6 +76,7 @@ export async function runTensorBench(rt, { quick = false } = {}) {
       u32s(red[0], red[1], 1, red[1], 1, 0, 0, red[0], NEG_INF), [red[0]]],
     ['softmax 512x1024', 'webgpu.softmax', [sx], [sm], [], sm, softmaxWGSL('f32'), u32s(sm[0], sm[1], 0, 0, sm[0], NEG_INF), [sm[0]]],
   ];
+  let calls; // the WebGPU calls of add 1K on both sides
   for (const [name, global, inputs, shapes, extra, outShape, code, params, groups] of cases) {
     const kernel = fn(global);
     const tensors = inputs.map((_, i) => rt.empty(shapes[i], 'float32', 'webgpu'));
@@ -91,9 +92,9 @@ export async function runTensorBench(rt, { quick = false } = {}) {
     const a = (await ours()).slice();
     const b = await raw();
     const same = a.every((v, i) => v === b[i]);
-    const iters = result.byteLength > 1 << 20 || global === 'webgpu.matmul' ? 3 : 20;
-    const [oursMs, rawMs] = await compare(ours, raw, quick ? 1 : iters, rounds);
-    rows.push({ name, oursMs, rawMs, ratio: oursMs / rawMs, same });
+    const iters = result.byteLength > 1 << 20 || global === 'webgpu.matmul' ? 3 : result.byteLength > 1 << 16 ? 20 : 100;
+    rows.push(kernelRow(name, await compare(ours, raw, quick ? 1 : iters, rounds), same));
+    if (name === 'add 1K') calls = { ours: await gpuCalls(device, ours, 200), raw: await gpuCalls(device, raw, 200) };
     for (const t of tensors) t.dispose();
     kernel.dispose();
   }
@@ -106,14 +107,14 @@ export async function runTensorBench(rt, { quick = false } = {}) {
   const rawStaging = device.createBuffer({ size: bytes, usage: MAP_READ | COPY_DST });
   const sink = new Uint8Array(bytes);
   const k = quick ? 1 : 4;
-  const [up, upRaw] = await compare(async () => {
+  const upload = await compare(async () => {
     for (let i = 0; i < k; i++) g.set(host);
     await engine.sync();
   }, async () => {
     for (let i = 0; i < k; i++) device.queue.writeBuffer(rawBuf, 0, host);
     await device.queue.onSubmittedWorkDone();
   }, 1, rounds);
-  const [down, downRaw] = await compare(() => g.data(sink), async () => {
+  const download = await compare(() => g.data(sink), async () => {
     const encoder = device.createCommandEncoder();
     encoder.copyBufferToBuffer(rawBuf, 0, rawStaging, 0, bytes);
     device.queue.submit([encoder.finish()]);
@@ -124,8 +125,8 @@ export async function runTensorBench(rt, { quick = false } = {}) {
   g.dispose();
   const gbps = (ms, times = 1) => (bytes * times) / ms / 1e6;
   const bandwidth = [
-    { name: 'upload 16 MiB (tensor.set)', oursGBs: gbps(up, k), rawGBs: gbps(upRaw, k), ratio: upRaw / up },
-    { name: 'download 16 MiB (await tensor.data(out))', oursGBs: gbps(down), rawGBs: gbps(downRaw), ratio: downRaw / down },
+    bandwidthRow('upload 16 MiB (tensor.set)', upload, gbps, k),
+    bandwidthRow('download 16 MiB (await tensor.data(out))', download, gbps, 1),
   ];
 
   // CPU: zero-copy views and copies into the wasm heap.
@@ -163,16 +164,14 @@ export async function runTensorBench(rt, { quick = false } = {}) {
     mmMs = Math.min(mmMs, (performance.now() - t0) / reps);
   }
   a.dispose();
-  return { adapter, featureLevel: info.featureLevel, rows, bandwidth, cpu, matmul1024: { ms: mmMs, gflops: (2 * N ** 3) / mmMs / 1e6 } };
+  return { adapter, featureLevel: info.featureLevel, rows, calls, bandwidth, cpu, matmul1024: { ms: mmMs, gflops: (2 * N ** 3) / mmMs / 1e6 } };
 }
 
 export function formatTensorBench(label, r) {
   const lines = [`== ${label}: ${r.adapter} (${r.featureLevel})`];
-  lines.push('kernel end to end through the runtime         runtime ms      raw ms   ratio');
-  for (const row of r.rows) {
-    lines.push(`  ${row.name.padEnd(42)} ${row.oursMs.toFixed(3).padStart(10)} ${row.rawMs.toFixed(3).padStart(11)} ${row.ratio.toFixed(2).padStart(6)}x${row.same ? '' : '  (results differ!)'}`);
-  }
-  lines.push('bandwidth                                   runtime GB/s  raw GB/s  runtime/raw');
+  formatKernelRows(lines, 'kernel end to end through the runtime, ms', r.rows);
+  formatGPUCalls(lines, 'WebGPU calls of add 1K: runtime / raw', r.calls);
+  lines.push('bandwidth (medians)                         runtime GB/s  raw GB/s  runtime/raw');
   for (const b of r.bandwidth) {
     lines.push(`  ${b.name.padEnd(42)} ${b.oursGBs.toFixed(2).padStart(10)} ${b.rawGBs.toFixed(2).padStart(9)} ${b.ratio.toFixed(2).padStart(8)}x`);
   }

@@ -14,25 +14,118 @@ const UNIFORM = 0x40;
 const MAP_READ = 0x1;
 
 /**
- * Best per-iteration milliseconds of fn and of its baseline, timed in
- * alternating rounds of `iters` calls so drift on a busy machine hits both.
+ * Per-call milliseconds of fn and of its baseline, as { median, best } over
+ * `rounds` rounds. Each round times a block of `iters` calls of one and then
+ * of the other, the order swapping every round so neither always runs first
+ * on a busy machine; each block starts with one untimed call, so what the
+ * previous block left behind (the other pipeline's state in the driver) is
+ * not charged to it.
  */
 export async function compare(fn, baseline, iters, rounds) {
-  await fn(); // warm: pipelines compiled, staging buffers pooled
-  await baseline();
-  let best = Infinity;
-  let bestBase = Infinity;
+  const ours = [];
+  const base = [];
   for (let r = 0; r < rounds; r++) {
-    best = Math.min(best, await timeRound(fn, iters));
-    bestBase = Math.min(bestBase, await timeRound(baseline, iters));
+    const order = r % 2 ? [[baseline, base], [fn, ours]] : [[fn, ours], [baseline, base]];
+    for (const [f, times] of order) {
+      await f();
+      times.push(await timeRound(f, iters));
+    }
   }
-  return [best, bestBase];
+  return { ours: summary(ours), raw: summary(base) };
+}
+
+function summary(times) {
+  const sorted = [...times].sort((x, y) => x - y);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  return { median, best: sorted[0] };
 }
 
 async function timeRound(fn, iters) {
   const t0 = performance.now();
   for (let i = 0; i < iters; i++) await fn();
   return (performance.now() - t0) / iters;
+}
+
+/** A table row from compare(): the ratio of the medians, and of the bests. */
+export function kernelRow(name, { ours, raw }, same) {
+  return { name, ours, raw, ratio: ours.median / raw.median, bestRatio: ours.best / raw.best, same };
+}
+
+/** A bandwidth row from compare(): GB/s from the medians, `times` transfers per call. */
+export function bandwidthRow(name, { ours, raw }, gbps, times) {
+  return { name, oursGBs: gbps(ours.median, times), rawGBs: gbps(raw.median, times), ratio: raw.median / ours.median };
+}
+
+/** Kernel rows as text: median ms of ours and raw, their ratio, then the same for the bests. */
+export function formatKernelRows(lines, heading, rows) {
+  lines.push(`${heading.padEnd(44)} ${'median: ours'.padStart(12)} ${'raw'.padStart(9)} ${'ratio'.padStart(7)}  ${'best: ours'.padStart(10)} ${'raw'.padStart(9)} ${'ratio'.padStart(7)}`);
+  const ms = (v) => v.toFixed(3).padStart(9);
+  for (const row of rows) {
+    lines.push(`  ${row.name.padEnd(42)}    ${ms(row.ours.median)} ${ms(row.raw.median)} ${row.ratio.toFixed(2).padStart(6)}x     ${ms(row.ours.best)} ${ms(row.raw.best)} ${row.bestRatio.toFixed(2).padStart(6)}x${row.same ? '' : '  (results differ!)'}`);
+  }
+}
+
+/**
+ * The WebGPU calls `fn` makes, counted and timed over `iters` calls: per
+ * method, calls per fn call, microseconds inside the call and, for a
+ * promise, until it settles. The methods are wrapped on the prototypes of
+ * the device, queue, buffers, encoders and passes, and restored after.
+ */
+export async function gpuCalls(device, fn, iters) {
+  const encoder = device.createCommandEncoder();
+  const pass = encoder.beginComputePass();
+  const buffer = device.createBuffer({ size: 4, usage: COPY_DST });
+  const methods = [
+    [device, ['createBuffer', 'createBindGroup', 'createCommandEncoder', 'pushErrorScope', 'popErrorScope']],
+    [device.queue, ['writeBuffer', 'submit', 'onSubmittedWorkDone']],
+    [buffer, ['mapAsync', 'getMappedRange', 'unmap', 'destroy']],
+    [encoder, ['beginComputePass', 'copyBufferToBuffer', 'finish']],
+    [pass, ['setPipeline', 'setBindGroup', 'dispatchWorkgroups', 'end']],
+  ];
+  pass.end();
+  encoder.finish();
+  buffer.destroy();
+  const stats = new Map();
+  const restore = [];
+  for (const [object, names] of methods) {
+    const proto = Object.getPrototypeOf(object);
+    for (const name of names) {
+      const method = proto[name];
+      const s = { name, calls: 0, ms: 0, settleMs: 0 };
+      stats.set(name, s);
+      restore.push(() => { proto[name] = method; });
+      proto[name] = function (...args) {
+        const t0 = performance.now();
+        const r = method.apply(this, args);
+        s.calls++;
+        s.ms += performance.now() - t0;
+        if (r instanceof Promise) r.finally(() => { s.settleMs += performance.now() - t0; }).catch(() => {});
+        return r;
+      };
+    }
+  }
+  try {
+    for (let i = 0; i < iters; i++) await fn();
+  } finally {
+    for (const r of restore) r();
+  }
+  return [...stats.values()].filter((s) => s.calls).map((s) => ({
+    name: s.name, perCall: s.calls / iters, us: (s.ms * 1000) / s.calls, settleUs: (s.settleMs * 1000) / s.calls,
+  }));
+}
+
+/** gpuCalls() of ours and raw side by side, as text. */
+export function formatGPUCalls(lines, heading, { ours, raw }) {
+  lines.push(`${heading.padEnd(44)} ${'per op: ours'.padStart(12)} ${'raw'.padStart(5)}  ${'us in call: ours'.padStart(16)} ${'raw'.padStart(6)}  ${'us to settle: ours'.padStart(18)} ${'raw'.padStart(6)}`);
+  const none = { perCall: 0, us: 0, settleUs: 0 };
+  const byName = (list, name) => list.find((c) => c.name === name) ?? none;
+  for (const name of new Set([...ours, ...raw].map((c) => c.name))) {
+    const a = byName(ours, name);
+    const b = byName(raw, name);
+    const settle = a.settleUs || b.settleUs ? `${a.settleUs.toFixed(1).padStart(18)} ${b.settleUs.toFixed(1).padStart(6)}` : '';
+    lines.push(`  ${name.padEnd(42)} ${a.perCall.toFixed(2).padStart(12)} ${b.perCall.toFixed(2).padStart(5)}  ${a.us.toFixed(1).padStart(16)} ${b.us.toFixed(1).padStart(6)}  ${settle}`.trimEnd());
+  }
 }
 
 function randomFloats(n) {
@@ -92,7 +185,7 @@ export async function runWebGPUBench(gpu, { quick = false } = {}) {
   const info = await be.init();
   const device = be.device;
   const adapter = `${info.adapter.vendor} ${info.adapter.architecture} ${info.adapter.device} ${info.adapter.description}`.trim();
-  const rounds = quick ? 2 : 5;
+  const rounds = quick ? 2 : 15;
   const rows = [];
   const NEG_INF = 0xff800000;
 
@@ -128,6 +221,7 @@ export async function runWebGPUBench(gpu, { quick = false } = {}) {
       u32s(red[0], red[1], 1, red[1], 1, 0, 0, red[0], NEG_INF), [red[0]]],
     ['softmax 512x1024', 'softmax', [sx], [sm], [], sm, softmaxWGSL('f32'), u32s(sm[0], sm[1], 0, 0, sm[0], NEG_INF), [sm[0]]],
   ];
+  let calls; // the WebGPU calls of add 1K on both sides
   for (const [name, method, inputs, shapes, extra, outShape, code, params, groups] of cases) {
     const ours = backendKernel(be, method, inputs, shapes, extra, outShape);
     const outBytes = outShape.reduce((p, q) => p * q, 1) * 4;
@@ -135,9 +229,9 @@ export async function runWebGPUBench(gpu, { quick = false } = {}) {
     const a = await ours();
     const b = await raw();
     const same = a.every((v, i) => v === b[i]);
-    const iters = outBytes > 1 << 20 || method === 'matmul' ? 3 : 20;
-    const [oursMs, rawMs] = await compare(ours, raw, quick ? 1 : iters, rounds);
-    rows.push({ name, oursMs, rawMs, ratio: oursMs / rawMs, same });
+    const iters = outBytes > 1 << 20 || method === 'matmul' ? 3 : outBytes > 1 << 16 ? 20 : 100;
+    rows.push(kernelRow(name, await compare(ours, raw, quick ? 1 : iters, rounds), same));
+    if (name === 'add 1K') calls = { ours: await gpuCalls(device, ours, 200), raw: await gpuCalls(device, raw, 200) };
   }
 
   // Bandwidth, 16 MiB per transfer.
@@ -148,14 +242,14 @@ export async function runWebGPUBench(gpu, { quick = false } = {}) {
   const rawStaging = device.createBuffer({ size: bytes, usage: MAP_READ | COPY_DST });
   const sink = new Uint8Array(bytes);
   const k = quick ? 1 : 4;
-  const [up, upRaw] = await compare(async () => {
+  const upload = await compare(async () => {
     for (let i = 0; i < k; i++) be.upload(h, 0, host);
     await be.sync();
   }, async () => {
     for (let i = 0; i < k; i++) device.queue.writeBuffer(rawBuf, 0, host);
     await device.queue.onSubmittedWorkDone();
   }, 1, rounds);
-  const [down, downRaw] = await compare(() => be.download(h, 0, bytes, sink), async () => {
+  const download = await compare(() => be.download(h, 0, bytes, sink), async () => {
     const encoder = device.createCommandEncoder();
     encoder.copyBufferToBuffer(rawBuf, 0, rawStaging, 0, bytes);
     device.queue.submit([encoder.finish()]);
@@ -165,8 +259,8 @@ export async function runWebGPUBench(gpu, { quick = false } = {}) {
   }, quick ? 1 : k, rounds);
   const gbps = (ms, times = 1) => (bytes * times) / ms / 1e6;
   const bandwidth = [
-    { name: 'upload 16 MiB', oursGBs: gbps(up, k), rawGBs: gbps(upRaw, k), ratio: upRaw / up },
-    { name: 'download 16 MiB', oursGBs: gbps(down), rawGBs: gbps(downRaw), ratio: downRaw / down },
+    bandwidthRow('upload 16 MiB', upload, gbps, k),
+    bandwidthRow('download 16 MiB', download, gbps, 1),
   ];
 
   // matmul 1024: compute only (inputs resident, results stay on the device).
@@ -183,16 +277,14 @@ export async function runWebGPUBench(gpu, { quick = false } = {}) {
     }, 1) / reps);
   }
   be.dispose();
-  return { adapter, featureLevel: info.featureLevel, rows, bandwidth, matmul1024: { ms: mmMs, gflops: (2 * N ** 3) / mmMs / 1e6 } };
+  return { adapter, featureLevel: info.featureLevel, rows, calls, bandwidth, matmul1024: { ms: mmMs, gflops: (2 * N ** 3) / mmMs / 1e6 } };
 }
 
 export function formatBench(label, r) {
   const lines = [`== ${label}: ${r.adapter} (${r.featureLevel})`];
-  lines.push('kernel end to end (upload, dispatch, read)   backend ms      raw ms   ratio');
-  for (const row of r.rows) {
-    lines.push(`  ${row.name.padEnd(42)} ${row.oursMs.toFixed(3).padStart(10)} ${row.rawMs.toFixed(3).padStart(11)} ${row.ratio.toFixed(2).padStart(6)}x${row.same ? '' : '  (results differ!)'}`);
-  }
-  lines.push('bandwidth                                   backend GB/s  raw GB/s  backend/raw');
+  formatKernelRows(lines, 'end to end (upload, dispatch, read), ms', r.rows);
+  formatGPUCalls(lines, 'WebGPU calls of add 1K: backend / raw', r.calls);
+  lines.push('bandwidth (medians)                         backend GB/s  raw GB/s  backend/raw');
   for (const b of r.bandwidth) {
     lines.push(`  ${b.name.padEnd(42)} ${b.oursGBs.toFixed(2).padStart(10)} ${b.rawGBs.toFixed(2).padStart(9)} ${b.ratio.toFixed(2).padStart(8)}x`);
   }

@@ -12,6 +12,7 @@ import { BufferUsage } from './gpu_flags.js';
 const SLOT_BYTES = 256; // >= every adapter's minUniformBufferOffsetAlignment
 const RING_SLOTS = 256;
 const PARAM_BYTES = 64; // the largest kernel parameter struct
+const RESOLVED = Promise.resolve();
 
 export class CommandBatch {
   /** @param {GPUDevice} device */
@@ -95,7 +96,8 @@ export class CommandBatch {
       this.encoder = this.device.createCommandEncoder();
       if (!this.scheduled) {
         this.scheduled = true;
-        queueMicrotask(this.flush);
+        // Not queueMicrotask: Node wraps each of its callbacks in an AsyncResource.
+        RESOLVED.then(this.flush);
       }
     }
     return this.encoder;

@@ -60,6 +60,7 @@ class DeviceState {
     this.adapter = adapter;
     this.device = device;
     this.featureLevel = featureLevel;
+    this.limits = device.limits; // fixed for the device; reading device.limits builds a new object
     this.hasF16 = device.features.has('shader-f16');
     this.batch = new CommandBatch(device);
     this.staging = new StagingPool(device);
@@ -133,7 +134,7 @@ class WebGPUBackend {
     if (!s) return null;
     const a = s.adapter.info ?? {};
     const limits = {};
-    for (const k of REPORTED_LIMITS) limits[k] = s.device.limits[k];
+    for (const k of REPORTED_LIMITS) limits[k] = s.limits[k];
     return {
       name: this.name,
       deviceType: this.deviceType,
@@ -157,7 +158,7 @@ class WebGPUBackend {
     if (!Number.isSafeInteger(nbytes) || nbytes < 0) {
       throw this.#makeError('ValueError', `allocate: size must be a non-negative integer, got ${String(nbytes)}`);
     }
-    const max = s.device.limits.maxBufferSize;
+    const max = s.limits.maxBufferSize;
     if (nbytes > max) {
       throw this.#makeError(
         'MemoryError',

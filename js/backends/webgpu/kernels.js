@@ -210,7 +210,7 @@ function bindTensor(be, state, t, count, dtype, name) {
   if (end > handle.nbytes) {
     throw be._error('ValueError', `${name}: tensor needs bytes [${byteOffset}, ${end}) but its allocation has ${handle.nbytes}`);
   }
-  const limits = state.device.limits;
+  const limits = state.limits;
   const start = byteOffset - (byteOffset % limits.minStorageBufferOffsetAlignment);
   const size = Math.ceil((end - start) / 4) * 4;
   if (size > limits.maxStorageBufferBindingSize) {
@@ -257,7 +257,7 @@ function bindGroupLayout(device, inputs) {
 
 /** Workgroup grid (x, y) for `groups` groups within the per-dimension limit. */
 function grid(be, state, groups, name) {
-  const maxDim = state.device.limits.maxComputeWorkgroupsPerDimension;
+  const maxDim = state.limits.maxComputeWorkgroupsPerDimension;
   const x = Math.min(groups, maxDim);
   const y = Math.ceil(groups / x);
   if (y > maxDim) throw be._error('ValueError', `${name}: the work is too large for one dispatch (${groups} workgroups)`);
@@ -407,7 +407,7 @@ export const kernelMethods = {
     const dst = target(this, state, out, [a, b], M * N, dtype, name);
     const gx = Math.ceil(N / MATMUL_TILE);
     const gy = Math.ceil(M / MATMUL_TILE);
-    const maxDim = state.device.limits.maxComputeWorkgroupsPerDimension;
+    const maxDim = state.limits.maxComputeWorkgroupsPerDimension;
     if (gx > maxDim || gy > maxDim) throw this._error('ValueError', `${name}: ${M}x${N} output is too large for one dispatch`);
     const pipe = pipeline(state, KERNEL_IDS.matmul, 2, dtype, dtype, matmulWGSL);
     const w = state.batch.reserveParams();
