@@ -93,9 +93,11 @@ export class FatalError extends Error {
   }
 }
 
+// Keyed by class name, which is the kind: making an instance of each here
+// would leave the constructor they share megamorphic (slower for every error).
 const registry = new Map(
   [RuntimeError, ValueError, FFITypeError, AttributeError, KeyError, IndexError, OverflowError,
-    MemoryError, AssertionError, InternalError, RPCError, RPCSessionTimeoutError].map((cls) => [new cls().kind, cls]),
+    MemoryError, AssertionError, InternalError, RPCError, RPCSessionTimeoutError].map((cls) => [cls.name, cls]),
 );
 
 /**
