@@ -98,8 +98,7 @@ export class FatalError extends Error {
   }
 }
 
-// Keyed by class name, which is the kind: making an instance of each here
-// would leave the constructor they share megamorphic (slower for every error).
+// Keyed by class name, which is the kind (no error is made at import).
 const registry = new Map(
   [RuntimeError, ValueError, FFITypeError, AttributeError, KeyError, IndexError, OverflowError,
     MemoryError, AssertionError, InternalError, RPCError, RPCSessionTimeoutError].map((cls) => [cls.name, cls]),

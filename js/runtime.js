@@ -245,6 +245,8 @@ export function createRuntime(instance, meta, options = {}) {
     const cell = runtimeHooks.ptrOf(wrapper) + OBJ;
     return [U32[(cell + off['TVMFFISeqCell.data']) >> 2], readInt64(cell + off['TVMFFISeqCell.size'])];
   };
+  // The codec's readers push onto the array they are given: a packed array,
+  // which structured clone copies far faster than a holey one.
   /** The Any at p as JS, for the codec: int32s without a call (the common case), objects as new handles. */
   const readItem = (p) => {
     const w = p >> 2;
