@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { load, connect, encodeValue } from '../js/index.js';
 
 const BATCH = 2000;
-const ROUNDS = 7;
+const ROUNDS = 15;
 const workerUrl = new URL('./workers_worker.mjs', import.meta.url);
 const rt = await load();
 
@@ -25,15 +25,21 @@ async function batch(sink, send) {
   return ((performance.now() - t0) * 1e6) / BATCH;
 }
 
-/** Best of ROUNDS for each of two senders, alternating (after one warm-up each). */
+/**
+ * Best of ROUNDS for each of two senders, interleaved after one warm-up
+ * round; which goes first swaps every round, so neither always runs on the
+ * other's leftovers (garbage, a worker just woken).
+ */
 async function alternate(sink, a, b) {
   const best = [Infinity, Infinity];
   for (let round = 0; round <= ROUNDS; round++) {
-    const ta = await batch(sink, a);
-    const tb = await batch(sink, b);
+    const first = round % 2;
+    const t = [];
+    t[first] = await batch(sink, first ? b : a);
+    t[1 - first] = await batch(sink, first ? a : b);
     if (round > 0) {
-      best[0] = Math.min(best[0], ta);
-      best[1] = Math.min(best[1], tb);
+      best[0] = Math.min(best[0], t[0]);
+      best[1] = Math.min(best[1], t[1]);
     }
   }
   return best;

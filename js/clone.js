@@ -194,7 +194,7 @@ function encodeContents(h, key, hooks, transfer) {
     }
   }
   if (c) {
-    const items = c.seq ? hooks.seqItems(h) : hooks.mapItems(h);
+    const items = c.seq ? hooks.seqItems(h, [c.tag]) : hooks.mapItems(h, [c.tag]);
     const mutable = c.tag === 'L' || c.tag === 'D';
     const ptr = h.handle;
     if (mutable && open.has(ptr)) {
@@ -203,14 +203,13 @@ function encodeContents(h, key, hooks, transfer) {
     }
     if (mutable) open.add(ptr);
     try {
-      for (let i = 0; i < items.length; i++) {
+      for (let i = 1; i < items.length; i++) {
         const x = items[i];
         if (x !== null && (typeof x === 'object' || typeof x === 'function')) items[i] = encodeChild(x, key, transfer, true);
       }
     } finally {
       if (mutable) open.delete(ptr);
     }
-    items.unshift(c.tag);
     return items;
   }
   const info = hooks.reflection(h.typeIndex);
@@ -271,7 +270,7 @@ function decode(d, rt) {
       return out;
     }
     case 'm':
-      return pairsToMap(decodeItems(d, rt));
+      return decodeMap(d, rt);
     case 'f':
       return rt ? new FloatValue(d[1]) : d[1];
     case 'i':
@@ -287,7 +286,7 @@ function decode(d, rt) {
     case 'M':
     case 'D':
       if (rt) return build(decodeItems(d, rt), (items) => rt[RUNTIME].global(CONSTRUCTORS[d[0]])(...items));
-      return d[0] === 'M' || d[0] === 'D' ? pairsToMap(decodeItems(d, rt)) : decodeItems(d, rt);
+      return d[0] === 'M' || d[0] === 'D' ? decodeMap(d, rt) : decodeItems(d, rt);
     case 'Ai':
       return rt ? rt.toFFI(numbers(d[1])) : numbers(d[1]);
     case 'Li':
@@ -330,9 +329,14 @@ function build(items, make) {
   }
 }
 
-function pairsToMap(flat) {
+/** A JS Map from the flat keys and values after a tag. */
+function decodeMap(d, rt) {
   const m = new Map();
-  for (let i = 0; i < flat.length; i += 2) m.set(flat[i], flat[i + 1]);
+  for (let i = 1; i < d.length; i += 2) {
+    const k = d[i];
+    const v = d[i + 1];
+    m.set(k !== null && typeof k === 'object' ? decode(k, rt) : k, v !== null && typeof v === 'object' ? decode(v, rt) : v);
+  }
   return m;
 }
 
@@ -354,15 +358,18 @@ function decodeObject(key, fields, rt) {
 }
 
 function decodeError(d, rt) {
-  // The stack here would be the decoder's: the error's frames are its backtrace.
+  // The decoder's stack would be misleading (the error's frames are its
+  // backtrace), and capturing none at all (a limit that is not a number) is
+  // cheaper than capturing zero frames: the stack is set to its header instead.
   const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
   let e;
   try {
+    Error.stackTraceLimit = undefined;
     e = makeError(d[1], d[2], d[3]);
   } finally {
     Error.stackTraceLimit = limit;
   }
+  e.stack = d[2] === '' ? d[1] : `${d[1]}: ${d[2]}`;
   if (d.length > 4) {
     Object.defineProperty(e, 'cause', { value: decode(d[4], rt), writable: true, configurable: true });
   }

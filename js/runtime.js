@@ -245,6 +245,21 @@ export function createRuntime(instance, meta, options = {}) {
     const cell = runtimeHooks.ptrOf(wrapper) + OBJ;
     return [U32[(cell + off['TVMFFISeqCell.data']) >> 2], readInt64(cell + off['TVMFFISeqCell.size'])];
   };
+  // The codec's readers push onto the array they are given: a packed array,
+  // which structured clone copies far faster than a holey one.
+  /** The Any at p as JS, for the codec: int32s without a call (the common case), objects as new handles. */
+  const readItem = (p) => {
+    const w = p >> 2;
+    return I32[w] === T_INT && I32[w + 3] === I32[w + 2] >> 31 ? I32[w + 2] : readAny(p, false);
+  };
+  const MAP = {
+    entries: off['wf_map_cell.entries'],
+    used: off['wf_map_cell.used'],
+    entrySize: size.wf_map_entry,
+    erased: off['wf_map_entry.erased'],
+    key: off['wf_map_entry.key'],
+    value: off['wf_map_entry.value'],
+  };
   /** The table index of a type's creator, or 0. */
   const creatorOf = (index) => {
     const meta = U32[(x.TVMFFIGetTypeInfo(index) + TINFO('metadata')) >> 2];
@@ -257,17 +272,11 @@ export function createRuntime(instance, meta, options = {}) {
       floatsAsValues = on;
       return before;
     },
-    /** The elements of an Array or List, read straight from its cell (objects as new handles). */
-    seqItems(wrapper) {
+    /** Pushes the elements of an Array or List onto out, read straight from its cell (objects as new handles). */
+    seqItems(wrapper, out) {
       const [data, n] = seqCell(wrapper);
-      // Filled by push: a packed array, which structured clone copies far faster than a holey one.
-      const items = [];
-      for (let i = 0; i < n; i++) {
-        const w = (data + ANY * i) >> 2;
-        if (I32[w] === T_INT && I32[w + 3] === I32[w + 2] >> 31) items.push(I32[w + 2]);
-        else items.push(readAny(data + ANY * i, false));
-      }
-      return items;
+      for (let i = 0; i < n; i++) out.push(readItem(data + ANY * i));
+      return out;
     },
     /** An Array's or List's elements as an Int32Array when every one is an int32-range int, else null. */
     seqInt32(wrapper) {
@@ -281,18 +290,17 @@ export function createRuntime(instance, meta, options = {}) {
       }
       return out;
     },
-    /** A Map's or Dict's keys and values, flat and in insertion order, read straight from its cell. */
-    mapItems(wrapper) {
+    /** Pushes a Map's or Dict's keys and values onto out, flat and in insertion order, read straight from its cell. */
+    mapItems(wrapper, out) {
       const cell = runtimeHooks.ptrOf(wrapper) + OBJ;
-      const entries = U32[(cell + off['wf_map_cell.entries']) >> 2];
-      const used = readInt64(cell + off['wf_map_cell.used']);
-      const items = [];
-      for (let i = 0; i < used; i++) {
-        const e = entries + size.wf_map_entry * i;
-        if (readInt64(e + off['wf_map_entry.erased']) !== 0) continue;
-        items.push(readAny(e + off['wf_map_entry.key'], false), readAny(e + off['wf_map_entry.value'], false));
+      const entries = U32[(cell + MAP.entries) >> 2];
+      const used = readInt64(cell + MAP.used);
+      for (let e = entries, end = entries + MAP.entrySize * used; e < end; e += MAP.entrySize) {
+        if (readInt64(e + MAP.erased) === 0) {
+          out.push(readItem(e + MAP.key), readItem(e + MAP.value));
+        }
       }
-      return items;
+      return out;
     },
     /** Type key, field names and whether a creator exists, for a type index. */
     reflection(index) {

@@ -121,6 +121,8 @@ export function sessionTests(webffi, env) {
       // Without a runtime, FFI containers decode as plain JS (what toJS gives).
       const js = await roundTrip(rt.toFFI([1, new Map([['k', [2]]])]), null);
       ok(Array.isArray(js) && js[1] instanceof Map && js[1].get('k')[0] === 2, 'plain JS form');
+      const entries = [['b', 2], ['a', null], ['c', -7], ['', 'x'], ['é', true]];
+      same(JSON.stringify([...(await roundTrip(rt.toFFI(new Map(entries)), null))]), JSON.stringify(entries), 'Map entries in order');
       const err = throws(() => decodeValue(encodeValue(Pair.__ffi_init__(1, 2))), 'object without runtime');
       ok(/needs a webffi runtime/.test(err.message), err.message);
     },
@@ -139,6 +141,10 @@ export function sessionTests(webffi, env) {
         same(back.message, `message of ${kind}`, 'message');
         same(back.backtrace, original.backtrace, 'backtrace');
         same(String(back), `${kind}: message of ${kind}`, 'String(e)');
+        // A real error object (what structured clone and Object.prototype.toString tell by its
+        // internal slot), whose stack is its header: its frames are its backtrace.
+        same(Object.prototype.toString.call(back), '[object Error]', 'a real Error');
+        same(back.stack, `${kind}: message of ${kind}`, 'stack');
         ok(back.cause instanceof webffi.KeyError && back.cause.message === 'the cause', 'cause chain');
       }
       // An error raised in C carries its C backtrace across.
