@@ -117,7 +117,7 @@ function framesOf(raw) {
 /**
  * Frames first captured for the `webffi.backtrace` import: the import's own
  * and up to six of C. Each wasm frame costs V8 about half a microsecond to
- * format, several times a JS frame, so the capture stops early.
+ * capture, several times a JS frame, so the capture stops early.
  */
 const SEGMENT_LIMIT = 8;
 

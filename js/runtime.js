@@ -792,7 +792,7 @@ export function createRuntime(instance, meta, options = {}) {
   function takeRaised(callee) {
     const out = alloc(ANY);
     // Errors raised from C strings come with their stack captured but not
-    // formatted: formatting waits until someone reads it (deferTrace).
+    // formatted: formatting waits until someone reads it (makeDeferredError).
     const capture = takeCapture(x.WebFFIErrorMoveFromRaisedPending(out));
     fresh();
     const err = U32[out >> 2];
