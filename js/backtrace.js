@@ -184,19 +184,23 @@ function captureRaw(capture) {
   }
 }
 
-let latestToken = 0;
-let latestCapture = null;
+/** Captures not yet formatted or dropped, by token (shared by every instance). */
+const captures = new Map();
+let lastToken = 0;
 
-/** The `webffi.backtrace_capture` import: only the latest capture is kept (see host_imports.h). */
+/** The `webffi.backtrace_capture` import (see host_imports.h). */
 export function captureForRaise() {
-  latestCapture = deferredCapture(captureForRaise);
-  latestToken = latestToken === 0x7fffffff ? 1 : latestToken + 1;
-  return latestToken;
+  lastToken = lastToken === 0x7fffffff ? 1 : lastToken + 1;
+  captures.set(lastToken, deferredCapture(captureForRaise));
+  return lastToken;
 }
 
-/** The capture of `token`, or null when a later one replaced it. */
+/** Hands over the capture of `token` and forgets it (null for an unknown token). */
 export function takeCapture(token) {
-  return token !== 0 && token === latestToken ? latestCapture : null;
+  const capture = captures.get(token);
+  if (capture === undefined) return null;
+  captures.delete(token);
+  return capture;
 }
 
 /** The `webffi.backtrace_frames` import's text: what `webffi.backtrace` gave at the capture. */

@@ -36,6 +36,7 @@ export function createHostImports(getMemory, callbacks = {}) {
         const capture = takeCapture(token);
         return capture ? writeLines(getMemory(), ptr, cap, capturedWasmFramesText(capture)) : 0;
       },
+      backtrace_drop: takeCapture,
       call_js: callbacks.callJS ?? noCallbacks,
       release_js: callbacks.releaseJS ?? (() => {}),
     },

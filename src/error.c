@@ -20,7 +20,8 @@ typedef struct {
    * or 0. Only errors raised from C strings have one, and only while they
    * sit in the raised slot: the JS glue takes them from there without the
    * text (it formats the capture itself, when read); every other way of
-   * reaching the cell formats it first (wf_err_format_pending).
+   * reaching the cell formats it first (wf_err_format_pending). A capture
+   * never formatted is dropped with the error, so the host forgets it.
    */
   int32_t pending_backtrace;
 } wf_err_payload;
@@ -33,6 +34,7 @@ static void wf_err_deleter(void* self, int flags) {
     wf_err_payload* p = WF_OBJ_CELL(self, wf_err_payload);
     free(p->backtrace_storage);
     p->backtrace_storage = NULL;
+    if (p->pending_backtrace != 0) wf_bt_drop_pending(p->pending_backtrace);
     if (p->cell.cause_chain != NULL) wf_obj_decref((TVMFFIObject*)p->cell.cause_chain);
     if (p->cell.extra_context != NULL) wf_obj_decref((TVMFFIObject*)p->cell.extra_context);
   }
@@ -45,8 +47,14 @@ static void wf_err_format_pending(TVMFFIObject* obj);
 static void wf_err_update_backtrace(TVMFFIObjectHandle self, const TVMFFIByteArray* backtrace,
                                     int32_t update_mode) {
   wf_err_payload* p = WF_OBJ_CELL(self, wf_err_payload);
-  if (update_mode == kTVMFFIBacktraceUpdateModeAppend) wf_err_format_pending(self);
-  p->pending_backtrace = 0;
+  if (p->pending_backtrace != 0) {
+    if (update_mode == kTVMFFIBacktraceUpdateModeAppend) {
+      wf_err_format_pending(self);
+    } else {
+      wf_bt_drop_pending(p->pending_backtrace);
+      p->pending_backtrace = 0;
+    }
+  }
   size_t keep = update_mode == kTVMFFIBacktraceUpdateModeAppend ? p->cell.backtrace.size : 0;
   size_t add = backtrace != NULL ? backtrace->size : 0;
   if (keep + add == 0) {
@@ -157,7 +165,7 @@ int32_t WebFFIErrorMoveFromRaisedPending(TVMFFIObjectHandle* result) {
   if (err != NULL && err->deleter == wf_err_deleter) {
     wf_err_payload* p = WF_OBJ_CELL(err, wf_err_payload);
     token = p->pending_backtrace;
-    p->pending_backtrace = 0; /* the caller formats it, or drops it */
+    p->pending_backtrace = 0; /* now the caller's, to format or drop */
   }
   *result = err;
   wf_err_raised = NULL;
@@ -195,6 +203,7 @@ int wf_err_set_raised(const TVMFFIByteArray* kind, const TVMFFIByteArray* messag
   int32_t pending = wf_bt_capture_pending();
   const TVMFFIByteArray* bt = pending != 0 ? NULL : TVMFFIBacktrace(NULL, 0, NULL, 1);
   if (TVMFFIErrorCreate(kind, message, bt, &err) != 0) {
+    if (pending != 0) wf_bt_drop_pending(pending);
     TVMFFIErrorSetRaised(&wf_err_oom_static.header);
     return -1;
   }

@@ -33,3 +33,5 @@ void wf_bt_format_pending(int32_t token, wf_buf* out) {
   (void)token;
   (void)out;
 }
+
+void wf_bt_drop_pending(int32_t token) { (void)token; }

@@ -36,3 +36,5 @@ void wf_bt_format_pending(int32_t token, wf_buf* out) {
   wf_bt_append_host_frames(
       out, wf_host_backtrace_frames(token, wf_bt_frames, (int32_t)sizeof(wf_bt_frames)));
 }
+
+void wf_bt_drop_pending(int32_t token) { wf_host_backtrace_drop(token); }

@@ -4,6 +4,7 @@ mergeInto(LibraryManager.library, {
   backtrace: function () {},
   backtrace_capture: function () {},
   backtrace_frames: function () {},
+  backtrace_drop: function () {},
   call_js: function () {},
   release_js: function () {},
 });
