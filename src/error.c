@@ -19,8 +19,8 @@ typedef struct {
    * A deferred capture (wf_bt_capture_pending) standing for the backtrace,
    * or 0. Only errors raised from C strings have one, and only while they
    * sit in the raised slot: the JS glue takes them from there without the
-   * text (it formats the capture itself, when read); every other way of
-   * reaching the cell formats it first (wf_err_format_pending). A capture
+   * text (it formats the capture itself, when read); C code can only reach
+   * it through TVMFFIErrorMoveFromRaised, which formats it first. A capture
    * never formatted is dropped with the error, so the host forgets it.
    */
   int32_t pending_backtrace;
@@ -41,20 +41,10 @@ static void wf_err_deleter(void* self, int flags) {
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) wf_obj_free_space(self);
 }
 
-static void wf_err_format_pending(TVMFFIObject* obj);
-
 /* On allocation failure the old backtrace stays: the hook cannot report. */
 static void wf_err_update_backtrace(TVMFFIObjectHandle self, const TVMFFIByteArray* backtrace,
                                     int32_t update_mode) {
   wf_err_payload* p = WF_OBJ_CELL(self, wf_err_payload);
-  if (p->pending_backtrace != 0) {
-    if (update_mode == kTVMFFIBacktraceUpdateModeAppend) {
-      wf_err_format_pending(self);
-    } else {
-      wf_bt_drop_pending(p->pending_backtrace);
-      p->pending_backtrace = 0;
-    }
-  }
   size_t keep = update_mode == kTVMFFIBacktraceUpdateModeAppend ? p->cell.backtrace.size : 0;
   size_t add = backtrace != NULL ? backtrace->size : 0;
   if (keep + add == 0) {
