@@ -128,15 +128,14 @@ const SEGMENT_LIMIT = 8;
  * an error crosses them (crossedWasmFrames).
  */
 export function currentWasmFramesText() {
-  let segment = segmentText(captureStack(SEGMENT_LIMIT, currentWasmFramesText), SEGMENT_LIMIT);
+  let segment = segmentText(framesOf(captureStack(SEGMENT_LIMIT, currentWasmFramesText)), SEGMENT_LIMIT);
   // Deep C: the segment goes on below what was captured.
-  if (segment === null) segment = segmentText(captureStack(64, currentWasmFramesText), Infinity);
+  if (segment === null) segment = segmentText(framesOf(captureStack(64, currentWasmFramesText)), Infinity);
   return segment;
 }
 
-/** The first run of wasm frames in raw as import text; null when it may go on past `limit` frames. */
-function segmentText(raw, limit) {
-  const frames = framesOf(raw);
+/** The first run of wasm frames as import text; null when it may go on past `limit` frames. */
+function segmentText(frames, limit) {
   let text = '';
   for (const [wasm, name, location] of frames) {
     if (!wasm) {
@@ -148,10 +147,98 @@ function segmentText(raw, limit) {
   return frames.length < limit ? text : null;
 }
 
+// ------------------------------------------------- deferred captures
+// An error raised in C is mostly caught and dropped unread. Its stack is
+// captured once, at the raise, and formatted (most of a capture's cost) only
+// when read: as its ABI backtrace (the C frames at the top) and as the JS
+// error's `stack` (the JS frames below them, from the user's call on).
+
+/** Frames kept: deep C, the glue and the user's frames (10 by default). */
+const CAPTURE_LIMIT = 64;
+
+/** A stack captured now, formatting deferred: a V8 holder, else the text. */
+function deferredCapture(above) {
+  const savedLimit = Error.stackTraceLimit;
+  try {
+    Error.stackTraceLimit = CAPTURE_LIMIT;
+    if (typeof Error.captureStackTrace === 'function') {
+      const holder = {};
+      Error.captureStackTrace(holder, above);
+      return holder;
+    }
+    return { text: new Error().stack };
+  } finally {
+    Error.stackTraceLimit = savedLimit;
+  }
+}
+
+/** A capture's CallSites (V8, formatted once) or stack text. */
+function captureRaw(capture) {
+  if (capture.text !== undefined) return capture.text;
+  const savedPrepare = Error.prepareStackTrace;
+  try {
+    Error.prepareStackTrace = collectSites; // V8 formats on first read, here
+    return capture.stack;
+  } finally {
+    Error.prepareStackTrace = savedPrepare;
+  }
+}
+
+/** Captures not yet formatted or dropped, by token (shared by every instance). */
+const captures = new Map();
+let lastToken = 0;
+
+/** The `webffi.backtrace_capture` import (see host_imports.h). */
+export function captureForRaise() {
+  lastToken = lastToken === 0x7fffffff ? 1 : lastToken + 1;
+  captures.set(lastToken, deferredCapture(captureForRaise));
+  return lastToken;
+}
+
+/** Hands over the capture of `token` and forgets it (null for an unknown token). */
+export function takeCapture(token) {
+  const capture = captures.get(token);
+  if (capture === undefined) return null;
+  captures.delete(token);
+  return capture;
+}
+
+/** The `webffi.backtrace_frames` import's text: what `webffi.backtrace` gave at the capture. */
+export function capturedWasmFramesText(capture) {
+  return segmentText(framesOf(captureRaw(capture)), Infinity);
+}
+
+/** A capture's C frames as ABI backtrace text (as the C core formats them). */
+export function capturedBacktrace(capture) {
+  let out = '';
+  for (const line of capturedWasmFramesText(capture).split('\n')) {
+    const tab = line.indexOf('\t');
+    if (tab > 0 && !RUNTIME_FRAME.test(line)) out += frameLine(line.slice(tab + 1), 0, line.slice(0, tab));
+  }
+  return out;
+}
+
+/**
+ * A JS stack for an error raised in the captured C call: `header`, then the
+ * JS frames below the C frames and the glue's, at most `limit`.
+ */
+export function capturedStack(capture, header, limit) {
+  const raw = captureRaw(capture);
+  const lines = Array.isArray(raw)
+    ? raw.map((site) => (wasmCallSite(site) ? null : `    at ${site}`))
+    : String(raw).split('\n').slice(1).map((line) => (wasmFrame(line) ? null : line));
+  let i = lines.indexOf(null); // the first C frame
+  if (i < 0) i = 0;
+  while (i < lines.length && (lines[i] === null || GLUE_LINE.test(lines[i]))) i++;
+  return [header, ...lines.slice(i, i + limit)].join('\n');
+}
+
 const frameLine = (file, line, func) => `  File "${file}", line ${line}, in ${func}\n`;
 
 // The glue's own JS frames (named webffiCall, webffiCallJS, ...) are left out.
 const GLUE_FRAME = /(^|\.)webffi[A-Z]\w*( \[as \w+\])?$/;
+/** A stack line of one of the glue's frames (V8 or Gecko form). */
+const GLUE_LINE = /^(\s*at )?([\w$.]*\.)?webffi[A-Z]\w*( \[as \w+\])?( \(|@)/;
 
 /**
  * A JS stack (Error.prototype.stack) as ABI backtrace lines. When the stack

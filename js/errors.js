@@ -3,7 +3,16 @@
 // `TypeError` kind is `instanceof TypeError`), and every FFI error, whatever
 // its base, answers `instanceof FFIError`.
 
+import { capturedBacktrace, capturedStack } from './backtrace.js';
+
 const BRAND = Symbol('webffi.error');
+// An error raised in C holds its stack captured but not formatted (see
+// backtrace.js): `backtrace` and `stack` format it on first read.
+// `backtrace` is an accessor on the class (one per instance would cost a
+// microsecond more); `stack` must be the instance's own, as V8 gives every
+// error an own `stack`.
+const CAPTURE = Symbol('webffi.capture');
+const BACKTRACE = Symbol('webffi.backtrace');
 
 /**
  * Makes instances of cls FFI errors: branded, named by their kind (so
@@ -17,6 +26,21 @@ function brandClass(cls) {
     name: {
       get() { return this.kind; },
       set(value) { Object.defineProperty(this, 'name', { value, writable: true, configurable: true }); },
+      configurable: true,
+    },
+    backtrace: {
+      /** ABI backtrace text, most recent call first. */
+      get() {
+        let text = this[BACKTRACE];
+        if (text === undefined) {
+          const capture = this[CAPTURE];
+          if (capture === undefined) return '';
+          text = capturedBacktrace(capture);
+          Reflect.set(this, BACKTRACE, text); // a frozen error formats again next time
+        }
+        return text;
+      },
+      set(value) { this[BACKTRACE] = value; },
       configurable: true,
     },
     traceback: {
@@ -125,6 +149,33 @@ export function makeError(kind, message, backtrace = '') {
   const error = new (errorClass(kind))(message);
   error.kind = kind;
   error.backtrace = backtrace;
+  return error;
+}
+
+const deferredStack = {
+  get() {
+    const capture = this[CAPTURE];
+    const text = capturedStack(capture, Error.prototype.toString.call(this), capture.limit);
+    Reflect.defineProperty(this, 'stack', { value: text, writable: true, configurable: true });
+    return text;
+  },
+  set(value) { Reflect.defineProperty(this, 'stack', { value, writable: true, configurable: true }); },
+  configurable: true,
+};
+
+/**
+ * Builds the JS error for an error raised in C whose stack `capture` holds
+ * unformatted: its backtrace and stack (at most `limit` JS frames) are
+ * formatted from it when first read.
+ */
+export function makeDeferredError(kind, message, capture, limit) {
+  const error = new (errorClass(kind))(message);
+  error.kind = kind;
+  capture.limit = limit;
+  error[CAPTURE] = capture;
+  if (Object.hasOwn(error, 'backtrace')) error.backtrace = capturedBacktrace(capture); // a class field shadows the accessor
+  else error[BACKTRACE] = undefined;
+  Object.defineProperty(error, 'stack', deferredStack);
   return error;
 }
 

@@ -1,6 +1,6 @@
 // The imports the C core expects from its host under module "webffi"
 // (declared in src/wasm/host_imports.h), plus Emscripten's growth notice.
-import { wasmFramesText, currentWasmFramesText } from './backtrace.js';
+import { wasmFramesText, currentWasmFramesText, captureForRaise, takeCapture, capturedWasmFramesText } from './backtrace.js';
 
 export { wasmFramesText };
 
@@ -31,6 +31,12 @@ export function createHostImports(getMemory, callbacks = {}) {
       backtrace(ptr, cap) {
         return writeLines(getMemory(), ptr, cap, currentWasmFramesText());
       },
+      backtrace_capture: captureForRaise,
+      backtrace_frames(token, ptr, cap) {
+        const capture = takeCapture(token);
+        return capture ? writeLines(getMemory(), ptr, cap, capturedWasmFramesText(capture)) : 0;
+      },
+      backtrace_drop: takeCapture,
       call_js: callbacks.callJS ?? noCallbacks,
       release_js: callbacks.releaseJS ?? (() => {}),
     },

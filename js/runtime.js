@@ -4,13 +4,13 @@
 import { Heap } from './heap.js';
 import { Device, DataType, IntValue, FloatValue } from './values.js';
 import { FFIObject, PTR, RUNTIME, INTERNALS, AS_POD, functionPrototype, isHandle } from './objects.js';
-import { jsStackToBacktrace, crossedWasmFrames } from './backtrace.js';
+import { jsStackToBacktrace, crossedWasmFrames, takeCapture } from './backtrace.js';
 import { containerClasses } from './containers.js';
 import { ModuleObject } from './module_object.js';
 import { moduleLoader, ModuleLoadError } from './dylink.js';
 import {
   FFIError, FatalError, MemoryError, OverflowError, ValueError, FFITypeError,
-  makeError, kindOf, messageOf,
+  makeError, makeDeferredError, kindOf, messageOf,
 } from './errors.js';
 
 /** Bytes of argument space reused by every call (nested calls stack up). */
@@ -799,10 +799,13 @@ export function createRuntime(instance, meta, options = {}) {
    */
   function takeRaised(callee) {
     const out = alloc(ANY);
-    x.TVMFFIErrorMoveFromRaised(out);
+    // Errors raised from C strings come with their stack captured but not
+    // formatted: formatting waits until someone reads it (makeDeferredError).
+    const capture = takeCapture(x.WebFFIErrorMoveFromRaisedPending(out));
+    fresh();
     const err = U32[out >> 2];
     if (!err) return makeError('RuntimeError', 'a call failed without raising an error');
-    const e = errorFromObject(err, callee);
+    const e = errorFromObject(err, callee, capture);
     decref(err);
     return e;
   }
@@ -811,9 +814,8 @@ export function createRuntime(instance, meta, options = {}) {
     return heap.readUtf8(U32[(p + BA_DATA) >> 2], U32[(p + BA_SIZE) >> 2]);
   }
 
-  function errorFromObject(err, callee) {
+  function errorFromObject(err, callee, capture = null) {
     const cell = err + OBJ;
-    const backtrace = byteArrayText(cell + ERR.backtrace);
     const extra = U32[(cell + ERR.extra) >> 2];
     if (extra && objectTypeIndex(extra) === T_OPAQUE) {
       const h = U32[(extra + OBJ + OPAQUE_HANDLE) >> 2];
@@ -822,7 +824,7 @@ export function createRuntime(instance, meta, options = {}) {
         if (original !== null && (typeof original === 'object' || typeof original === 'function')) {
           try {
             Object.defineProperty(original, 'backtrace', {
-              value: backtrace, writable: true, configurable: true, enumerable: false,
+              value: byteArrayText(cell + ERR.backtrace), writable: true, configurable: true, enumerable: false,
             });
           } catch {
             // a frozen object keeps its identity, without the backtrace
@@ -833,18 +835,21 @@ export function createRuntime(instance, meta, options = {}) {
     }
     const kind = byteArrayText(cell + ERR.kind);
     const message = byteArrayText(cell + ERR.message);
-    if (callee === undefined) return makeError(kind, message, backtrace);
+    if (callee === undefined && capture === null) return makeError(kind, message, byteArrayText(cell + ERR.backtrace));
     // Capturing from the callee leaves the glue's frames out of the stack and
     // costs less: V8 spends most of an error's time on its stack, per frame.
+    // A deferred capture already holds the stack: no second one at all.
     const limit = Error.stackTraceLimit;
     let e;
     try {
       Error.stackTraceLimit = undefined; // not a number: no capture at all
-      e = makeError(kind, message, backtrace);
+      e = capture !== null
+        ? makeDeferredError(kind, message, capture, limit)
+        : makeError(kind, message, byteArrayText(cell + ERR.backtrace));
     } finally {
       Error.stackTraceLimit = limit;
     }
-    Error.captureStackTrace?.(e, callee);
+    if (capture === null) Error.captureStackTrace?.(e, callee);
     return e;
   }
 

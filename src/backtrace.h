@@ -3,6 +3,7 @@
 #define WEBFFI_SRC_BACKTRACE_H_
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "buffer.h"
 
@@ -16,5 +17,16 @@ int wf_bt_is_runtime_frame(const char* func, size_t func_len);
 /* Implemented once per platform: appends the caller's frames, most recent
  * first, runtime frames left out. */
 void wf_bt_collect_platform(wf_buf* out);
+
+/*
+ * A deferred capture of the caller's frames, for an error raised now whose
+ * backtrace may never be read: a token, or 0 where the platform cannot
+ * defer (then collect at once). Each token is used up by exactly one of
+ * wf_bt_format_pending (appends the frames as wf_bt_collect_platform would
+ * have at the capture) and wf_bt_drop_pending.
+ */
+int32_t wf_bt_capture_pending(void);
+void wf_bt_format_pending(int32_t token, wf_buf* out);
+void wf_bt_drop_pending(int32_t token);
 
 #endif /* WEBFFI_SRC_BACKTRACE_H_ */

@@ -6,13 +6,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backtrace.h"
 #include "object.h"
 #include "platform.h"
+#include <webffi/webffi.h>
 
 /* Kind and message live inline after the cell; the backtrace is replaceable. */
 typedef struct {
   TVMFFIErrorCell cell;
   char* backtrace_storage; /* malloc'd, NUL-terminated; NULL for "" */
+  /*
+   * A deferred capture (wf_bt_capture_pending) standing for the backtrace,
+   * or 0. Only errors raised from C strings have one, and only while they
+   * sit in the raised slot: the JS glue takes them from there without the
+   * text (it formats the capture itself, when read); C code can only reach
+   * it through TVMFFIErrorMoveFromRaised, which formats it first. A capture
+   * never formatted is dropped with the error, so the host forgets it.
+   */
+  int32_t pending_backtrace;
 } wf_err_payload;
 
 static WF_THREAD_LOCAL TVMFFIObject* wf_err_raised;
@@ -23,6 +34,7 @@ static void wf_err_deleter(void* self, int flags) {
     wf_err_payload* p = WF_OBJ_CELL(self, wf_err_payload);
     free(p->backtrace_storage);
     p->backtrace_storage = NULL;
+    if (p->pending_backtrace != 0) wf_bt_drop_pending(p->pending_backtrace);
     if (p->cell.cause_chain != NULL) wf_obj_decref((TVMFFIObject*)p->cell.cause_chain);
     if (p->cell.extra_context != NULL) wf_obj_decref((TVMFFIObject*)p->cell.extra_context);
   }
@@ -106,6 +118,21 @@ int TVMFFIErrorCreate(const TVMFFIByteArray* kind, const TVMFFIByteArray* messag
   return TVMFFIErrorCreateWithCauseAndExtraContext(kind, message, backtrace, NULL, NULL, out);
 }
 
+/* Turns a deferred backtrace into the cell's text (errors of this file only). */
+static void wf_err_format_pending(TVMFFIObject* obj) {
+  if (obj == NULL || obj->deleter != wf_err_deleter) return;
+  wf_err_payload* p = WF_OBJ_CELL(obj, wf_err_payload);
+  if (p->pending_backtrace == 0) return;
+  wf_buf text = {0};
+  wf_bt_format_pending(p->pending_backtrace, &text);
+  p->pending_backtrace = 0;
+  if (!text.failed && text.size > 0) {
+    TVMFFIByteArray bt = {text.data, text.size};
+    wf_err_update_backtrace(obj, &bt, kTVMFFIBacktraceUpdateModeReplace);
+  }
+  wf_buf_free(&text);
+}
+
 /* --------------------------------------------------------- raised slot */
 void TVMFFIErrorSetRaised(TVMFFIObjectHandle error) {
   if (error != NULL) wf_obj_incref((TVMFFIObject*)error);
@@ -116,8 +143,23 @@ void TVMFFIErrorSetRaised(TVMFFIObjectHandle error) {
 
 void TVMFFIErrorMoveFromRaised(TVMFFIObjectHandle* result) {
   if (result == NULL) return;
+  wf_err_format_pending(wf_err_raised);
   *result = wf_err_raised;
   wf_err_raised = NULL;
+}
+
+int32_t WebFFIErrorMoveFromRaisedPending(TVMFFIObjectHandle* result) {
+  if (result == NULL) return 0;
+  TVMFFIObject* err = wf_err_raised;
+  int32_t token = 0;
+  if (err != NULL && err->deleter == wf_err_deleter) {
+    wf_err_payload* p = WF_OBJ_CELL(err, wf_err_payload);
+    token = p->pending_backtrace;
+    p->pending_backtrace = 0; /* now the caller's, to format or drop */
+  }
+  *result = err;
+  wf_err_raised = NULL;
+  return token;
 }
 
 /*
@@ -145,17 +187,27 @@ static struct {
      NULL},
 };
 
+int wf_err_set_raised(const TVMFFIByteArray* kind, const TVMFFIByteArray* message) {
+  TVMFFIObjectHandle err = NULL;
+  /* Most raised errors are caught without a look at their backtrace. */
+  int32_t pending = wf_bt_capture_pending();
+  const TVMFFIByteArray* bt = pending != 0 ? NULL : TVMFFIBacktrace(NULL, 0, NULL, 1);
+  if (TVMFFIErrorCreate(kind, message, bt, &err) != 0) {
+    if (pending != 0) wf_bt_drop_pending(pending);
+    TVMFFIErrorSetRaised(&wf_err_oom_static.header);
+    return -1;
+  }
+  WF_OBJ_CELL(err, wf_err_payload)->pending_backtrace = pending;
+  TVMFFIErrorSetRaised(err);
+  wf_obj_decref((TVMFFIObject*)err);
+  return -1;
+}
+
 static void wf_err_set_raised_bytes(const char* kind, const char* message, size_t message_len) {
   if (kind == NULL) kind = "RuntimeError";
   TVMFFIByteArray k = {kind, strlen(kind)};
   TVMFFIByteArray m = {message != NULL ? message : "", message != NULL ? message_len : 0};
-  TVMFFIObjectHandle err = NULL;
-  if (TVMFFIErrorCreate(&k, &m, TVMFFIBacktrace(NULL, 0, NULL, 1), &err) != 0) {
-    TVMFFIErrorSetRaised(&wf_err_oom_static.header);
-    return;
-  }
-  TVMFFIErrorSetRaised(err);
-  wf_obj_decref((TVMFFIObject*)err);
+  wf_err_set_raised(&k, &m);
 }
 
 void TVMFFIErrorSetRaisedFromCStr(const char* kind, const char* message) {

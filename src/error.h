@@ -12,6 +12,9 @@ int wf_err_raise(const char* kind, const char* fmt, ...)
 #endif
     ;
 
+/* Raises (kind, message) with the caller's backtrace; always returns -1. */
+int wf_err_set_raised(const TVMFFIByteArray* kind, const TVMFFIByteArray* message);
+
 /* Raises MemoryError for a failed allocation of `size` bytes; returns -1.
  * Works even when nothing more can be allocated. */
 int wf_err_raise_oom(size_t size);

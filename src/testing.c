@@ -50,14 +50,9 @@ static int testing_raise_error(void* self, const TVMFFIAny* args, int32_t n, TVM
   if (WebFFICheckNumArgs(&wf_testing_raise_sig, n) != 0) return -1;
   if (WebFFIArgToString(&wf_testing_raise_sig, args, 0, &kind) != 0) return -1;
   if (WebFFIArgToString(&wf_testing_raise_sig, args, 1, &message) != 0) return -1;
-  /* Through the ABI entry point, so the backtrace starts at this frame. */
-  TVMFFIObjectHandle err;
-  if (TVMFFIErrorCreate(&kind, &message, TVMFFIBacktrace(NULL, 0, NULL, 0), &err) != 0) {
-    return wf_err_raise_oom(kind.size + message.size);
-  }
-  TVMFFIErrorSetRaised(err);
-  TVMFFIObjectDecRef(err);
-  return -1;
+  /* As C code raises most errors (TVMFFIErrorSetRaisedFromCStr): the
+   * backtrace starts at this frame, the runtime's own frames left out. */
+  return wf_err_set_raised(&kind, &message);
 }
 
 static int testing_apply(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {

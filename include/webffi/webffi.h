@@ -54,6 +54,14 @@ TVM_FFI_DLL int WebFFIFunctionCallWords(TVMFFIObjectHandle func, int32_t num_arg
 TVM_FFI_DLL int WebFFIFunctionFromJS(int32_t js_handle, TVMFFIObjectHandle* out);
 TVM_FFI_DLL int WebFFIOpaqueFromJS(int32_t js_handle, TVMFFIObjectHandle* out);
 
+/*
+ * TVMFFIErrorMoveFromRaised for the JS glue: the error comes out with its
+ * backtrace still a deferred capture when it has one, whose token this
+ * returns (0 when the backtrace is already text). The glue formats the
+ * capture itself, when someone reads the backtrace.
+ */
+TVM_FFI_DLL int32_t WebFFIErrorMoveFromRaisedPending(TVMFFIObjectHandle* result);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

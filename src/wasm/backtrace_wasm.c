@@ -6,8 +6,8 @@
 
 static char wf_bt_frames[16384];
 
-void wf_bt_collect_platform(wf_buf* out) {
-  int32_t n = wf_host_backtrace(wf_bt_frames, (int32_t)sizeof(wf_bt_frames));
+/* Appends the first n bytes of wf_bt_frames ("FUNC\tLOCATION\n" lines). */
+static void wf_bt_append_host_frames(wf_buf* out, int32_t n) {
   if (n <= 0) return;
   if (n > (int32_t)sizeof(wf_bt_frames)) n = (int32_t)sizeof(wf_bt_frames);
   const char* p = wf_bt_frames;
@@ -25,3 +25,16 @@ void wf_bt_collect_platform(wf_buf* out) {
     p = line_end + 1;
   }
 }
+
+void wf_bt_collect_platform(wf_buf* out) {
+  wf_bt_append_host_frames(out, wf_host_backtrace(wf_bt_frames, (int32_t)sizeof(wf_bt_frames)));
+}
+
+int32_t wf_bt_capture_pending(void) { return wf_host_backtrace_capture(); }
+
+void wf_bt_format_pending(int32_t token, wf_buf* out) {
+  wf_bt_append_host_frames(
+      out, wf_host_backtrace_frames(token, wf_bt_frames, (int32_t)sizeof(wf_bt_frames)));
+}
+
+void wf_bt_drop_pending(int32_t token) { wf_host_backtrace_drop(token); }

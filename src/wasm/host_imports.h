@@ -17,6 +17,18 @@
 WF_HOST_IMPORT("backtrace") int32_t wf_host_backtrace(char* buf, int32_t cap);
 
 /*
+ * Captures the current stack without formatting it (formatting is most of
+ * a capture's cost) and returns a token for it, never 0. The host keeps the
+ * capture until wf_host_backtrace_frames writes its wasm frames (as
+ * wf_host_backtrace would have at the capture; 0 bytes for an unknown
+ * token) or wf_host_backtrace_drop forgets it.
+ */
+WF_HOST_IMPORT("backtrace_capture") int32_t wf_host_backtrace_capture(void);
+WF_HOST_IMPORT("backtrace_frames")
+int32_t wf_host_backtrace_frames(int32_t token, char* buf, int32_t cap);
+WF_HOST_IMPORT("backtrace_drop") void wf_host_backtrace_drop(int32_t token);
+
+/*
  * Calls the JS function behind `handle` with the safe-call convention:
  * borrowed args, owned result, 0 or -1 with the error raised.
  */

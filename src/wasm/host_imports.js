@@ -2,6 +2,9 @@
 // provided by the host, the webffi JS glue, under import module "webffi".
 mergeInto(LibraryManager.library, {
   backtrace: function () {},
+  backtrace_capture: function () {},
+  backtrace_frames: function () {},
+  backtrace_drop: function () {},
   call_js: function () {},
   release_js: function () {},
 });

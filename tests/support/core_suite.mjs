@@ -308,6 +308,27 @@ export function coreTests(webffi, wasm) {
       ok(!(new Error('plain') instanceof webffi.FFIError), 'plain errors are not FFI errors');
     },
 
+    'a C error\'s stack starts at the caller; passed back to C it keeps its backtrace'() {
+      const raise = g('testing.test_raise_error');
+      function userCallSite() {
+        return raise('ValueError', 'where');
+      }
+      const e = throws(() => userCallSite(), 'raise');
+      const lines = String(e.stack).split('\n');
+      same(lines[0], 'ValueError: where');
+      ok(/userCallSite/.test(lines[1]), e.stack);
+      ok(!/wasm-function|webffi[A-Z]/.test(e.stack), `no C or glue frames:\n${e.stack}`);
+      e.stack = 'replaced';
+      same(e.stack, 'replaced');
+      const again = throws(() => userCallSite(), 'raise again');
+      const text = again.backtrace;
+      ok(/in testing_raise_error\n$/.test(text), text);
+      same(echo(again), again, 'identity through C');
+      same(again.backtrace, text);
+      again.backtrace = 'set by the user';
+      same(again.backtrace, 'set by the user');
+    },
+
     'an unknown kind keeps its string on RuntimeError; registerError adds classes'() {
       const raise = g('testing.test_raise_error');
       const e = throws(() => raise('ScheduleError', 'bad schedule'), 'unknown');
