@@ -7,8 +7,7 @@
 // - a zero-copy CPU view of 1 KiB against one of 64 MiB;
 // - copying a typed array into a CPU tensor against TypedArray.set;
 // - matmul 1024x1024x1024 with the data on the device, GFLOP/s.
-import { compare, rawKernel, kernelRow, bandwidthRow, formatKernelRows, gpuCalls, formatGPUCalls } from './webgpu_bench.mjs';
-import { elementwiseWGSL, matmulWGSL, reduceWGSL, softmaxWGSL, ELEMENTWISE_WG, MATMUL_TILE } from '../js/backends/webgpu/wgsl.js';
+import { compare, kernelCases, rawKernel, kernelRow, bandwidthRow, formatKernelRows, gpuCalls, formatGPUCalls } from './webgpu_bench.mjs';
 
 const STORAGE = 0x80;
 const COPY_SRC = 0x4;
@@ -21,7 +20,6 @@ function randomFloats(n) {
   return out;
 }
 
-const u32s = (...words) => new Uint32Array(words);
 const numel = (shape) => shape.reduce((x, y) => x * y, 1);
 
 /** Best ns per call of fn over `rounds` rounds of `iters` calls (synchronous). */
@@ -43,41 +41,10 @@ export async function runTensorBench(rt, { quick = false } = {}) {
   const adapter = `${info.adapter.vendor} ${info.adapter.architecture} ${info.adapter.device} ${info.adapter.description}`.trim();
   const rounds = quick ? 2 : 15;
   const rows = [];
-  const NEG_INF = 0xff800000;
   const fn = (name) => rt.getGlobal(name);
-
-  const n = 1 << 20;
-  const x = randomFloats(n);
-  const y = randomFloats(n).map((v) => v + 3);
-  const egroups = [Math.min(n / ELEMENTWISE_WG, 65535), Math.ceil(n / ELEMENTWISE_WG / 65535)];
-  const ewParams = u32s(n, 0, 0, 0, egroups[0] * ELEMENTWISE_WG, 0);
-  const scalarParams = new Uint32Array(6);
-  scalarParams.set([n, 0, 0, 0, egroups[0] * ELEMENTWISE_WG]);
-  new Float32Array(scalarParams.buffer)[5] = 1.5;
-  const small = 1024;
-  const mm = 256;
-  const ma = randomFloats(mm * mm);
-  const red = [1024, 1024];
-  const rx = randomFloats(red[0] * red[1]);
-  const sm = [512, 1024];
-  const sx = randomFloats(sm[0] * sm[1]);
-  // name, global, inputs, shapes, extra args, output shape, raw WGSL, raw params, raw groups
-  const cases = [
-    ['add 1K', 'webgpu.add', [x.subarray(0, small), y.subarray(0, small)], [[small], [small]], [], [small],
-      elementwiseWGSL('+', 'f32', false), u32s(small, 0, 0, 0, ELEMENTWISE_WG * 16, 0), [16]],
-    ['add 1M', 'webgpu.add', [x, y], [[n], [n]], [], [n], elementwiseWGSL('+', 'f32', false), ewParams, egroups],
-    ['div 1M', 'webgpu.div', [x, y], [[n], [n]], [], [n], elementwiseWGSL('/', 'f32', false), ewParams, egroups],
-    ['mul_scalar 1M', 'webgpu.mul_scalar', [x], [[n]], [1.5], [n], elementwiseWGSL('*', 'f32', true), scalarParams, egroups],
-    [`matmul ${mm}`, 'webgpu.matmul', [ma, ma], [[mm, mm], [mm, mm]], [], [mm, mm], matmulWGSL('f32'),
-      u32s(mm, mm, mm, 0, 0, 0), [mm / MATMUL_TILE, mm / MATMUL_TILE]],
-    ['sum 1024x1024 axis 1', 'webgpu.sum', [rx], [red], [1], [red[0]], reduceWGSL('sum', 'f32', 'f32'),
-      u32s(red[0], red[1], 1, red[1], 1, 0, 0, red[0], NEG_INF), [red[0]]],
-    ['max 1024x1024 axis 1', 'webgpu.max', [rx], [red], [1], [red[0]], reduceWGSL('max', 'f32', 'f32'),
-      u32s(red[0], red[1], 1, red[1], 1, 0, 0, red[0], NEG_INF), [red[0]]],
-    ['softmax 512x1024', 'webgpu.softmax', [sx], [sm], [], sm, softmaxWGSL('f32'), u32s(sm[0], sm[1], 0, 0, sm[0], NEG_INF), [sm[0]]],
-  ];
+  const cases = kernelCases();
   let calls; // the WebGPU calls of add 1K on both sides
-  for (const [name, global, inputs, shapes, extra, outShape, code, params, groups] of cases) {
+  for (const { name, global, inputs, shapes, extra, outShape, code, params, groups } of cases) {
     const kernel = fn(global);
     const tensors = inputs.map((_, i) => rt.empty(shapes[i], 'float32', 'webgpu'));
     const result = new Float32Array(numel(outShape));

@@ -180,6 +180,46 @@ function u32s(...words) {
   return new Uint32Array(words);
 }
 
+/**
+ * The kernels both GPU benchmarks time, as rows of: name, engine method,
+ * runtime global, inputs, input shapes, extra arguments, output shape, and
+ * for the raw pipeline its WGSL, parameters and workgroup counts.
+ */
+export function kernelCases() {
+  const NEG_INF = 0xff800000;
+  const n = 1 << 20;
+  const x = randomFloats(n);
+  const y = randomFloats(n).map((v) => v + 3);
+  const egroups = [Math.min(n / ELEMENTWISE_WG, 65535), Math.ceil(n / ELEMENTWISE_WG / 65535)];
+  const ewParams = u32s(n, 0, 0, 0, egroups[0] * ELEMENTWISE_WG, 0);
+  const scalarParams = new Uint32Array(6);
+  scalarParams.set([n, 0, 0, 0, egroups[0] * ELEMENTWISE_WG]);
+  new Float32Array(scalarParams.buffer)[5] = 1.5;
+  const small = 1024;
+  const mm = 256;
+  const ma = randomFloats(mm * mm);
+  const red = [1024, 1024];
+  const rx = randomFloats(red[0] * red[1]);
+  const sm = [512, 1024];
+  const sx = randomFloats(sm[0] * sm[1]);
+  const row = (name, method, inputs, shapes, extra, outShape, code, params, groups) =>
+    ({ name, method, global: `webgpu.${method.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`, inputs, shapes, extra, outShape, code, params, groups });
+  return [
+    row('add 1K', 'add', [x.subarray(0, small), y.subarray(0, small)], [[small], [small]], [], [small],
+      elementwiseWGSL('+', 'f32', false), u32s(small, 0, 0, 0, ELEMENTWISE_WG * 16, 0), [16]),
+    row('add 1M', 'add', [x, y], [[n], [n]], [], [n], elementwiseWGSL('+', 'f32', false), ewParams, egroups),
+    row('div 1M', 'div', [x, y], [[n], [n]], [], [n], elementwiseWGSL('/', 'f32', false), ewParams, egroups),
+    row('mul_scalar 1M', 'mulScalar', [x], [[n]], [1.5], [n], elementwiseWGSL('*', 'f32', true), scalarParams, egroups),
+    row(`matmul ${mm}`, 'matmul', [ma, ma], [[mm, mm], [mm, mm]], [], [mm, mm], matmulWGSL('f32'),
+      u32s(mm, mm, mm, 0, 0, 0), [mm / MATMUL_TILE, mm / MATMUL_TILE]),
+    row('sum 1024x1024 axis 1', 'sum', [rx], [red], [1], [red[0]], reduceWGSL('sum', 'f32', 'f32'),
+      u32s(red[0], red[1], 1, red[1], 1, 0, 0, red[0], NEG_INF), [red[0]]),
+    row('max 1024x1024 axis 1', 'max', [rx], [red], [1], [red[0]], reduceWGSL('max', 'f32', 'f32'),
+      u32s(red[0], red[1], 1, red[1], 1, 0, 0, red[0], NEG_INF), [red[0]]),
+    row('softmax 512x1024', 'softmax', [sx], [sm], [], sm, softmaxWGSL('f32'), u32s(sm[0], sm[1], 0, 0, sm[0], NEG_INF), [sm[0]]),
+  ];
+}
+
 export async function runWebGPUBench(gpu, { quick = false } = {}) {
   const be = createWebGPUBackend({ gpu });
   const info = await be.init();
@@ -187,42 +227,9 @@ export async function runWebGPUBench(gpu, { quick = false } = {}) {
   const adapter = `${info.adapter.vendor} ${info.adapter.architecture} ${info.adapter.device} ${info.adapter.description}`.trim();
   const rounds = quick ? 2 : 15;
   const rows = [];
-  const NEG_INF = 0xff800000;
-
-  const n = 1 << 20;
-  const x = randomFloats(n);
-  const y = randomFloats(n).map((v) => v + 3);
-  const scalarParams = new Uint32Array(6);
-  scalarParams.set([n, 0, 0, 0, 65535 * ELEMENTWISE_WG]);
-  new Float32Array(scalarParams.buffer)[5] = 1.5;
-  const egroups = [Math.min(n / ELEMENTWISE_WG, 65535), Math.ceil(n / ELEMENTWISE_WG / 65535)];
-  const ewParams = u32s(n, 0, 0, 0, egroups[0] * ELEMENTWISE_WG, 0);
-  scalarParams[4] = egroups[0] * ELEMENTWISE_WG;
-  const small = 1024;
-  const xs = x.subarray(0, small);
-  const ys = y.subarray(0, small);
-  const mm = 256;
-  const ma = randomFloats(mm * mm);
-  const red = [1024, 1024];
-  const rx = randomFloats(red[0] * red[1]);
-  const sm = [512, 1024];
-  const sx = randomFloats(sm[0] * sm[1]);
-  const cases = [
-    ['add 1K', 'add', [xs, ys], [[small], [small]], [], [small],
-      elementwiseWGSL('+', 'f32', false), u32s(small, 0, 0, 0, ELEMENTWISE_WG * 16, 0), [16]],
-    ['add 1M', 'add', [x, y], [[n], [n]], [], [n], elementwiseWGSL('+', 'f32', false), ewParams, egroups],
-    ['div 1M', 'div', [x, y], [[n], [n]], [], [n], elementwiseWGSL('/', 'f32', false), ewParams, egroups],
-    ['mul_scalar 1M', 'mulScalar', [x], [[n]], [1.5], [n], elementwiseWGSL('*', 'f32', true), scalarParams, egroups],
-    [`matmul ${mm}`, 'matmul', [ma, ma], [[mm, mm], [mm, mm]], [], [mm, mm], matmulWGSL('f32'),
-      u32s(mm, mm, mm, 0, 0, 0), [mm / MATMUL_TILE, mm / MATMUL_TILE]],
-    ['sum 1024x1024 axis 1', 'sum', [rx], [red], [1], [red[0]], reduceWGSL('sum', 'f32', 'f32'),
-      u32s(red[0], red[1], 1, red[1], 1, 0, 0, red[0], NEG_INF), [red[0]]],
-    ['max 1024x1024 axis 1', 'max', [rx], [red], [1], [red[0]], reduceWGSL('max', 'f32', 'f32'),
-      u32s(red[0], red[1], 1, red[1], 1, 0, 0, red[0], NEG_INF), [red[0]]],
-    ['softmax 512x1024', 'softmax', [sx], [sm], [], sm, softmaxWGSL('f32'), u32s(sm[0], sm[1], 0, 0, sm[0], NEG_INF), [sm[0]]],
-  ];
+  const cases = kernelCases();
   let calls; // the WebGPU calls of add 1K on both sides
-  for (const [name, method, inputs, shapes, extra, outShape, code, params, groups] of cases) {
+  for (const { name, method, inputs, shapes, extra, outShape, code, params, groups } of cases) {
     const ours = backendKernel(be, method, inputs, shapes, extra, outShape);
     const outBytes = outShape.reduce((p, q) => p * q, 1) * 4;
     const raw = rawKernel(device, code, inputs, outBytes, params, groups);
