@@ -26,3 +26,37 @@ export function assertEqual(actual, expected, message = '') {
   const e = typeof expected === 'bigint' ? `${expected}n` : JSON.stringify(expected);
   if (a !== e) throw new Error(`${message} expected ${e}, got ${a}`);
 }
+
+/** Runs fn, which must throw; returns what it threw. */
+export function thrown(fn, what) {
+  try {
+    fn();
+  } catch (e) {
+    return e;
+  }
+  throw new Error(`assertion failed: ${what}: expected an exception`);
+}
+
+/** Awaits promise, which must reject; returns the reason. */
+export async function rejected(promise, what) {
+  try {
+    await promise;
+  } catch (e) {
+    return e;
+  }
+  throw new Error(`assertion failed: ${what}: expected a rejection`);
+}
+
+/** Asserts that fn (sync or async) throws an error of `kind` whose message matches `pattern`. */
+export async function assertThrows(fn, kind, pattern) {
+  let error = null;
+  try {
+    await fn();
+  } catch (e) {
+    error = e;
+  }
+  assert(error, `expected a ${kind}, nothing was thrown`);
+  assertEqual(error.kind, kind, `kind of "${error.message}":`);
+  assert(pattern.test(error.message), `message "${error.message}" does not match ${pattern}`);
+  return error;
+}

@@ -1,6 +1,7 @@
 // The JS runtime's core behaviour, as named tests that run unchanged in Node
 // (tests/node/runtime.test.mjs) and in Chromium pages and workers
 // (tests/browser/). `webffi` is the package's exports, `wasm` the core's bytes.
+import { thrown as throws, rejected as rejects } from '../browser/harness_page.mjs';
 
 function fail(message) {
   throw new Error(`assertion failed: ${message}`);
@@ -22,24 +23,6 @@ function sameBytes(actual, expected, what = '') {
   for (let i = 0; i < expected.length; i++) same(actual[i], expected[i], `${what}[${i}]`);
 }
 
-/** Runs fn, which must throw; returns what it threw. */
-function throws(fn, what) {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  return fail(`${what}: expected an exception`);
-}
-
-async function rejects(promise, what) {
-  try {
-    await promise;
-  } catch (e) {
-    return e;
-  }
-  return fail(`${what}: expected a rejection`);
-}
 
 /** The core's bytes with the metadata key renamed, so the JS must refuse it. */
 function incompatibleCopy(wasm) {

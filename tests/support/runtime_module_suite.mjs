@@ -3,27 +3,20 @@
 // and in Chromium (tests/browser/runtime_modules.test.mjs).
 // env: { rt, webffi, source(name), bytes(name) } where source gives a URL
 // (or path) and bytes the module's wasm bytes.
-import { assert, assertEqual } from '../browser/harness_page.mjs';
+import { assert, assertEqual, thrown, rejected } from '../browser/harness_page.mjs';
 
+/** Awaits promise, which must reject with an error that check accepts. */
 async function rejects(promise, check, what) {
-  try {
-    await promise;
-  } catch (e) {
-    assert(check(e), `${what}: unexpected error ${e}`);
-    return;
-  }
-  throw new Error(`assertion failed: ${what} did not fail`);
+  const e = await rejected(promise, what);
+  assert(check(e), `${what}: unexpected error ${e}`);
 }
 
+/** Runs fn, which must throw an error that check accepts. */
 function throws(fn, check, what) {
-  try {
-    fn();
-  } catch (e) {
-    assert(check(e), `${what}: unexpected error ${e}`);
-    return;
-  }
-  throw new Error(`assertion failed: ${what} did not throw`);
+  const e = thrown(fn, what);
+  assert(check(e), `${what}: unexpected error ${e}`);
 }
+
 
 export const moduleTests = {
   async 'loadModule takes a URL, bytes or a compiled module and dedupes by name'({ rt, webffi, source, bytes }) {

@@ -3,6 +3,7 @@
 // Workers, tests/browser/session.test.mjs). `env` gives:
 //   spawn(role): a worker running tests/support/session_worker.mjs as `role`;
 //   kill(worker): terminates it; crashMessage: what a crash is reported as.
+import { thrown as throws, rejected as rejects } from '../browser/harness_page.mjs';
 
 function fail(message) {
   throw new Error(`assertion failed: ${message}`);
@@ -12,22 +13,6 @@ function same(actual, expected, what = '') {
 }
 function ok(cond, what) {
   if (!cond) fail(what);
-}
-function throws(fn, what) {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  return fail(`${what}: expected an exception`);
-}
-async function rejects(promise, what) {
-  try {
-    await promise;
-  } catch (e) {
-    return e;
-  }
-  return fail(`${what}: expected a rejection`);
 }
 
 /** What postMessage delivers: a real structured clone through a MessageChannel. */

@@ -2,21 +2,10 @@
 // (SwiftShader): tensorCases(rt, env) returns { name: async fn } for a
 // runtime from load() whose WebGPU backend was discovered at load.
 // env: { addOneModule: a path or URL of tests/modules/add_one.wasm }
-import { assert, assertEqual } from '../browser/harness_page.mjs';
+import { assert, assertEqual, assertThrows } from '../browser/harness_page.mjs';
 
-/** Asserts that fn (sync or async) throws an error of `kind` whose message matches `pattern`. */
-export async function assertThrows(fn, kind, pattern) {
-  let error = null;
-  try {
-    await fn();
-  } catch (e) {
-    error = e;
-  }
-  assert(error, `expected a ${kind}, nothing was thrown`);
-  assertEqual(error.kind, kind, `kind of "${error.message}":`);
-  assert(pattern.test(error.message), `message "${error.message}" does not match ${pattern}`);
-  return error;
-}
+export { assertThrows };
+
 
 /** Deterministic values in [-2, 2). */
 function randomFloats(n, seed = 1) {

@@ -2,21 +2,10 @@
 // Chromium (SwiftShader): webgpuCases(gpu) returns { name: async fn }.
 // Every kernel is checked against a CPU reference on real WebGPU.
 import { createWebGPUBackend, KERNELS } from '../../js/backends/webgpu/index.js';
-import { assert, assertEqual } from '../browser/harness_page.mjs';
+import { assert, assertEqual, assertThrows } from '../browser/harness_page.mjs';
 
-/** Asserts that fn (sync or async) throws an error of `kind` whose message matches `pattern`. */
-export async function assertThrows(fn, kind, pattern) {
-  let error = null;
-  try {
-    await fn();
-  } catch (e) {
-    error = e;
-  }
-  assert(error, `expected a ${kind}, nothing was thrown`);
-  assertEqual(error.kind, kind, `kind of "${error.message}":`);
-  assert(pattern.test(error.message), `message "${error.message}" does not match ${pattern}`);
-  return error;
-}
+export { assertThrows };
+
 
 function assertClose(actual, expected, { rtol = 1e-5, atol = 1e-6 } = {}, what = '') {
   assertEqual(actual.length, expected.length, `${what} length:`);
