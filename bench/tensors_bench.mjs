@@ -7,18 +7,7 @@
 // - a zero-copy CPU view of 1 KiB against one of 64 MiB;
 // - copying a typed array into a CPU tensor against TypedArray.set;
 // - matmul 1024x1024x1024 with the data on the device, GFLOP/s.
-import { compare, kernelCases, rawKernel, kernelRow, bandwidthRow, formatKernelRows, gpuCalls, formatGPUCalls } from './webgpu_bench.mjs';
-
-const STORAGE = 0x80;
-const COPY_SRC = 0x4;
-const COPY_DST = 0x8;
-const MAP_READ = 0x1;
-
-function randomFloats(n) {
-  const out = new Float32Array(n);
-  for (let i = 0; i < n; i++) out[i] = Math.sin(i) * 2;
-  return out;
-}
+import { compare, kernelCases, bandwidthRows, randomFloats, BANDWIDTH_BYTES, rawKernel, kernelRow, formatKernelRows, gpuCalls, formatGPUCalls } from './webgpu_bench.mjs';
 
 const numel = (shape) => shape.reduce((x, y) => x * y, 1);
 
@@ -67,34 +56,13 @@ export async function runTensorBench(rt, { quick = false } = {}) {
   }
 
   // Bandwidth through tensors, 16 MiB per transfer.
-  const bytes = 16 << 20;
-  const host = new Uint8Array(bytes).map((_, i) => i);
-  const g = rt.empty([bytes], 'uint8', 'webgpu');
-  const rawBuf = device.createBuffer({ size: bytes, usage: STORAGE | COPY_SRC | COPY_DST });
-  const rawStaging = device.createBuffer({ size: bytes, usage: MAP_READ | COPY_DST });
-  const sink = new Uint8Array(bytes);
-  const k = quick ? 1 : 4;
-  const upload = await compare(async () => {
-    for (let i = 0; i < k; i++) g.set(host);
-    await engine.sync();
-  }, async () => {
-    for (let i = 0; i < k; i++) device.queue.writeBuffer(rawBuf, 0, host);
-    await device.queue.onSubmittedWorkDone();
-  }, 1, rounds);
-  const download = await compare(() => g.data(sink), async () => {
-    const encoder = device.createCommandEncoder();
-    encoder.copyBufferToBuffer(rawBuf, 0, rawStaging, 0, bytes);
-    device.queue.submit([encoder.finish()]);
-    await rawStaging.mapAsync(MAP_READ);
-    sink.set(new Uint8Array(rawStaging.getMappedRange()));
-    rawStaging.unmap();
-  }, quick ? 1 : k, rounds);
+  const g = rt.empty([BANDWIDTH_BYTES], 'uint8', 'webgpu');
+  const bandwidth = await bandwidthRows(device, {
+    upload: (host) => g.set(host),
+    sync: () => engine.sync(),
+    download: (sink) => g.data(sink),
+  }, ['upload 16 MiB (tensor.set)', 'download 16 MiB (await tensor.data(out))'], quick, rounds);
   g.dispose();
-  const gbps = (ms, times = 1) => (bytes * times) / ms / 1e6;
-  const bandwidth = [
-    bandwidthRow('upload 16 MiB (tensor.set)', upload, gbps, k),
-    bandwidthRow('download 16 MiB (await tensor.data(out))', download, gbps, 1),
-  ];
 
   // CPU: zero-copy views and copies into the wasm heap.
   const tiny = rt.empty([256], 'float32');

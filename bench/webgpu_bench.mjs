@@ -128,7 +128,8 @@ export function formatGPUCalls(lines, heading, { ours, raw }) {
   }
 }
 
-function randomFloats(n) {
+/** Deterministic test data. */
+export function randomFloats(n) {
   const out = new Float32Array(n);
   for (let i = 0; i < n; i++) out[i] = Math.sin(i) * 2;
   return out;
@@ -178,6 +179,41 @@ export function backendKernel(be, method, inputs, shapes, extra, outShape) {
 
 function u32s(...words) {
   return new Uint32Array(words);
+}
+
+export const BANDWIDTH_BYTES = 16 << 20;
+
+/**
+ * Upload and download bandwidth of 16 MiB transfers: `ours` (upload(host),
+ * sync(), download(sink)) against raw `writeBuffer` / `mapAsync` on the
+ * same device. Returns the two rows, named by `names`.
+ */
+export async function bandwidthRows(device, ours, names, quick, rounds) {
+  const bytes = BANDWIDTH_BYTES;
+  const host = new Uint8Array(bytes).map((_, i) => i);
+  const rawBuf = device.createBuffer({ size: bytes, usage: STORAGE | COPY_SRC | COPY_DST });
+  const rawStaging = device.createBuffer({ size: bytes, usage: MAP_READ | COPY_DST });
+  const sink = new Uint8Array(bytes);
+  const k = quick ? 1 : 4;
+  const upload = await compare(async () => {
+    for (let i = 0; i < k; i++) ours.upload(host);
+    await ours.sync();
+  }, async () => {
+    for (let i = 0; i < k; i++) device.queue.writeBuffer(rawBuf, 0, host);
+    await device.queue.onSubmittedWorkDone();
+  }, 1, rounds);
+  const download = await compare(() => ours.download(sink), async () => {
+    const encoder = device.createCommandEncoder();
+    encoder.copyBufferToBuffer(rawBuf, 0, rawStaging, 0, bytes);
+    device.queue.submit([encoder.finish()]);
+    await rawStaging.mapAsync(MAP_READ);
+    sink.set(new Uint8Array(rawStaging.getMappedRange()));
+    rawStaging.unmap();
+  }, quick ? 1 : k, rounds);
+  rawBuf.destroy();
+  rawStaging.destroy();
+  const gbps = (ms, times = 1) => (bytes * times) / ms / 1e6;
+  return [bandwidthRow(names[0], upload, gbps, k), bandwidthRow(names[1], download, gbps, 1)];
 }
 
 /**
@@ -242,33 +278,12 @@ export async function runWebGPUBench(gpu, { quick = false } = {}) {
   }
 
   // Bandwidth, 16 MiB per transfer.
-  const bytes = 16 << 20;
-  const host = new Uint8Array(bytes).map((_, i) => i);
-  const h = be.allocate(bytes);
-  const rawBuf = device.createBuffer({ size: bytes, usage: STORAGE | COPY_SRC | COPY_DST });
-  const rawStaging = device.createBuffer({ size: bytes, usage: MAP_READ | COPY_DST });
-  const sink = new Uint8Array(bytes);
-  const k = quick ? 1 : 4;
-  const upload = await compare(async () => {
-    for (let i = 0; i < k; i++) be.upload(h, 0, host);
-    await be.sync();
-  }, async () => {
-    for (let i = 0; i < k; i++) device.queue.writeBuffer(rawBuf, 0, host);
-    await device.queue.onSubmittedWorkDone();
-  }, 1, rounds);
-  const download = await compare(() => be.download(h, 0, bytes, sink), async () => {
-    const encoder = device.createCommandEncoder();
-    encoder.copyBufferToBuffer(rawBuf, 0, rawStaging, 0, bytes);
-    device.queue.submit([encoder.finish()]);
-    await rawStaging.mapAsync(MAP_READ);
-    sink.set(new Uint8Array(rawStaging.getMappedRange()));
-    rawStaging.unmap();
-  }, quick ? 1 : k, rounds);
-  const gbps = (ms, times = 1) => (bytes * times) / ms / 1e6;
-  const bandwidth = [
-    bandwidthRow('upload 16 MiB', upload, gbps, k),
-    bandwidthRow('download 16 MiB', download, gbps, 1),
-  ];
+  const h = be.allocate(BANDWIDTH_BYTES);
+  const bandwidth = await bandwidthRows(device, {
+    upload: (host) => be.upload(h, 0, host),
+    sync: () => be.sync(),
+    download: (sink) => be.download(h, 0, BANDWIDTH_BYTES, sink),
+  }, ['upload 16 MiB', 'download 16 MiB'], quick, rounds);
 
   // matmul 1024: compute only (inputs resident, results stay on the device).
   const N = 1024;
