@@ -5,23 +5,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { instantiate, WasiExit } from '../support/raw_runtime.mjs';
+import { runCommand } from '../support/raw_runtime.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 for (const [toolchain, dir] of [['emscripten', 'build/wasm'], ['wasi', 'build/wasi']]) {
   test(`nesting limits hold in wasm (${toolchain})`, async () => {
-    let stdout = '';
-    const instance = await instantiate(readFileSync(`${root}${dir}/nesting_check.wasm`), (fd, text) => {
-      if (fd === 1) stdout += text;
-    });
-    let code = 0;
-    try {
-      instance.exports._start();
-    } catch (e) {
-      if (!(e instanceof WasiExit)) throw e;
-      code = e.code;
-    }
+    const { code, stdout } = await runCommand(readFileSync(`${root}${dir}/nesting_check.wasm`));
     assert.equal(code, 0, stdout);
     const lines = stdout.trimEnd().split('\n');
     assert.equal(lines.length, 16, stdout);

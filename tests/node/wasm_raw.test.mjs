@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { instantiate, rawRuntime, WasiExit } from '../support/raw_runtime.mjs';
+import { rawRuntime, runCommand } from '../support/raw_runtime.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const BUILDS = {
@@ -80,17 +80,7 @@ test('the clang + wasi-libc build loads and answers the same calls', async () =>
 
 for (const [toolchain, dir] of Object.entries(BUILDS)) {
   test(`the ABI example program runs in wasm (${toolchain})`, async () => {
-    let stdout = '';
-    const instance = await instantiate(readFileSync(`${dir}/abi_example.wasm`), (fd, text) => {
-      if (fd === 1) stdout += text;
-    });
-    let code = 0;
-    try {
-      instance.exports._start();
-    } catch (e) {
-      if (!(e instanceof WasiExit)) throw e;
-      code = e.code;
-    }
+    const { code, stdout } = await runCommand(readFileSync(`${dir}/abi_example.wasm`));
     assert.equal(code, 0);
     assert.equal(
       stdout,

@@ -22,6 +22,24 @@ export async function instantiate(bytes, write) {
   return instance;
 }
 
+/**
+ * Runs a wasm command (a program with main) to its end: { code, stdout }.
+ */
+export async function runCommand(bytes) {
+  let stdout = '';
+  const instance = await instantiate(bytes, (fd, text) => {
+    if (fd === 1) stdout += text;
+  });
+  let code = 0;
+  try {
+    instance.exports._start();
+  } catch (e) {
+    if (!(e instanceof WasiExit)) throw e;
+    code = e.code;
+  }
+  return { code, stdout };
+}
+
 /** Raw access to the runtime in `bytes` (a webffi.wasm reactor). */
 export async function rawRuntime(bytes) {
   const instance = await instantiate(bytes);

@@ -3,29 +3,9 @@
 // runtime from load() whose WebGPU backend was discovered at load.
 // env: { addOneModule: a path or URL of tests/modules/add_one.wasm }
 import { assert, assertEqual, assertThrows } from '../browser/harness_page.mjs';
+import { assertClose, randomFloats } from './numeric.mjs';
 
 export { assertThrows };
-
-
-/** Deterministic values in [-2, 2). */
-function randomFloats(n, seed = 1) {
-  const out = new Float32Array(n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = (s / 2 ** 32) * 4 - 2;
-  }
-  return out;
-}
-
-function assertClose(actual, expected, what, { rtol = 1e-5, atol = 1e-5 } = {}) {
-  assertEqual(actual.length, expected.length, `${what} length:`);
-  for (let i = 0; i < expected.length; i++) {
-    if (!(Math.abs(actual[i] - expected[i]) <= atol + rtol * Math.abs(expected[i]))) {
-      throw new Error(`${what} element ${i}: got ${actual[i]}, expected ${expected[i]}`);
-    }
-  }
-}
 
 const same = (a, b) => a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
 
@@ -137,9 +117,9 @@ export function tensorCases(rt, env) {
           const [a, b] = [await gpu(x, shape), await gpu(y, shape)];
           const out = rt.getGlobal(`webgpu.${op}`)(a, b);
           assertEqual([out.shape, String(out.device)], [shape, 'webgpu:0'], `${op} ${shape}`);
-          assertClose(await out.data(), f32(x.map((v, i) => cpuRef[op](v, y[i]))), `webgpu.${op} ${shape}`);
+          assertClose(await out.data(), f32(x.map((v, i) => cpuRef[op](v, y[i]))), `webgpu.${op} ${shape}`, { rtol: 1e-5, atol: 1e-5 });
           const s = rt.getGlobal(`webgpu.${op}_scalar`)(a, 2.5);
-          assertClose(await s.data(), f32(x.map((v) => cpuRef[op](v, 2.5))), `webgpu.${op}_scalar ${shape}`);
+          assertClose(await s.data(), f32(x.map((v) => cpuRef[op](v, 2.5))), `webgpu.${op}_scalar ${shape}`, { rtol: 1e-5, atol: 1e-5 });
           for (const t of [a, b, out, s]) t.dispose();
         }
       }
@@ -166,9 +146,9 @@ export function tensorCases(rt, env) {
       const maxRef = rows.map((r) => Math.max(...r));
       assertClose(await rt.getGlobal('webgpu.sum')(a, 1).data(), sumRef, 'sum axis 1', { rtol: 1e-4, atol: 1e-4 });
       assertClose(await rt.getGlobal('webgpu.sum')(a, null).data(), [sumRef.reduce((p, q) => p + q, 0)], 'sum all', { rtol: 1e-4, atol: 1e-3 });
-      assertClose(await rt.getGlobal('webgpu.max')(a, -1).data(), maxRef, 'max axis -1');
+      assertClose(await rt.getGlobal('webgpu.max')(a, -1).data(), maxRef, 'max axis -1', { rtol: 1e-5, atol: 1e-5 });
       const colMax = Array.from({ length: C }, (_, j) => Math.max(...rows.map((r) => r[j])));
-      assertClose(await rt.getGlobal('webgpu.max')(a, 0).data(), colMax, 'max axis 0');
+      assertClose(await rt.getGlobal('webgpu.max')(a, 0).data(), colMax, 'max axis 0', { rtol: 1e-5, atol: 1e-5 });
       const softRef = rows.flatMap((r) => {
         const m = Math.max(...r);
         const e = r.map((v) => Math.exp(v - m));

@@ -3,31 +3,12 @@
 // Every kernel is checked against a CPU reference on real WebGPU.
 import { createWebGPUBackend, KERNELS } from '../../js/backends/webgpu/index.js';
 import { assert, assertEqual, assertThrows } from '../browser/harness_page.mjs';
+import { assertClose, randomFloats } from './numeric.mjs';
 
 export { assertThrows };
 
 
-function assertClose(actual, expected, { rtol = 1e-5, atol = 1e-6 } = {}, what = '') {
-  assertEqual(actual.length, expected.length, `${what} length:`);
-  for (let i = 0; i < expected.length; i++) {
-    const e = expected[i];
-    const a = actual[i];
-    if (!(Math.abs(a - e) <= atol + rtol * Math.abs(e))) {
-      throw new Error(`${what} element ${i}: got ${a}, expected ${e} (rtol ${rtol}, atol ${atol})`);
-    }
-  }
-}
 
-/** Deterministic values in [-2, 2) (a small LCG, so both hosts see the same data). */
-function randomFloats(n, seed = 1) {
-  const out = new Float32Array(n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = (s / 2 ** 32) * 4 - 2;
-  }
-  return out;
-}
 
 const numel = (shape) => shape.reduce((x, y) => x * y, 1);
 
@@ -221,7 +202,7 @@ export function webgpuCases(gpu) {
           const b = tensor(shape, randomFloats(numel(shape), 99).map((v) => (op === 'div' ? v + 3 : v)));
           const { out, shape: s } = await run(op, a, b);
           assertEqual(s, shape, `${op} shape`);
-          assertClose(out, a.host.map((x, i) => binaryRef[op](x, b.host[i])), {}, `${op} ${JSON.stringify(shape)}`);
+          assertClose(out, a.host.map((x, i) => binaryRef[op](x, b.host[i])), `${op} ${JSON.stringify(shape)}`);
         }
         freeAll();
       }
@@ -232,7 +213,7 @@ export function webgpuCases(gpu) {
         for (const shape of [[0], [1], [65], [4, 33]]) {
           const a = tensor(shape);
           const { out } = await run(`${op}Scalar`, a, 1.5);
-          assertClose(out, a.host.map((x) => binaryRef[op](x, 1.5)), {}, `${op}Scalar ${JSON.stringify(shape)}`);
+          assertClose(out, a.host.map((x) => binaryRef[op](x, 1.5)), `${op}Scalar ${JSON.stringify(shape)}`);
         }
       }
       freeAll();
@@ -265,7 +246,7 @@ export function webgpuCases(gpu) {
       const out = { data: h, shape: [3, 2], dtype: 'float32', byteOffset: 900 * 4 };
       be.matmul(a, b, out);
       const ref = matmulRef(host.subarray(300, 312), host.subarray(1, 9), 3, 4, 2);
-      assertClose(await read(out), ref, { rtol: 1e-5, atol: 1e-5 }, 'matmul at offsets');
+      assertClose(await read(out), ref, 'matmul at offsets', { rtol: 1e-5, atol: 1e-5 });
       freeAll();
     },
 
@@ -275,7 +256,7 @@ export function webgpuCases(gpu) {
         const b = tensor([K, N]);
         const { out, shape } = await run('matmul', a, b);
         assertEqual(shape, [M, N]);
-        assertClose(out, matmulRef(a.host, b.host, M, K, N), { rtol: 1e-4, atol: 1e-4 * Math.max(K, 1) }, `matmul ${M}x${K}x${N}`);
+        assertClose(out, matmulRef(a.host, b.host, M, K, N), `matmul ${M}x${K}x${N}`, { rtol: 1e-4, atol: 1e-4 * Math.max(K, 1) });
         freeAll();
       }
     },
@@ -289,7 +270,7 @@ export function webgpuCases(gpu) {
             const ref = reduceRef(kind, a.host, shape, axis);
             assertEqual(numel(s), ref.length, `${kind} output size`);
             const r = axis === null ? numel(shape) : shape[(axis + shape.length) % shape.length];
-            assertClose(out, ref, { rtol: 1e-5, atol: 1e-6 * r }, `${kind} ${JSON.stringify(shape)} axis ${axis}`);
+            assertClose(out, ref, `${kind} ${JSON.stringify(shape)} axis ${axis}`, { rtol: 1e-5, atol: 1e-6 * r });
           }
         }
         freeAll();
@@ -310,7 +291,7 @@ export function webgpuCases(gpu) {
       for (const shape of [[1], [1, 1], [4, 7], [3, 130], [2, 3, 65], [0, 5]]) {
         const a = tensor(shape, randomFloats(numel(shape), 3).map((v) => v * 10));
         const { out } = await run('softmax', a);
-        assertClose(out, softmaxRef(a.host, shape), { rtol: 1e-4, atol: 1e-6 }, `softmax ${JSON.stringify(shape)}`);
+        assertClose(out, softmaxRef(a.host, shape), `softmax ${JSON.stringify(shape)}`, { rtol: 1e-4, atol: 1e-6 });
       }
       freeAll();
     },
