@@ -12,6 +12,8 @@ import { discoverBackends, autoloadEnabled } from './backends/discover.js';
 
 /** The ABI metadata versions and layout facts this JS understands. */
 const SUPPORTED = { metadata_version: 1, tvm_ffi_major: 0, tvm_ffi_minor: 1, pointer_size: 4, any_size: 16 };
+/** The Any layout the hot paths index as 32-bit words (type, small length, payload). */
+const ANY_FIELDS = { 'TVMFFIAny.type_index': 0, 'TVMFFIAny.small_str_len': 4, 'TVMFFIAny.v_int64': 8 };
 
 const isNodeFileUrl = (url) => url.protocol === 'file:';
 
@@ -65,6 +67,9 @@ function readMetadata(exports, heapText) {
   }
   if (meta.pointer_size !== SUPPORTED.pointer_size) problems.push(`pointer size ${meta.pointer_size}`);
   if (meta.sizeof?.TVMFFIAny !== SUPPORTED.any_size) problems.push(`TVMFFIAny size ${meta.sizeof?.TVMFFIAny}`);
+  for (const [field, at] of Object.entries(ANY_FIELDS)) {
+    if (meta.offsetof?.[field] !== at) problems.push(`${field} at offset ${meta.offsetof?.[field]}, expected ${at}`);
+  }
   if (problems.length) throw new RuntimeError(`webffi: incompatible wasm: ${problems.join('; ')}`);
   return meta;
 }

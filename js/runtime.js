@@ -37,8 +37,8 @@ export function createRuntime(instance, meta, options = {}) {
   const ANY = size.TVMFFIAny;
   const OBJ = size.TVMFFIObject;
   const BA = size.TVMFFIByteArray;
-  const TI = off['TVMFFIAny.type_index'];
-  const SMALL_LEN = off['TVMFFIAny.small_str_len'];
+  // The Any's type index and small length are read as words 0 and 1 of the
+  // Any, its payload from word 2 on: js/loader.js refuses any other layout.
   const PAYLOAD = off['TVMFFIAny.v_int64'];
   const BA_DATA = off['TVMFFIByteArray.data'];
   const BA_SIZE = off['TVMFFIByteArray.size'];
