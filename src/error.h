@@ -19,9 +19,4 @@ int wf_err_set_raised(const TVMFFIByteArray* kind, const TVMFFIByteArray* messag
  * Works even when nothing more can be allocated. */
 int wf_err_raise_oom(size_t size);
 
-/* The error cell of an error object. */
-static inline TVMFFIErrorCell* wf_err_cell(TVMFFIObjectHandle err) {
-  return (TVMFFIErrorCell*)((char*)err + sizeof(TVMFFIObject));
-}
-
 #endif /* WEBFFI_SRC_ERROR_H_ */

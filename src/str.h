@@ -18,9 +18,4 @@ int wf_any_string_view(const TVMFFIAny* v, TVMFFIByteArray* out);
 /* Content of any bytes form (Bytes, SmallBytes, ByteArrayPtr): 1 if it is one. */
 int wf_any_bytes_view(const TVMFFIAny* v, TVMFFIByteArray* out);
 
-/* Owned Any holding a String made from a NUL-terminated C string. */
-static inline int wf_str_from_cstr(const char* s, size_t n, TVMFFIAny* out) {
-  return wf_str_make(0, s, n, out);
-}
-
 #endif /* WEBFFI_SRC_STR_H_ */
