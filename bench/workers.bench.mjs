@@ -33,42 +33,63 @@ function median(xs) {
 }
 
 /**
- * Times `a` (the baseline) and `b` in ROUNDS paired rounds after one
- * warm-up round; which goes first swaps every round, so neither always runs
- * on the other's leftovers (garbage, a worker just woken). Each round gives
- * one ratio a/b (b's time over a's), so a slow stretch of the machine hits
- * both sides of the ratio it spoils; the medians are reported.
- * @returns {[number, number, number]} median ns/op of a, of b, median of a/b
+ * Runs ROUNDS paired rounds after one warm-up round; `round(swap)` times the
+ * baseline and ours in one round, the first one first unless `swap` (which
+ * alternates, so neither always runs on the other's leftovers: garbage, a
+ * worker just woken). Each round gives one ratio, so a slow stretch of the
+ * machine hits both sides of the ratio it spoils; the medians are reported.
+ * @returns {[number, number, number]} median ns/op of the baseline, of ours, median of baseline/ours
  */
-async function paired(measureA, measureB) {
-  const ta = [];
-  const tb = [];
+async function paired(round) {
+  const base = [];
+  const ours = [];
   const ratios = [];
-  for (let round = 0; round <= ROUNDS; round++) {
-    let a;
-    let b;
-    if (round % 2) {
-      b = await measureB();
-      a = await measureA();
-    } else {
-      a = await measureA();
-      b = await measureB();
-    }
-    if (round > 0) {
-      ta.push(a);
-      tb.push(b);
+  for (let i = 0; i <= ROUNDS; i++) {
+    const [a, b] = await round(i % 2 === 1);
+    if (i > 0) {
+      base.push(a);
+      ours.push(b);
       ratios.push(a / b);
     }
   }
-  if (process.env.BENCH_DEBUG) console.error(ta.map((x, i) => `${x.toFixed(0)}/${tb[i].toFixed(0)}`).join(" "));
-  return [median(ta), median(tb), median(ratios)];
+  if (process.env.BENCH_DEBUG) console.error(base.map((x, i) => `${x.toFixed(0)}/${ours[i].toFixed(0)}`).join(' '));
+  return [median(base), median(ours), median(ratios)];
 }
 
-/** ns per sequential round trip of `once`, n times. */
-async function roundTrip(n, once) {
-  const t0 = performance.now();
-  for (let i = 0; i < n; i++) await once();
-  return ((performance.now() - t0) * 1e6) / n;
+/** [ns/op of a, ns/op of b] for one batch each, b first when swap. */
+async function twoBatches(swap, a, b) {
+  if (swap) {
+    const tb = await batch(sink, b);
+    return [await batch(sink, a), tb];
+  }
+  const ta = await batch(sink, a);
+  return [ta, await batch(sink, b)];
+}
+
+/**
+ * [ns/op of a, ns/op of b] over n sequential round trips each, one of a and
+ * one of b in turn (b first when swap). Calls alternate one by one because
+ * round-trip latency on a VM shifts between batches (thread wake-up times),
+ * which would otherwise land on one side only.
+ */
+async function roundTrips(swap, n, a, b) {
+  let ta = 0;
+  let tb = 0;
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await (swap ? b() : a());
+    const t1 = performance.now();
+    await (swap ? a() : b());
+    const t2 = performance.now();
+    if (swap) {
+      tb += t1 - t0;
+      ta += t2 - t1;
+    } else {
+      ta += t1 - t0;
+      tb += t2 - t1;
+    }
+  }
+  return [(ta * 1e6) / n, (tb * 1e6) / n];
 }
 
 const sink = spawn('sink');
@@ -89,25 +110,22 @@ const cases = [
 
 const rows = [];
 for (const [name, value, plain] of cases) {
-  const [raw, codec, ratio] = await paired(
-    () => batch(sink, () => sink.postMessage({ encoded: false, data: plain })),
-    () => batch(sink, () => sink.postMessage({ encoded: true, data: encodeValue(value) })),
-  );
+  const [raw, codec, ratio] = await paired((swap) => twoBatches(swap,
+    () => sink.postMessage({ encoded: false, data: plain }),
+    () => sink.postMessage({ encoded: true, data: encodeValue(value) })));
   rows.push([`by value: ${name}`, raw, codec, ratio, 'throughput ratio (>= 0.8 wanted)']);
 }
 
 const echo = spawn('echo');
 let id = 0;
 const session = await connect(spawn('server'));
-const [rawPing, call, pingOverCall] = await paired(
-  () => roundTrip(2000, () => {
-    const reply = nextMessage(echo);
-    echo.postMessage({ wrpc: 'call', id: ++id, name: 'testing.add_one', args: [1] });
-    return reply;
-  }),
-  () => roundTrip(2000, () => session.call('testing.add_one', [1])),
-);
-rows.push(['remote call add_one(1) vs raw ping-pong', rawPing, call, 1 / pingOverCall, 'time ratio (<= 1.5 wanted)']);
+const rawPing = () => {
+  const reply = nextMessage(echo);
+  echo.postMessage({ wrpc: 'call', id: ++id, name: 'testing.add_one', args: [1] });
+  return reply;
+};
+const [ping, call, pingOverCall] = await paired((swap) => roundTrips(swap, 2000, rawPing, () => session.call('testing.add_one', [1])));
+rows.push(['remote call add_one(1) vs raw ping-pong', ping, call, 1 / pingOverCall, 'time ratio (<= 1.5 wanted)']);
 
 console.log('| operation | raw postMessage ns/op | webffi ns/op | ratio | |');
 console.log('|---|---:|---:|---:|---|');

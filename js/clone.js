@@ -116,7 +116,8 @@ function encode(v, transfer) {
   }
   if (v === null) return null;
   if (v instanceof FFIObject) return encodeHandle(v, transfer);
-  if (v instanceof FFIError || v instanceof Error) return encodeError(v, transfer);
+  if (v instanceof FFIError) return encodeError(v, v.kind, transfer);
+  if (v instanceof Error) return encodeError(v, kindOf(v), transfer);
   if (ArrayBuffer.isView(v)) {
     addTransfer(transfer, v.buffer);
     return v;
@@ -196,7 +197,7 @@ function encodeContents(h, key, hooks, transfer) {
   if (c) {
     const items = c.seq ? hooks.seqItems(h, [c.tag]) : hooks.mapItems(h, [c.tag]);
     const mutable = c.tag === 'L' || c.tag === 'D';
-    const ptr = h.handle;
+    const ptr = mutable ? h.handle : 0;
     if (mutable && open.has(ptr)) {
       for (const x of items) if (isHandle(x)) x.dispose();
       throw makeError('ValueError', `Cycle detected during serialization: a ${key.slice(4)} contains itself`);
@@ -232,12 +233,12 @@ function codecContext(key, transfer) {
 
 /** The ABI backtrace of any thrown value (a JS error's stack converted). */
 function backtraceOf(e) {
-  if (typeof e.backtrace === 'string') return e.backtrace;
-  return jsStackToBacktrace(e.stack).text;
+  const text = e.backtrace; // read once: on an error raised in C it is a getter
+  return typeof text === 'string' ? text : jsStackToBacktrace(e.stack).text;
 }
 
-function encodeError(e, transfer) {
-  const kind = kindOf(e);
+/** An error as ['E', kind, message, backtrace, cause?] (kind is kindOf(e), which the caller knows). */
+function encodeError(e, kind, transfer) {
   const out = ['E', kind, messageOf(e), backtraceOf(e)];
   if (e.cause !== undefined) out.push(encodeChild(e.cause, kind, transfer, false));
   return out;
