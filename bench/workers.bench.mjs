@@ -3,7 +3,8 @@
 // Run: node bench/workers.bench.mjs
 //   throughput: N messages main -> worker, the worker receiving (and, on the
 //   by-value path, decoding) each; the by-value path also encodes each one.
-//   round trip: one call at a time, awaiting each answer.
+//   round trip: one call at a time, awaiting each answer (raw and ours in turn).
+// Every row: median over paired rounds of (baseline time / our time).
 import { Worker } from 'node:worker_threads';
 import { load, connect, encodeValue } from '../js/index.js';
 
@@ -68,9 +69,9 @@ async function twoBatches(swap, a, b) {
 
 /**
  * [ns/op of a, ns/op of b] over n sequential round trips each, one of a and
- * one of b in turn (b first when swap). Calls alternate one by one because
- * round-trip latency on a VM shifts between batches (thread wake-up times),
- * which would otherwise land on one side only.
+ * one of b in turn (b first when swap), so that both meet the same machine
+ * conditions (sequential round trips are all thread wake-ups, whose latency
+ * on a busy VM drifts within a second).
  */
 async function roundTrips(swap, n, a, b) {
   let ta = 0;
