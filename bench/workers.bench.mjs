@@ -3,7 +3,7 @@
 // Run: node bench/workers.bench.mjs
 //   throughput: N messages main -> worker, the worker receiving (and, on the
 //   by-value path, decoding) each; the by-value path also encodes each one.
-//   round trip: one call at a time, awaiting each answer (raw and ours in turn).
+//   round trip: one call at a time, awaiting each answer (a block of each per round).
 // Every row: median over paired rounds of (baseline time / our time).
 import { Worker } from 'node:worker_threads';
 import { load, connect, encodeValue } from '../js/index.js';
@@ -18,6 +18,7 @@ const nextMessage = (w) => new Promise((resolve) => w.once('message', resolve));
 
 /** ns per message sent with send() until the sink has BATCH. */
 async function batch(sink, send) {
+  await settle();
   sink.postMessage({ batch: 0 });
   const done = nextMessage(sink);
   const t0 = performance.now();
@@ -68,29 +69,31 @@ async function twoBatches(swap, a, b) {
 }
 
 /**
- * [ns/op of a, ns/op of b] over n sequential round trips each, one of a and
- * one of b in turn (b first when swap), so that both meet the same machine
- * conditions (sequential round trips are all thread wake-ups, whose latency
- * on a busy VM drifts within a second).
+ * Waits before a timed block. After a burst of messages between two threads,
+ * the next pair to talk runs several times slower for a while on this 2-core
+ * VM (at least 500 round trips), whichever side it is; 50 ms idle ends that.
+ */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+/** ns per sequential round trip over n calls of once(). */
+async function roundTrip(n, once) {
+  await settle();
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) await once();
+  return ((performance.now() - t0) * 1e6) / n;
+}
+
+/**
+ * [ns/op of a, ns/op of b]: a block of n round trips of each, b first when
+ * swap.
  */
 async function roundTrips(swap, n, a, b) {
-  let ta = 0;
-  let tb = 0;
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
-    await (swap ? b() : a());
-    const t1 = performance.now();
-    await (swap ? a() : b());
-    const t2 = performance.now();
-    if (swap) {
-      tb += t1 - t0;
-      ta += t2 - t1;
-    } else {
-      ta += t1 - t0;
-      tb += t2 - t1;
-    }
+  if (swap) {
+    const tb = await roundTrip(n, b);
+    return [await roundTrip(n, a), tb];
   }
-  return [(ta * 1e6) / n, (tb * 1e6) / n];
+  const ta = await roundTrip(n, a);
+  return [ta, await roundTrip(n, b)];
 }
 
 const sink = spawn('sink');
