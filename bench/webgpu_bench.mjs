@@ -14,31 +14,50 @@ const UNIFORM = 0x40;
 const MAP_READ = 0x1;
 
 /**
- * Per-call milliseconds of fn and of its baseline, as { median, best } over
- * `rounds` rounds. Each round times a block of `iters` calls of one and then
- * of the other, the order swapping every round so neither always runs first
- * on a busy machine; each block starts with one untimed call, so what the
- * previous block left behind (the other pipeline's state in the driver) is
- * not charged to it.
+ * Per-call milliseconds of fn and of its baseline over `rounds` rounds, and
+ * their ratio. Each round times a block of calls of one and then of the
+ * other, each block starting with one untimed call, so what the previous
+ * block left behind (the other pipeline's state in the driver) is not
+ * charged to it. Rounds go in mirrored pairs (fn then baseline, baseline
+ * then fn): on this machine the second block of a round often runs slower,
+ * and a pair cancels that and any drift across it. `ratio` is the median
+ * over pairs of fn's time over the baseline's; `ours`/`raw` hold each side's
+ * median and best. A block runs `iters` calls, or without it as many as
+ * take about BLOCK_MS (at least 3).
  */
 export async function compare(fn, baseline, iters, rounds) {
+  iters ??= await blockIters(fn, baseline);
   const ours = [];
   const base = [];
+  const ratios = [];
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 ? [[baseline, base], [fn, ours]] : [[fn, ours], [baseline, base]];
     for (const [f, times] of order) {
       await f();
       times.push(await timeRound(f, iters));
     }
+    if (r % 2) ratios.push((ours[r - 1] + ours[r]) / (base[r - 1] + base[r]));
   }
-  return { ours: summary(ours), raw: summary(base) };
+  return { ours: summary(ours), raw: summary(base), ratio: median(ratios.length ? ratios : [ours[0] / base[0]]) };
+}
+
+const BLOCK_MS = 100;
+
+async function blockIters(fn, baseline) {
+  await fn();
+  await baseline();
+  const ms = Math.max(await timeRound(fn, 1), await timeRound(baseline, 1));
+  return Math.max(3, Math.ceil(BLOCK_MS / ms));
+}
+
+function median(xs) {
+  const sorted = [...xs].sort((x, y) => x - y);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 function summary(times) {
-  const sorted = [...times].sort((x, y) => x - y);
-  const mid = sorted.length >> 1;
-  const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  return { median, best: sorted[0] };
+  return { median: median(times), best: Math.min(...times) };
 }
 
 async function timeRound(fn, iters) {
@@ -47,17 +66,17 @@ async function timeRound(fn, iters) {
   return (performance.now() - t0) / iters;
 }
 
-/** A table row from compare(): the ratio of the medians, and of the bests. */
-export function kernelRow(name, { ours, raw }, same) {
-  return { name, ours, raw, ratio: ours.median / raw.median, bestRatio: ours.best / raw.best, same };
+/** A table row from compare(): the paired ratio, and the ratio of the bests. */
+export function kernelRow(name, { ours, raw, ratio }, same) {
+  return { name, ours, raw, ratio, bestRatio: ours.best / raw.best, same };
 }
 
 /** A bandwidth row from compare(): GB/s from the medians, `times` transfers per call. */
-export function bandwidthRow(name, { ours, raw }, gbps, times) {
-  return { name, oursGBs: gbps(ours.median, times), rawGBs: gbps(raw.median, times), ratio: raw.median / ours.median };
+export function bandwidthRow(name, { ours, raw, ratio }, gbps, times) {
+  return { name, oursGBs: gbps(ours.median, times), rawGBs: gbps(raw.median, times), ratio: 1 / ratio };
 }
 
-/** Kernel rows as text: median ms of ours and raw, their ratio, then the same for the bests. */
+/** Kernel rows as text: median ms of ours and raw and their paired ratio, then the bests and their ratio. */
 export function formatKernelRows(lines, heading, rows) {
   lines.push(`${heading.padEnd(44)} ${'median: ours'.padStart(12)} ${'raw'.padStart(9)} ${'ratio'.padStart(7)}  ${'best: ours'.padStart(10)} ${'raw'.padStart(9)} ${'ratio'.padStart(7)}`);
   const ms = (v) => v.toFixed(3).padStart(9);
@@ -261,7 +280,7 @@ export async function runWebGPUBench(gpu, { quick = false } = {}) {
   const info = await be.init();
   const device = be.device;
   const adapter = `${info.adapter.vendor} ${info.adapter.architecture} ${info.adapter.device} ${info.adapter.description}`.trim();
-  const rounds = quick ? 2 : 15;
+  const rounds = quick ? 2 : 24;
   const rows = [];
   const cases = kernelCases();
   let calls; // the WebGPU calls of add 1K on both sides
@@ -272,8 +291,7 @@ export async function runWebGPUBench(gpu, { quick = false } = {}) {
     const a = await ours();
     const b = await raw();
     const same = a.every((v, i) => v === b[i]);
-    const iters = outBytes > 1 << 20 || method === 'matmul' ? 3 : outBytes > 1 << 16 ? 20 : 100;
-    rows.push(kernelRow(name, await compare(ours, raw, quick ? 1 : iters, rounds), same));
+    rows.push(kernelRow(name, await compare(ours, raw, quick ? 1 : undefined, rounds), same));
     if (name === 'add 1K') calls = { ours: await gpuCalls(device, ours, 200), raw: await gpuCalls(device, raw, 200) };
   }
 
