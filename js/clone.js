@@ -14,7 +14,7 @@
 // `['A', ...items]` for an ffi.Array, and so on. Arrays are used because
 // structured clone copies array elements faster than named properties (an
 // error as a tuple clones faster than as { kind, message, backtrace }).
-import { FFIObject, RUNTIME, isHandle } from './objects.js';
+import { FFIObject, RUNTIME, BY_VALUE_AS, isHandle } from './objects.js';
 import { Device, DataType, IntValue, FloatValue } from './values.js';
 import { FFIError, FFITypeError, ValueError, makeError, kindOf, messageOf } from './errors.js';
 import { jsStackToBacktrace } from './backtrace.js';
@@ -136,6 +136,8 @@ function encode(v, transfer) {
     for (const [k, x] of v) out.push(encodeChild(k, 'Map', transfer, false), encodeChild(x, 'Map', transfer, false));
     return out;
   }
+  const asKey = v[BY_VALUE_AS];
+  if (asKey !== undefined) return encodeWithCodec(asKey, v, transfer);
   if (v instanceof FloatValue) return ['f', v.value];
   if (v instanceof IntValue) return ['i', v.value];
   if (v instanceof Device) return ['dev', v.deviceType, v.deviceId, v.name];
@@ -169,8 +171,7 @@ function encodeChild(v, container, transfer, owned) {
 
 function encodeHandle(h, transfer) {
   const key = h.typeKey;
-  const codec = codecs.get(key);
-  if (codec) return ['X', key, codec.encode(h, codecContext(key, transfer))];
+  if (codecs.has(key)) return encodeWithCodec(key, h, transfer);
   if (LIVE[key]) throw refuse(key, LIVE[key]);
   const hooks = h[RUNTIME];
   // FFI floats are read as FloatValue so that 1.0 stays a float.
@@ -180,6 +181,13 @@ function encodeHandle(h, transfer) {
   } finally {
     hooks.setFloatsAsValues(before);
   }
+}
+
+/** A value in the form of the codec registered for `key`. */
+function encodeWithCodec(key, v, transfer) {
+  const codec = codecs.get(key);
+  if (!codec) throw refuse(key, LIVE[key] ?? 'no value codec is registered for it in this thread');
+  return ['X', key, codec.encode(v, codecContext(key, transfer))];
 }
 
 /** The data of a container or reflected object (FFI floats read as FloatValue). */

@@ -5,12 +5,13 @@ export type FFIInput =
   | number | bigint | boolean | string | null | undefined
   | Uint8Array | ArrayBuffer | Device | DataType | IntValue | FloatValue
   | FFIObject | FFIFunction | ((...args: any[]) => unknown) | Error
+  | DLTensorRef | TensorView
   | FFIInput[] | Map<FFIInput, FFIInput> | { [key: string]: FFIInput };
 
 /** What FFI values become in JS. */
 export type FFIValue =
   | number | bigint | boolean | string | null | Uint8Array | Device | DataType
-  | FFIFunction | FFIObject | Error | unknown;
+  | FFIFunction | FFIObject | TensorView | Error | unknown;
 
 /** Every handle on an FFI object. */
 export interface Handle extends Disposable {
@@ -238,10 +239,10 @@ export type TensorData =
   | Uint16Array | Uint32Array | BigUint64Array | Float32Array | Float64Array;
 
 /** A tensor passed to C as a borrowed `DLTensor*`. */
-export interface DLTensorRef { readonly tensor: Tensor; }
+export interface DLTensorRef { readonly tensor: Tensor | TensorView; }
 
-/** An `ffi.Tensor`: a DLTensor whose data the C core allocated through a device backend. */
-export interface Tensor extends FFIObject {
+/** The API an `ffi.Tensor` and a borrowed `DLTensor*` view share. */
+export interface TensorLike {
   readonly ndim: number;
   readonly shape: number[];
   /** In elements. */
@@ -266,6 +267,19 @@ export interface Tensor extends FFIObject {
   /** A copy on another device, initialising its backend on first use. */
   toDevice(device: string | number | Device): Promise<Tensor>;
   asDLTensorPtr(): DLTensorRef;
+}
+
+/** An `ffi.Tensor`: a DLTensor whose data the C core allocated through a device backend. */
+export interface Tensor extends FFIObject, TensorLike {}
+
+/**
+ * A `DLTensor*` that C passed to JS. As a callback argument it is BORROWED
+ * for the call: every use after the callback returns throws a ValueError.
+ * Passed back to C it is the same `DLTensor*`.
+ */
+export interface TensorView extends TensorLike {
+  /** An `ffi.Tensor` on the same device holding a copy of the data. */
+  toTensor(): Tensor;
 }
 
 export interface LoadOptions {
@@ -317,6 +331,8 @@ export interface Runtime {
   readonly backends: Backends;
   /** The Tensor wrapper class of this runtime (for instanceof). */
   readonly Tensor: abstract new (...args: never[]) => Tensor;
+  /** The class of `DLTensor*` views C passes to JS (for instanceof). */
+  readonly TensorView: abstract new (...args: never[]) => TensorView;
   /** A CPU tensor holding a copy of `data` (float16/bfloat16 as Uint16Array bits, bool as Uint8Array). */
   tensor(data: TensorData, options?: { shape?: number[]; dtype?: DTypeName | DataType }): Tensor;
   /** An uninitialised tensor; a non-CPU device needs its backend initialised (`backends.ensure`). */

@@ -119,8 +119,8 @@ export async function load(options = {}) {
   const { runtime, imports: impl } = createRuntime(instance, meta, { logger });
   Object.assign(hooks, impl);
   const backends = createBackendRegistry(runtime);
-  const { Tensor, tensor, empty } = createTensorSupport(runtime, backends);
-  Object.assign(runtime, { backends, Tensor, tensor, empty });
+  const { Tensor, TensorView, tensor, empty } = createTensorSupport(runtime, backends);
+  Object.assign(runtime, { backends, Tensor, TensorView, tensor, empty });
   if (autoloadEnabled(options.autoloadBackends)) {
     try {
       await discoverBackends(backends, { appDir: options.appDir, logger });

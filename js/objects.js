@@ -8,6 +8,10 @@ export const RUNTIME = Symbol('webffi.runtime');
 export const INTERNALS = Symbol('webffi.internals');
 /** A method giving [pointer, type index] for values written as that pointer (a DLTensor*, a handed-off object). */
 export const AS_POD = Symbol('webffi.asPod');
+/** A getter naming the value codec (by type key) that encodes a non-handle value, e.g. a DLTensor* view. */
+export const BY_VALUE_AS = Symbol('webffi.byValueAs');
+/** A method ending a borrow: the runtime calls it on callback arguments when the callback returns. */
+export const RELEASE = Symbol('webffi.release');
 
 /**
  * Structured clone copies own enumerable string-keyed properties and refuses
@@ -15,7 +19,7 @@ export const AS_POD = Symbol('webffi.asPod');
  * DataCloneError whose message says what to do, instead of delivering a
  * plain object with a meaningless typeIndex on the other side.
  */
-const CLONE_GUARD = Symbol(
+export const CLONE_GUARD = Symbol(
   'a webffi handle lives in its runtime instance and cannot be posted; send its value with encodeValue() or a worker session');
 
 export const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');

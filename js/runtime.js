@@ -3,7 +3,7 @@
 // and the global registry. Layouts come from the core's ABI metadata.
 import { Heap } from './heap.js';
 import { Device, DataType, IntValue, FloatValue } from './values.js';
-import { FFIObject, PTR, RUNTIME, INTERNALS, AS_POD, functionPrototype, isHandle } from './objects.js';
+import { FFIObject, PTR, RUNTIME, INTERNALS, AS_POD, RELEASE, functionPrototype, isHandle } from './objects.js';
 import { jsStackToBacktrace, crossedWasmFrames, takeCapture } from './backtrace.js';
 import { containerClasses } from './containers.js';
 import { ModuleObject } from './module_object.js';
@@ -23,6 +23,7 @@ const MAX_INT64 = (1n << 63n) - 1n;
 // Cleanup actions queued during a call, run when its frame ends.
 const DECREF = 0;
 const FREE = 1;
+const END_BORROW = 2; // the pair's second item is a view to call [RELEASE] on
 
 /**
  * @param {WebAssembly.Instance} instance an initialised webffi.wasm
@@ -57,6 +58,7 @@ export function createRuntime(instance, meta, options = {}) {
   const T_BOOL = T.bool;
   const T_FLOAT = T.float;
   const T_PTR = T['void*'];
+  const T_DLTENSOR_PTR = T['DLTensor*'];
   const T_DTYPE = T.DataType;
   const T_DEVICE = T.Device;
   const T_RAW_STR = T['const char*'];
@@ -95,7 +97,7 @@ export function createRuntime(instance, meta, options = {}) {
   fresh();
   const scratchEnd = scratch + SCRATCH_BYTES;
   let sp = scratch;
-  const cleanups = []; // (action, pointer) pairs
+  const cleanups = []; // (action, pointer or view) pairs
 
   /** 16-aligned bytes in the current frame; the heap when scratch runs out. */
   function alloc(nbytes) {
@@ -129,7 +131,8 @@ export function createRuntime(instance, meta, options = {}) {
       const p = cleanups.pop();
       const action = cleanups.pop();
       if (action === DECREF) decref(p);
-      else x.WebFFIHeapFree(p);
+      else if (action === FREE) x.WebFFIHeapFree(p);
+      else p[RELEASE]();
     }
   }
 
@@ -718,10 +721,28 @@ export function createRuntime(instance, meta, options = {}) {
         return deviceOf(I32[(p + PAYLOAD + DEV.type) >> 2], I32[(p + PAYLOAD + DEV.id) >> 2]);
       case T_PTR:
         return U32[w + 2];
+      case T_DLTENSOR_PTR:
+        return readDLTensor(U32[w + 2]);
       default:
         if (ti < T_OBJECT) throw new FFITypeError(`Cannot convert an FFI \`${typeKey(ti)}\` to JS`);
         return readObject(U32[w + 2], ti, owned);
     }
+  }
+
+  /** A `DLTensor*` as a TensorView (js/tensor.js installs the reader). */
+  let dlTensorReader = null;
+  function readDLTensor(dl) {
+    if (!dl) return null;
+    if (!dlTensorReader) throw new FFITypeError('Cannot convert an FFI `DLTensor*` to JS: this runtime has no tensor support');
+    return dlTensorReader(dl);
+  }
+
+  /** A callback argument: as readAny, but a `DLTensor*` view ends its borrow when the callback returns. */
+  function readArg(p) {
+    if (I32[p >> 2] !== T_DLTENSOR_PTR) return readAny(p, false);
+    const view = readDLTensor(U32[(p >> 2) + 2]);
+    if (view) cleanups.push(END_BORROW, view);
+    return view;
   }
 
   function readObject(obj, ti, owned) {
@@ -1077,14 +1098,14 @@ export function createRuntime(instance, meta, options = {}) {
           r = fn();
           break;
         case 1:
-          r = fn(readAny(argsPtr, false));
+          r = fn(readArg(argsPtr));
           break;
         case 2:
-          r = fn(readAny(argsPtr, false), readAny(argsPtr + ANY, false));
+          r = fn(readArg(argsPtr), readArg(argsPtr + ANY));
           break;
         default: {
           const args = new Array(n);
-          for (let i = 0; i < n; i++) args[i] = readAny(argsPtr + ANY * i, false);
+          for (let i = 0; i < n; i++) args[i] = readArg(argsPtr + ANY * i);
           r = fn(...args);
         }
       }
@@ -1322,6 +1343,10 @@ export function createRuntime(instance, meta, options = {}) {
         wrapper[PTR] = 0;
         queueDecref(p);
         return { [AS_POD]: () => [p, wrapper.typeIndex] };
+      },
+      /** How a `DLTensor*` reaches JS (js/tensor.js: a TensorView). */
+      setDLTensorReader(read) {
+        dlTensorReader = read;
       },
     },
   });

@@ -2,7 +2,7 @@
 // object's cell). Memory is allocated by the C core (TVMFFIEnvTensorAlloc),
 // so C and JS share one device registry: CPU data lives in the wasm heap
 // (64-byte aligned), device data behind the backend's allocation handle.
-import { FFIObject, INTERNALS, AS_POD } from './objects.js';
+import { FFIObject, INTERNALS, AS_POD, CLONE_GUARD, BY_VALUE_AS, RELEASE } from './objects.js';
 import { makeError } from './errors.js';
 
 /** dtype name -> the typed array that holds its elements (raw bits for float16/bfloat16). */
@@ -21,6 +21,8 @@ const ARRAY_DTYPES = new Map([
 ]);
 
 const CPU = 1;
+/** The DLTensor description a tensor or view reads its fields from. */
+const DESC = Symbol('webffi.tensorDesc');
 
 /**
  * Adds tensor support to a runtime: registers the Tensor wrapper class and
@@ -84,7 +86,7 @@ export function createTensorSupport(runtime, devices) {
     if (dtype === undefined) dtypes.set(key, (dtype = runtime.dtype(dtypeText(code, bits, lanes))));
     const size = shape.reduce((a, b) => a * b, 1);
     return {
-      shape, strides, dtype, size,
+      dl, shape, strides, dtype, size,
       count: size * lanes,
       nbytes: Math.ceil((size * bits * lanes) / 8),
       contiguous: shape.every((n, i) => n === 1 || strides[i] === compact[i]),
@@ -95,61 +97,57 @@ export function createTensorSupport(runtime, devices) {
     };
   }
 
-  class Tensor extends FFIObject {
-    #d = null;
-
-    /** The DLTensor's fields, read once; throws once disposed. */
-    get #desc() {
-      const p = hooks.ptrOf(this);
-      return (this.#d ??= describeTensor(p + OBJ));
-    }
-
+  /**
+   * The API Tensor (an ffi.Tensor object) and TensorView (a borrowed
+   * DLTensor*) share: everything reads the DLTensor through this[DESC].
+   */
+  const tensorAPI = (Base) => class extends Base {
     get ndim() {
-      return this.#desc.shape.length;
+      return this[DESC].shape.length;
     }
 
     /** Extents, outermost first. */
     get shape() {
-      return this.#desc.shape.slice();
+      return this[DESC].shape.slice();
     }
 
     /** Strides in elements (compact row-major unless the tensor is a view). */
     get strides() {
-      return this.#desc.strides.slice();
+      return this[DESC].strides.slice();
     }
 
     /** A DataType: `float32`, `int64`, `bool`, ... */
     get dtype() {
-      return this.#desc.dtype;
+      return this[DESC].dtype;
     }
 
     /** A Device: `cpu:0`, `webgpu:0`. */
     get device() {
-      return this.#desc.device;
+      return this[DESC].device;
     }
 
     /** Bytes from the data pointer to the first element. */
     get byteOffset() {
-      return this.#desc.byteOffset;
+      return this[DESC].byteOffset;
     }
 
     /** The data pointer: a wasm address on CPU, the backend's allocation handle elsewhere. */
     get dataPtr() {
-      return this.#desc.dataPtr;
+      return this[DESC].dataPtr;
     }
 
     /** Where the data lives: 'cpu' (the wasm heap) or the backend's device name ('webgpu'). */
     get location() {
-      return this.#desc.device.name;
+      return this[DESC].device.name;
     }
 
     /** Number of elements. */
     get size() {
-      return this.#desc.size;
+      return this[DESC].size;
     }
 
     get nbytes() {
-      return this.#desc.nbytes;
+      return this[DESC].nbytes;
     }
 
     /**
@@ -159,7 +157,7 @@ export function createTensorSupport(runtime, devices) {
      * of the current memory, at a cost independent of the size.
      */
     view() {
-      const d = this.#desc;
+      const d = this[DESC];
       if (d.device.deviceType !== CPU || !d.contiguous || !d.Arr) this.#requireCPU('view()');
       return new d.Arr(memory.buffer, d.dataPtr + d.byteOffset, d.count);
     }
@@ -237,7 +235,7 @@ export function createTensorSupport(runtime, devices) {
 
     /** Passes this tensor to C as a borrowed `DLTensor*` (kTVMFFIDLTensorPtr). */
     asDLTensorPtr() {
-      return new DLTensorRef(this, hooks.ptrOf(this) + OBJ, T_DLTENSOR_PTR);
+      return new DLTensorRef(this, this[DESC].dl, T_DLTENSOR_PTR);
     }
 
     #requireCPU(what) {
@@ -250,9 +248,78 @@ export function createTensorSupport(runtime, devices) {
     }
 
     #requireCompact(what) {
-      if (!this.#desc.contiguous) {
+      if (!this[DESC].contiguous) {
         throw makeError('ValueError', `Tensor.${what}: the tensor is not contiguous (strides [${this.strides}])`);
       }
+    }
+  };
+
+  class Tensor extends tensorAPI(FFIObject) {
+    #d = null;
+
+    /** The DLTensor's fields, read once; throws once disposed. */
+    get [DESC]() {
+      const p = hooks.ptrOf(this);
+      return (this.#d ??= describeTensor(p + OBJ));
+    }
+  }
+
+  /**
+   * A `DLTensor*` (kTVMFFIDLTensorPtr) that C passed to JS, with Tensor's
+   * API over memory C owns. One a JS callback receives as an argument is
+   * BORROWED for the call: once the callback returns, every use throws
+   * (keep a copy with toTensor() or toTypedArray() instead). One returned
+   * by a C function or read from a container is valid while C keeps that
+   * DLTensor alive, which only the C side knows.
+   */
+  class TensorView extends tensorAPI(Object) {
+    #d;
+
+    constructor(dl) {
+      super();
+      this.#d = describeTensor(dl);
+      this.webffiHandle = CLONE_GUARD; // postMessage(view) throws
+    }
+
+    get [DESC]() {
+      if (!this.#d) {
+        throw makeError('ValueError', 'Cannot use a `DLTensor*` view after the callback it was passed to has returned; copy what you need during the call (toTensor(), toTypedArray())');
+      }
+      return this.#d;
+    }
+
+    /** Encoded by value like a tensor (js/tensor_codec.js). */
+    get [BY_VALUE_AS]() {
+      return 'ffi.Tensor';
+    }
+
+    /** Passed to C as the same `DLTensor*` (also when returned from a callback). */
+    [AS_POD]() {
+      return [this[DESC].dl, T_DLTENSOR_PTR];
+    }
+
+    /** An ffi.Tensor on the same device holding a copy of the data. */
+    toTensor() {
+      const d = this[DESC];
+      if (!d.contiguous) throw makeError('ValueError', `TensorView.toTensor(): the view is not contiguous (strides [${d.strides}])`);
+      const out = empty(d.shape, d.dtype, d.device);
+      try {
+        copyTensor(this, out);
+      } catch (e) {
+        out.dispose();
+        throw e;
+      }
+      return out;
+    }
+
+    /** Ends the borrow (the runtime calls this when the callback returns). */
+    [RELEASE]() {
+      this.#d = null;
+    }
+
+    toString() {
+      const d = this.#d;
+      return d ? `TensorView(${d.dtype}[${d.shape.join(', ')}]@${d.device})` : 'TensorView(released)';
     }
   }
 
@@ -270,6 +337,7 @@ export function createTensorSupport(runtime, devices) {
   }
 
   runtime.registerObjectClass(T_TENSOR, Tensor);
+  runtime[INTERNALS].setDLTensorReader((dl) => new TensorView(dl));
 
   /** Writes a prototype DLTensor for (shape, dtype, device) in the current frame. */
   function prototype(shape, dtype, device) {
@@ -328,12 +396,12 @@ export function createTensorSupport(runtime, devices) {
     return t;
   }
 
-  /** Copies all bytes of `from` into `to` through the C core (WebFFITensorCopy). */
+  /** Copies all bytes of `from` into `to` (tensors or views) through the C core. */
   function copyTensor(from, to) {
-    check(x.WebFFITensorCopy(hooks.ptrOf(from), hooks.ptrOf(to)));
+    check(x.WebFFIDLTensorCopy(from[DESC].dl, to[DESC].dl));
   }
 
-  return { Tensor, tensor, empty, copyTensor };
+  return { Tensor, TensorView, tensor, empty, copyTensor };
 }
 
 /** A tensor passed as a borrowed `DLTensor*`; valid while the tensor lives. */

@@ -266,19 +266,16 @@ int TVMFFIEnvTensorAlloc(DLTensor* prototype, TVMFFIObjectHandle* out) {
   return 0;
 }
 
-int WebFFITensorCopy(TVMFFIObjectHandle from, TVMFFIObjectHandle to) {
-  if (wf_tensor_check(from, "WebFFITensorCopy") != 0) return -1;
-  if (wf_tensor_check(to, "WebFFITensorCopy") != 0) return -1;
-  const DLTensor* a = wf_tensor_dl(from);
-  const DLTensor* b = wf_tensor_dl(to);
+/* Copies between two DLTensors; `what` names the entry point in errors. */
+static int wf_dltensor_copy(const DLTensor* a, const DLTensor* b, const char* what) {
   int64_t na = WebFFITensorNumBytes(a), nb = WebFFITensorNumBytes(b);
   if (na < 0 || nb < 0) return -1;
   if (na != nb) {
-    return wf_err_raise("ValueError", "WebFFITensorCopy: sizes differ (%lld vs %lld bytes)",
+    return wf_err_raise("ValueError", "%s: sizes differ (%lld vs %lld bytes)", what,
                         (long long)na, (long long)nb);
   }
   if (!wf_tensor_is_contiguous(a) || !wf_tensor_is_contiguous(b)) {
-    return wf_err_raise("ValueError", "WebFFITensorCopy: both tensors must be contiguous");
+    return wf_err_raise("ValueError", "%s: both tensors must be contiguous", what);
   }
   DLDevice device = a->device.device_type != kDLCPU ? a->device : b->device;
   const WebFFIDeviceAPI* api = WebFFIDeviceAPIGet((int32_t)device.device_type);
@@ -286,4 +283,17 @@ int WebFFITensorCopy(TVMFFIObjectHandle from, TVMFFIObjectHandle to) {
   return api->copy(api->ctx, a->data, (size_t)a->byte_offset, a->device, b->data,
                    (size_t)b->byte_offset, b->device, (size_t)na,
                    TVMFFIEnvGetStream((int32_t)device.device_type, device.device_id));
+}
+
+int WebFFITensorCopy(TVMFFIObjectHandle from, TVMFFIObjectHandle to) {
+  if (wf_tensor_check(from, "WebFFITensorCopy") != 0) return -1;
+  if (wf_tensor_check(to, "WebFFITensorCopy") != 0) return -1;
+  return wf_dltensor_copy(wf_tensor_dl(from), wf_tensor_dl(to), "WebFFITensorCopy");
+}
+
+int WebFFIDLTensorCopy(const DLTensor* from, const DLTensor* to) {
+  if (from == NULL || to == NULL) {
+    return wf_err_raise("ValueError", "WebFFIDLTensorCopy: NULL DLTensor*");
+  }
+  return wf_dltensor_copy(from, to, "WebFFIDLTensorCopy");
 }

@@ -64,6 +64,29 @@ static int testing_apply(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny
   return wf_func_call(args[0].v_obj, args + 1, n - 1, result);
 }
 
+/* Calls f with a `DLTensor*` over a float32[2, 2] on this C frame (as C
+ * kernels hand out their buffers) and returns the sum of its elements after
+ * the call, so a test sees what the callback read and wrote. */
+static int testing_call_with_dltensor(void* self, const TVMFFIAny* args, int32_t n,
+                                      TVMFFIAny* result) {
+  (void)self;
+  if (n != 1 || !wf_any_is_object(&args[0]) ||
+      !wf_type_is_instance(args[0].type_index, kTVMFFIFunction)) {
+    return wf_err_raise("TypeError", "testing.call_with_dltensor(f) expects an `ffi.Function`");
+  }
+  float data[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+  int64_t shape[2] = {2, 2};
+  DLTensor dl = {data, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, NULL, 0};
+  TVMFFIAny arg = {.type_index = kTVMFFIDLTensorPtr};
+  arg.v_ptr = &dl;
+  TVMFFIAny ignored;
+  wf_any_set_none(&ignored);
+  if (wf_func_call(args[0].v_obj, &arg, 1, &ignored) != 0) return -1;
+  wf_any_release(&ignored);
+  wf_any_set_float(result, (double)(data[0] + data[1] + data[2] + data[3]));
+  return 0;
+}
+
 static int testing_object_use_count(void* self, const TVMFFIAny* args, int32_t n,
                                     TVMFFIAny* result) {
   (void)self;
@@ -88,6 +111,7 @@ int wf_testing_register(void) {
       {"testing.test_raise_error", testing_raise_error, NULL},
       {"testing.apply", testing_apply, NULL},
       {"testing.object_use_count", testing_object_use_count, NULL},
+      {"testing.call_with_dltensor", testing_call_with_dltensor, NULL},
   };
   for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); ++i) {
     if (wf_global_register(fns[i].name, fns[i].fn, fns[i].metadata) != 0) return -1;

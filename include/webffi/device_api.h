@@ -35,6 +35,8 @@ TVM_FFI_DLL const WebFFIDeviceAPI* WebFFIDeviceAPIGet(int32_t device_type);
 /* Copies all bytes of one tensor into another of the same size; both must
  * be contiguous. Uses the API of the non-CPU side. */
 TVM_FFI_DLL int WebFFITensorCopy(TVMFFIObjectHandle from, TVMFFIObjectHandle to);
+/* The same for two DLTensors (a borrowed `DLTensor*` has no object). */
+TVM_FFI_DLL int WebFFIDLTensorCopy(const DLTensor* from, const DLTensor* to);
 
 /* Bytes a contiguous tensor of this shape and dtype occupies, or -1 with a
  * ValueError raised (negative extents, overflow). */

@@ -273,6 +273,23 @@ void tensor_copy_size_mismatch_is_value_error(void) {
   TVMFFIObjectDecRef(b);
 }
 
+void dltensor_copy_works_on_raw_dltensors(void) {
+  /* Plain DLTensors with no object behind them: what C hands a callback. */
+  float src[3] = {1.5f, -2.0f, 4.25f};
+  float dst[3] = {0};
+  int64_t shape[1] = {3};
+  DLTensor a = {src, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, shape, NULL, 0};
+  DLTensor b = {dst, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, shape, NULL, 0};
+  CHECK(WebFFIDLTensorCopy(&a, &b) == 0);
+  CHECK(memcmp(src, dst, sizeof src) == 0);
+  CHECK(WebFFIDLTensorCopy(&a, NULL) == -1);
+  CHECK_RAISED("ValueError", "WebFFIDLTensorCopy: NULL DLTensor*");
+  int64_t two[1] = {2};
+  b.shape = two;
+  CHECK(WebFFIDLTensorCopy(&a, &b) == -1);
+  CHECK_RAISED("ValueError", "WebFFIDLTensorCopy: sizes differ (12 vs 8 bytes)");
+}
+
 void env_streams_set_and_get(void) {
   int s1, s2;
   TVMFFIStreamHandle original = (TVMFFIStreamHandle)1;

@@ -203,6 +203,71 @@ export function tensorCases(rt, env) {
       for (const t of [x, y, g]) t.dispose();
     },
 
+    async 'a DLTensor* from C reaches a JS callback as a TensorView borrowed for the call'() {
+      let kept = null;
+      const seen = [];
+      const f = rt.toFFI((v) => {
+        kept = v;
+        seen.push(v instanceof rt.TensorView, v instanceof rt.Tensor, v.shape, v.strides, String(v.dtype), String(v.device));
+        seen.push(Array.from(v.toTypedArray()), Array.from(v.view()));
+        v.set(new Float32Array([10, 20, 30, 40])); // C owns the memory; it sees the write
+        return null;
+      });
+      // C calls f with a DLTensor* over a float32[2, 2] on its own frame, then sums it.
+      assertEqual(rt.getGlobal('testing.call_with_dltensor')(f), 100);
+      assertEqual(seen, [true, false, [2, 2], [2, 1], 'float32', 'cpu:0', [1, 2, 3, 4], [1, 2, 3, 4]]);
+      await assertThrows(() => kept.shape, 'ValueError',
+        /^Cannot use a `DLTensor\*` view after the callback it was passed to has returned; copy what you need during the call/);
+      await assertThrows(() => kept.toTypedArray(), 'ValueError', /after the callback it was passed to has returned/);
+      assertEqual(String(kept), 'TensorView(released)');
+      f.dispose();
+    },
+
+    async 'a TensorView goes back to C as the same DLTensor*; toTensor() and encodeValue() keep copies'() {
+      const { encodeValue, decodeValue } = await import('../../js/index.js');
+      const t = rt.tensor(new Float32Array([1, 2, 3]));
+      let copy = null;
+      let encoded = null;
+      const f = rt.toFFI((v) => {
+        assertEqual(String(v), 'TensorView(float32[3]@cpu:0)');
+        copy = v.toTensor();
+        encoded = encodeValue([v]);
+        return v; // a DLTensor* result: the same pointer
+      });
+      const r = rt.getGlobal('testing.apply')(f, t.asDLTensorPtr());
+      assert(r instanceof rt.TensorView, 'a DLTensor* result reads as a TensorView');
+      assertEqual([r.dataPtr, Array.from(r.view())], [t.dataPtr, [1, 2, 3]]);
+      assert(copy instanceof rt.Tensor && copy.dataPtr !== t.dataPtr, 'toTensor() copies');
+      t.set(new Float32Array([7, 8, 9]));
+      assertEqual([Array.from(copy.view()), Array.from(r.view())], [[1, 2, 3], [7, 8, 9]]);
+      const back = decodeValue(structuredClone(encoded), { runtime: rt })[0];
+      assertEqual([back instanceof rt.Tensor, back.shape, Array.from(back.view())], [true, [3], [1, 2, 3]]);
+      let cloneError = null;
+      try {
+        structuredClone(r);
+      } catch (e) {
+        cloneError = e;
+      }
+      assertEqual(cloneError?.name, 'DataCloneError', 'posting a view directly:');
+      for (const x of [t, copy, back, f]) x.dispose();
+    },
+
+    async 'a DLTensor* view of GPU data reads asynchronously, started during the call'() {
+      const g = await gpu(new Float32Array([5, 6]), [2]);
+      let pending = null;
+      const f = rt.toFFI((v) => {
+        assertEqual([String(v.device), v.location], ['webgpu:0', 'webgpu']);
+        pending = v.data();
+        return null;
+      });
+      rt.getGlobal('testing.apply')(f, g.asDLTensorPtr());
+      assertEqual(Array.from(await pending), [5, 6]);
+      const sync = rt.toFFI((v) => v.toTypedArray());
+      await assertThrows(() => rt.getGlobal('testing.apply')(sync, g.asDLTensorPtr()), 'RuntimeError',
+        /the data lives on webgpu:0; reading it synchronously is not possible/);
+      for (const x of [g, f, sync]) x.dispose();
+    },
+
     async 'a GPU tensor refuses to travel by value; its CPU copy travels'() {
       const { encodeValue } = await import('../../js/index.js');
       const g = await rt.tensor(new Float32Array([1, 2])).toDevice('webgpu');

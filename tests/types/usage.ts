@@ -1,6 +1,6 @@
 // Compiled (not run) by tests/node/types.test.mjs: the public API as a
 // TypeScript user writes it.
-import { load, connect, encodeValue, decodeValue, RPCSessionTimeoutError, type Session, FFIError, FFITypeError, IndexError, registerError, RuntimeError, asFloat, type Runtime, type FFIFunction, type Tensor, type Backend, type BackendStatus } from 'webffi';
+import { load, connect, encodeValue, decodeValue, RPCSessionTimeoutError, type Session, FFIError, FFITypeError, IndexError, registerError, RuntimeError, asFloat, type Runtime, type FFIFunction, type Tensor, type TensorView, type Backend, type BackendStatus } from 'webffi';
 
 async function main(): Promise<number> {
   const rt: Runtime = await load({ logger: console });
@@ -43,8 +43,10 @@ async function main(): Promise<number> {
   const ready: Backend | null = await rt.backends.ensure('webgpu');
   const statuses: BackendStatus[] = rt.backends.list();
   rt.empty([2, 2], 'float16').set(new Uint16Array(4));
+  const keep = rt.toFFI((v: TensorView) => (v instanceof rt.TensorView ? v.toTensor() : null));
+  const kept: Tensor | null = rt.getGlobal('testing.apply')(keep, t.asDLTensorPtr()) as Tensor | null;
   const rtOff: Runtime = await load({ autoloadBackends: false, backends: [(r: Runtime) => ({ name: 'x', init() {} })] });
-  return view.length + copy.length + statuses.length + (ready ? 1 : 0) + rtOff.listGlobals().length + n + len + names.length + Number(removed) + dev.length + dt.length + (maybe ? 1 : 0) + f(1);
+  return view.length + copy.length + statuses.length + (ready ? 1 : 0) + (kept ? kept.size : 0) + rtOff.listGlobals().length + n + len + names.length + Number(removed) + dev.length + dt.length + (maybe ? 1 : 0) + f(1);
 }
 
 void main();
