@@ -48,6 +48,8 @@ test('float16 kernels pass WebGPU validation on an adapter with shader-f16 (Dawn
   const a = t([40, 70]);
   const b = t([70, 33]);
   be.add(a, a, t([40, 70]));
+  be.add(a, t([70]), t([40, 70])); // broadcasting
+  be.div(t([40, 1]), t([1, 70]), t([40, 70]));
   be.mulScalar(a, 0.5, t([40, 70]));
   be.matmul(a, b, t([40, 33]));
   be.sum(a, 1, t([40]));

@@ -24,3 +24,28 @@ export function assertClose(actual, expected, what, { rtol = 1e-5, atol = 1e-6 }
     }
   }
 }
+
+/**
+ * out = f(x, y) with NumPy broadcasting of shapes sx and sy (right-aligned,
+ * size-1 dimensions repeat): { shape, data } computed index by index.
+ */
+export function broadcastRef(f, x, sx, y, sy) {
+  const rank = Math.max(sx.length, sy.length);
+  const pad = (s) => [...new Array(rank - s.length).fill(1), ...s];
+  const [px, py] = [pad(sx), pad(sy)];
+  const shape = px.map((d, i) => (d === 1 ? py[i] : d));
+  const n = shape.reduce((p, q) => p * q, 1);
+  const data = new Float64Array(n);
+  const at = new Array(rank).fill(0);
+  for (let k = 0; k < n; k++) {
+    let ix = 0;
+    let iy = 0;
+    for (let d = 0; d < rank; d++) {
+      ix = ix * px[d] + (px[d] === 1 ? 0 : at[d]);
+      iy = iy * py[d] + (py[d] === 1 ? 0 : at[d]);
+    }
+    data[k] = f(x[ix], y[iy]);
+    for (let d = rank - 1; d >= 0 && ++at[d] === shape[d]; d--) at[d] = 0;
+  }
+  return { shape, data };
+}

@@ -3,7 +3,7 @@
 // runtime from load() whose WebGPU backend was discovered at load.
 // env: { addOneModule: a path or URL of tests/modules/add_one.wasm }
 import { assert, assertEqual, assertThrows } from '../browser/harness_page.mjs';
-import { assertClose, randomFloats } from './numeric.mjs';
+import { assertClose, broadcastRef, randomFloats } from './numeric.mjs';
 
 export { assertThrows };
 
@@ -158,11 +158,30 @@ export function tensorCases(rt, env) {
       assertClose(await rt.getGlobal('webgpu.softmax')(a).data(), softRef, 'softmax', { rtol: 1e-4, atol: 1e-6 });
     },
 
+    async 'binary kernels through the runtime broadcast and allocate the broadcast shape'() {
+      const pairs = [[[3, 4], [4]], [[3, 1], [1, 5]], [[1], [6]], [[2, 3, 4], [3, 1]], [[2, 3, 4, 5, 6], [5, 6]]];
+      for (const op of Object.keys(cpuRef)) {
+        for (const [sx, sy] of pairs) {
+          const x = randomFloats(sx.reduce((p, q) => p * q, 1), 8);
+          const y = randomFloats(sy.reduce((p, q) => p * q, 1), 9).map((v) => (op === 'div' ? v + 3 : v));
+          const [a, b] = [await gpu(x, sx), await gpu(y, sy)];
+          const out = rt.getGlobal(`webgpu.${op}`)(a, b);
+          const ref = broadcastRef(cpuRef[op], x, sx, y, sy);
+          assertEqual([out.shape, String(out.device)], [ref.shape, 'webgpu:0'], `${op} ${sx} ${sy}`);
+          assertClose(await out.data(), f32(ref.data), `webgpu.${op} ${sx} with ${sy}`, { rtol: 1e-5, atol: 1e-5 });
+          for (const t of [a, b, out]) t.dispose();
+        }
+      }
+    },
+
     async 'kernels check shapes, dtypes and devices with the runtime error classes'() {
       const a = await gpu(new Float32Array(6), [2, 3]);
       const b = await gpu(new Float32Array(6), [3, 2]);
       const add = rt.getGlobal('webgpu.add');
-      const e = await assertThrows(() => add(a, b), 'ValueError', /^webgpu\.add: shapes differ: a is \[2, 3\], b is \[3, 2\]$/);
+      const e = await assertThrows(() => add(a, b), 'ValueError', /^webgpu\.add: shapes \[2, 3\] and \[3, 2\] cannot be broadcast \(dimension -1: 3 vs 2\)$/);
+      const five = await gpu(new Float32Array(24), [2, 1, 3, 1, 4]);
+      const other = await gpu(new Float32Array(120), [1, 5, 1, 6, 4]);
+      await assertThrows(() => add(five, other), 'ValueError', /^webgpu\.add: broadcasting \[2, 1, 3, 1, 4\] with \[1, 5, 1, 6, 4\] needs 5 dimensions/);
       assert(e instanceof Error && e.constructor.name === 'ValueError', 'a ValueError instance');
       await assertThrows(() => rt.getGlobal('webgpu.matmul')(a, a), 'ValueError', /inner dimensions differ/);
       const d = await gpu(new Float64Array(6), [2, 3]);

@@ -3,7 +3,7 @@
 // Every kernel is checked against a CPU reference on real WebGPU.
 import { createWebGPUBackend, KERNELS } from '../../js/backends/webgpu/index.js';
 import { assert, assertEqual, assertThrows } from '../browser/harness_page.mjs';
-import { assertClose, randomFloats } from './numeric.mjs';
+import { assertClose, broadcastRef, randomFloats } from './numeric.mjs';
 
 export { assertThrows };
 
@@ -208,6 +208,89 @@ export function webgpuCases(gpu) {
       }
     },
 
+    async 'add, sub, mul and div broadcast shapes as NumPy does'() {
+      const pairs = [
+        [[4, 5], [5]], [[5], [4, 5]], [[4, 1], [1, 6]], [[1], [7]], [[7], [1]], [[], [7]], [[3, 2], []], [[1], [1, 1]],
+        [[2, 3, 4], [3, 1]], [[2, 1, 4], [1, 3, 1]], [[65, 3], [65, 1]], [[130, 1], [1, 70]],
+        [[2, 3, 4, 5, 6], [5, 6]], // 5-D, two dimensions once merged
+        [[2, 1, 1, 3, 4], [1, 5, 6, 3, 4]], // three once merged
+        [[2, 1, 3, 1], [1, 4, 1, 5]], // four: which input repeats alternates every dimension
+        [[0, 3], [3]], [[2, 0], [1]],
+      ];
+      for (const op of Object.keys(binaryRef)) {
+        for (const [sa, sb] of pairs) {
+          const a = tensor(sa);
+          const b = tensor(sb, randomFloats(numel(sb), 7).map((v) => (op === 'div' ? v + 3 : v)));
+          const ref = broadcastRef(binaryRef[op], a.host, sa, b.host, sb);
+          const { out, shape } = await run(op, a, b);
+          assertEqual(shape, ref.shape, `${op} ${JSON.stringify(sa)} ${JSON.stringify(sb)} shape`);
+          assertClose(out, ref.data, `${op} ${JSON.stringify(sa)} ${JSON.stringify(sb)}`);
+        }
+        freeAll();
+      }
+    },
+
+    async 'a broadcast may write over an input of the output shape'() {
+      const x = new Float32Array([1, 2, 3, 4, 5, 6]);
+      const bias = new Float32Array([10, 20, 30]);
+      const a = tensor([2, 3], x);
+      be.add(a, tensor([3], bias), a);
+      assertEqual([...(await read(a))], [11, 22, 33, 14, 25, 36], 'out is a');
+      const b = tensor([2, 3], x);
+      be.sub(tensor([2, 1], new Float32Array([100, 200])), b, b);
+      assertEqual([...(await read(b))], [99, 98, 97, 196, 195, 194], 'out is b');
+      freeAll();
+    },
+
+    async 'float16 broadcasts where the adapter has shader-f16'() {
+      // Small integers and halves are exact in float16: 1.5 = 0x3e00, -2 = 0xc000, 4 = 0x4400, 0.5 = 0x3800.
+      const half = (bits, shape) => {
+        const h = be.allocate(Math.ceil(bits.length * 2 / 4) * 4);
+        handles.push(h);
+        be.upload(h, 0, new Uint16Array([...bits, ...(bits.length % 2 ? [0] : [])]));
+        return { data: h, shape, dtype: 'float16' };
+      };
+      const a = half([0x3e00, 0xc000], [2, 1]);
+      const b = half([0x4400, 0x3800, 0xc000], [1, 3]);
+      const out = { data: be.allocate(12), shape: [2, 3], dtype: 'float16' };
+      handles.push(out.data);
+      if (be.info().dtypes.includes('float16')) {
+        be.mul(a, b, out);
+        // [1.5, -2] x [4, 0.5, -2] = [6, 0.75, -3, -8, -1, 4]
+        const bits = new Uint16Array((await be.download(out.data, 0, 12)).buffer, 0, 6);
+        assertEqual([...bits], [0x4600, 0x3a00, 0xc200, 0xc800, 0xbc00, 0x4400]);
+      } else {
+        await assertThrows(() => be.mul(a, b, out), 'TypeError', /^webgpu\.mul: float16 needs the shader-f16 feature, which this WebGPU adapter lacks$/);
+      }
+      freeAll();
+    },
+
+    async 'shapes that do not broadcast are ValueErrors naming both shapes and the dimension'() {
+      const cases = [
+        ['add', [2, 3], [4], /^webgpu\.add: shapes \[2, 3\] and \[4\] cannot be broadcast \(dimension -1: 3 vs 4\)$/],
+        ['sub', [5, 3], [4, 3], /^webgpu\.sub: shapes \[5, 3\] and \[4, 3\] cannot be broadcast \(dimension -2: 5 vs 4\)$/],
+        ['mul', [2, 3, 4], [2, 1], /^webgpu\.mul: shapes \[2, 3, 4\] and \[2, 1\] cannot be broadcast \(dimension -2: 3 vs 2\)$/],
+        ['div', [0], [2], /^webgpu\.div: shapes \[0\] and \[2\] cannot be broadcast \(dimension -1: 0 vs 2\)$/],
+        ['add', [2, 1, 3, 1, 4], [1, 5, 1, 6, 4],
+          /^webgpu\.add: broadcasting \[2, 1, 3, 1, 4\] with \[1, 5, 1, 6, 4\] needs 5 dimensions after merging neighbours that broadcast alike; the kernel supports 4$/],
+      ];
+      for (const [op, sa, sb, message] of cases) {
+        const a = tensor(sa);
+        const b = tensor(sb);
+        const k = KERNELS.find((e) => e.method === op);
+        const e = await assertThrows(() => k.output(a, b), 'ValueError', message);
+        assert(!(e instanceof TypeError), 'output() throws a plain Error with .kind');
+        await assertThrows(() => be[op](a, b, empty([1])), 'ValueError', message);
+      }
+      const a = tensor([4, 1]);
+      const b = tensor([1, 6]);
+      await assertThrows(() => be.add(a, b, empty([4, 1])), 'ValueError', /^webgpu\.add: out has shape \[4, 1\], expected \[4, 6\]$/);
+      const out = empty([4, 6]);
+      be.add(a, b, out); // the backend keeps working
+      assertClose(await read(out), broadcastRef(binaryRef.add, a.host, [4, 1], b.host, [1, 6]).data, 'add after errors');
+      freeAll();
+    },
+
     async 'scalar forms match the CPU'() {
       for (const op of Object.keys(binaryRef)) {
         for (const shape of [[0], [1], [65], [4, 33]]) {
@@ -299,7 +382,7 @@ export function webgpuCases(gpu) {
     async 'shape and dtype errors name the kernel and the problem'() {
       const a = tensor([2, 3]);
       const b = tensor([3, 2]);
-      await assertThrows(() => be.add(a, b, empty([2, 3])), 'ValueError', /^webgpu\.add: shapes differ: a is \[2, 3\], b is \[3, 2\]$/);
+      await assertThrows(() => be.add(a, b, empty([2, 3])), 'ValueError', /^webgpu\.add: shapes \[2, 3\] and \[3, 2\] cannot be broadcast \(dimension -1: 3 vs 2\)$/);
       await assertThrows(() => be.matmul(a, a, empty([2, 3])), 'ValueError', /webgpu\.matmul: inner dimensions differ: a is \[2, 3\], b is \[2, 3\] \(3 != 2\)/);
       await assertThrows(() => be.matmul(tensor([2, 3, 1]), b, empty([2, 2])), 'ValueError', /expects 2-D tensors/);
       await assertThrows(() => be.matmul(a, b, empty([3, 3])), 'ValueError', /out has shape \[3, 3\], expected \[2, 2\]/);

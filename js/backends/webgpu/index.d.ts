@@ -115,6 +115,12 @@ export interface WebGPUBackend {
   dispose(): void;
 
   // Kernels: record work into `out` (returned) and check shapes and dtypes.
+  /**
+   * add/sub/mul/div: a and b share a dtype; their shapes broadcast as in NumPy
+   * (right-aligned, each dimension equal or 1) and out has the broadcast shape.
+   * Broadcasts needing more than 4 dimensions once neighbours that broadcast
+   * alike are merged are a ValueError.
+   */
   add(a: WebGPUTensor, b: WebGPUTensor, out: WebGPUTensor): WebGPUTensor;
   sub(a: WebGPUTensor, b: WebGPUTensor, out: WebGPUTensor): WebGPUTensor;
   mul(a: WebGPUTensor, b: WebGPUTensor, out: WebGPUTensor): WebGPUTensor;

@@ -4,7 +4,7 @@
 // allocated `out` (the runtime allocates it from `output(...)` in KERNELS)
 // and record their work in the current command batch.
 
-import { elementwiseWGSL, matmulWGSL, reduceWGSL, softmaxWGSL, ELEMENTWISE_WG, MATMUL_TILE } from './wgsl.js';
+import { elementwiseWGSL, broadcastWGSL, matmulWGSL, reduceWGSL, softmaxWGSL, ELEMENTWISE_WG, MATMUL_TILE } from './wgsl.js';
 import { BufferUsage } from './gpu_flags.js';
 
 const DTYPES = {
@@ -20,6 +20,7 @@ const KERNEL_IDS = {
   add: 0, sub: 1, mul: 2, div: 3,
   addScalar: 4, subScalar: 5, mulScalar: 6, divScalar: 7,
   matmul: 8, sum: 9, max: 10, sumPartial: 11, maxPartial: 12, softmax: 13,
+  addBroadcast: 14, subBroadcast: 15, mulBroadcast: 16, divBroadcast: 17,
 };
 
 // ---- shape and dtype checks (no GPU needed; used by KERNELS[].output) ----
@@ -94,9 +95,68 @@ function binaryOutput(where) {
     const sa = shapeOf(a, 'a', where);
     const sb = shapeOf(b, 'b', where);
     const dtype = sameDtype(where, a, b);
-    if (!sameShape(sa, sb)) fail('ValueError', `${where}: shapes differ: a is ${fmt(sa)}, b is ${fmt(sb)}`);
-    return { shape: [...sa], dtype };
+    if (sameShape(sa, sb)) return { shape: [...sa], dtype };
+    const shape = broadcastShape(where, sa, sb);
+    broadcastPlan(where, sa, sb, shape); // refuses too many dimensions before the runtime allocates
+    return { shape, dtype };
   };
+}
+
+/** NumPy's broadcast of two shapes: right-aligned, each dimension equal or 1. */
+function broadcastShape(where, sa, sb) {
+  const rank = Math.max(sa.length, sb.length);
+  const shape = new Array(rank);
+  for (let i = 1; i <= rank; i++) {
+    const x = sa[sa.length - i] ?? 1;
+    const y = sb[sb.length - i] ?? 1;
+    if (x !== y && x !== 1 && y !== 1) {
+      fail('ValueError', `${where}: shapes ${fmt(sa)} and ${fmt(sb)} cannot be broadcast (dimension -${i}: ${x} vs ${y})`);
+    }
+    shape[rank - i] = x === 1 ? y : x;
+  }
+  return shape;
+}
+
+// The broadcasting kernel reads the shape from its 64-byte parameter slot,
+// so the shape is reduced first: output dimensions of size 1 are dropped and
+// neighbours that broadcast alike (both inputs advance, only a, only b) merge
+// into one, as row-major memory allows. [M, N] + [N], [M, 1] * [1, N] and
+// [B, M, N] + [B, 1, N] then need 2 or 3 dimensions; 4 fit in the slot
+// (5 words of sizes and offsets, 3 inner output sizes, 4 strides per input).
+const BROADCAST_RANK = 4;
+
+/**
+ * The merged dimensions of a broadcast, innermost first, with each input's
+ * element stride per dimension (0 where that input repeats).
+ */
+function broadcastPlan(where, sa, sb, shape) {
+  const dims = [];
+  const aStrides = [];
+  const bStrides = [];
+  let aStride = 1;
+  let bStride = 1;
+  let prev = -1;
+  for (let i = 1; i <= shape.length; i++) {
+    const d = shape[shape.length - i];
+    if (d === 1) continue;
+    const inA = (sa[sa.length - i] ?? 1) === d;
+    const inB = (sb[sb.length - i] ?? 1) === d;
+    const kind = (inA ? 1 : 0) + (inB ? 2 : 0);
+    if (kind === prev) {
+      dims[dims.length - 1] *= d;
+    } else {
+      dims.push(d);
+      aStrides.push(inA ? aStride : 0);
+      bStrides.push(inB ? bStride : 0);
+      prev = kind;
+    }
+    if (inA) aStride *= d;
+    if (inB) bStride *= d;
+  }
+  if (dims.length > BROADCAST_RANK) {
+    fail('ValueError', `${where}: broadcasting ${fmt(sa)} with ${fmt(sb)} needs ${dims.length} dimensions after merging neighbours that broadcast alike; the kernel supports ${BROADCAST_RANK}`);
+  }
+  return { dims, aStrides, bStrides };
 }
 
 function scalarOutput(where) {
@@ -164,7 +224,7 @@ function entry(name, method, args, output, doc) {
  */
 export const KERNELS = Object.freeze([
   ...Object.keys(BINARY).map((op) =>
-    entry(`webgpu.${op}`, op, [T, TB], binaryOutput(`webgpu.${op}`), `elementwise a ${BINARY[op]} b (same shape and dtype)`)),
+    entry(`webgpu.${op}`, op, [T, TB], binaryOutput(`webgpu.${op}`), `elementwise a ${BINARY[op]} b (same dtype; shapes broadcast as in NumPy)`)),
   ...Object.keys(BINARY).map((op) =>
     entry(`webgpu.${op}_scalar`, `${op}Scalar`, [T, SCALAR], scalarOutput(`webgpu.${op}_scalar`), `elementwise a ${BINARY[op]} scalar`)),
   entry('webgpu.matmul', 'matmul', [T, TB], matmulOutput, 'matrix product of 2-D a[M, K] and b[K, N]'),
@@ -318,11 +378,15 @@ function scratch(state, nbytes) {
 
 function elementwise(be, method, op, a, b, scalar, out) {
   const { state, dtype, name } = prepare(be, method, b === null ? [a, scalar] : [a, b], out);
-  const n = numel(a.shape);
+  const n = numel(out.shape);
   if (n === 0) return out;
   const inputs = b === null ? [a] : [a, b];
-  const ba = bindTensor(be, state, a, n, dtype, name);
-  const bb = b === null ? null : bindTensor(be, state, b, n, dtype, name);
+  const na = numel(a.shape);
+  const nb = b === null ? n : numel(b.shape);
+  const ba = bindTensor(be, state, a, na, dtype, name);
+  const bb = b === null ? null : bindTensor(be, state, b, nb, dtype, name);
+  // As many elements as out: the same row-major layout, so no broadcasting.
+  if (na !== n || nb !== n) return broadcast(be, state, method, op, a, b, ba, bb, out, n, dtype, name);
   const dst = target(be, state, out, inputs, n, dtype, name);
   const [gx, gy] = grid(be, state, Math.ceil(n / ELEMENTWISE_WG), name);
   const pipe = pipeline(state, KERNEL_IDS[method], inputs.length, dtype, dtype, (t) => elementwiseWGSL(op, t, b === null));
@@ -335,6 +399,30 @@ function elementwise(be, method, op, a, b, scalar, out) {
   u32[w + 4] = gx * ELEMENTWISE_WG;
   state.batch.f32[w + 5] = b === null ? scalar : 0;
   dispatch(state, pipe, bb ? [ba.binding, bb.binding, dst.binding] : [ba.binding, dst.binding], gx, gy);
+  dst.finish();
+  return out;
+}
+
+function broadcast(be, state, method, op, a, b, ba, bb, out, n, dtype, name) {
+  const { dims, aStrides, bStrides } = broadcastPlan(name, a.shape, b.shape, out.shape);
+  const dst = target(be, state, out, [a, b], n, dtype, name);
+  const [gx, gy] = grid(be, state, Math.ceil(n / ELEMENTWISE_WG), name);
+  const pipe = pipeline(state, KERNEL_IDS[`${method}Broadcast`], 2, dtype, dtype, (t) => broadcastWGSL(op, t));
+  const w = state.batch.reserveParams();
+  const u32 = state.batch.u32;
+  u32[w] = n;
+  u32[w + 1] = ba.elemOffset;
+  u32[w + 2] = bb.elemOffset;
+  u32[w + 3] = dst.elemOffset;
+  u32[w + 4] = gx * ELEMENTWISE_WG;
+  // Outermost first, padded with size-1 dimensions; the outermost size is implied by n.
+  for (let k = 0; k < BROADCAST_RANK; k++) {
+    const j = BROADCAST_RANK - 1 - k;
+    if (k > 0) u32[w + 4 + k] = dims[j] ?? 1;
+    u32[w + 8 + k] = aStrides[j] ?? 0;
+    u32[w + 12 + k] = bStrides[j] ?? 0;
+  }
+  dispatch(state, pipe, [ba.binding, bb.binding, dst.binding], gx, gy);
   dst.finish();
   return out;
 }

@@ -31,6 +31,30 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
 }
 
 /**
+ * out = a OP b with broadcasting over at most 4 dimensions (see
+ * broadcastPlan in kernels.js): d1..d3 are the inner output sizes, sa and sb
+ * each input's element strides, outermost first, 0 where it repeats.
+ */
+export function broadcastWGSL(op, T) {
+  return `${header(T)}
+struct P { n: u32, aOff: u32, bOff: u32, oOff: u32, rowThreads: u32, d1: u32, d2: u32, d3: u32, sa: vec4u, sb: vec4u }
+@group(0) @binding(0) var<storage, read> a: array<${T}>;
+@group(0) @binding(1) var<storage, read> b: array<${T}>;
+@group(0) @binding(2) var<storage, read_write> out: array<${T}>;
+@group(0) @binding(3) var<uniform> p: P;
+@compute @workgroup_size(${ELEMENTWISE_WG})
+fn main(@builtin(global_invocation_id) g: vec3u) {
+  let i = g.y * p.rowThreads + g.x;
+  if (i >= p.n) { return; }
+  let r2 = i / p.d3;
+  let r1 = r2 / p.d2;
+  let at = vec4u(r1 / p.d1, r1 % p.d1, r2 % p.d2, i % p.d3);
+  out[p.oOff + i] = a[p.aOff + dot(at, p.sa)] ${op} b[p.bOff + dot(at, p.sb)];
+}
+`;
+}
+
+/**
  * out[M,N] = a[M,K] x b[K,N]. A workgroup of 8x8 threads computes a 32x32
  * output tile, each thread a 4x4 block held in four vec4 accumulators (no
  * dynamically indexed arrays, which some compilers keep in memory). The
