@@ -5,7 +5,7 @@
 // so the ratio is the backend's own cost. Also: upload/download bandwidth
 // against raw writeBuffer/mapAsync, and matmul 1024^3 GFLOP/s.
 import { createWebGPUBackend } from '../js/backends/webgpu/index.js';
-import { elementwiseWGSL, matmulWGSL, reduceWGSL, softmaxWGSL, ELEMENTWISE_WG, MATMUL_TILE } from '../js/backends/webgpu/wgsl.js';
+import { elementwiseWGSL, broadcastWGSL, matmulWGSL, reduceWGSL, softmaxWGSL, ELEMENTWISE_WG, MATMUL_TILE } from '../js/backends/webgpu/wgsl.js';
 
 const STORAGE = 0x80;
 const COPY_SRC = 0x4;
@@ -263,6 +263,8 @@ export function kernelCases() {
     row('add 1K', 'add', [x.subarray(0, small), y.subarray(0, small)], [[small], [small]], [], [small],
       elementwiseWGSL('+', 'f32', false), u32s(small, 0, 0, 0, ELEMENTWISE_WG * 16, 0), [16]),
     row('add 1M', 'add', [x, y], [[n], [n]], [], [n], elementwiseWGSL('+', 'f32', false), ewParams, egroups),
+    row('add 1M + 1K, broadcast', 'add', [x, y.subarray(0, small)], [[n / small, small], [small]], [], [n / small, small],
+      broadcastWGSL('+', 'f32'), u32s(n, 0, 0, 0, egroups[0] * ELEMENTWISE_WG, 1, n / small, small, 0, 0, small, 1, 0, 0, 0, 1), egroups),
     row('div 1M', 'div', [x, y], [[n], [n]], [], [n], elementwiseWGSL('/', 'f32', false), ewParams, egroups),
     row('mul_scalar 1M', 'mulScalar', [x], [[n]], [1.5], [n], elementwiseWGSL('*', 'f32', true), scalarParams, egroups),
     row(`matmul ${mm}`, 'matmul', [ma, ma], [[mm, mm], [mm, mm]], [], [mm, mm], matmulWGSL('f32'),
