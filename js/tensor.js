@@ -277,7 +277,7 @@ export function createTensorSupport(runtime, devices) {
 
     constructor(dl) {
       super();
-      this.#d = describeTensor(dl);
+      this.#d = describeForeign(dl);
       this.webffiHandle = CLONE_GUARD; // postMessage(view) throws
     }
 
@@ -327,6 +327,25 @@ export function createTensorSupport(runtime, devices) {
     const dev = devices.deviceFor(type);
     if (!dev) throw makeError('ValueError', `Tensor.${what}: no backend serves device type ${runtime.device(type)}`);
     return dev;
+  }
+
+  /**
+   * describeTensor for a DLTensor C made: its header, shape and strides must
+   * lie in wasm memory (a bad pointer from C is a ValueError, not a RangeError
+   * from deep inside a DataView).
+   */
+  function describeForeign(dl) {
+    const end = memory.buffer.byteLength;
+    const inside = (p, n) => p > 0 && p + n <= end;
+    const bad = (what) => makeError('ValueError', `DLTensor* 0x${dl.toString(16)}: ${what} lies outside wasm memory`);
+    if (!inside(dl, DL.size)) throw bad('the DLTensor');
+    const d = view();
+    const ndim = d.getInt32(dl + DL.ndim, true);
+    if (ndim < 0 || ndim > 64) throw makeError('ValueError', `DLTensor* 0x${dl.toString(16)}: ndim ${ndim} is not valid`);
+    if (ndim > 0 && !inside(d.getUint32(dl + DL.shape, true), 8 * ndim)) throw bad('its shape');
+    const strides = d.getUint32(dl + DL.strides, true);
+    if (strides && !inside(strides, 8 * ndim)) throw bad('its strides');
+    return describeTensor(dl);
   }
 
   function readDims(p, n) {

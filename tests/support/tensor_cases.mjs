@@ -271,6 +271,19 @@ export function tensorCases(rt, env) {
       for (const x of [t, copy, back, f]) x.dispose();
     },
 
+    async 'a DLTensor* pointing outside wasm memory is a ValueError, and the runtime keeps working'() {
+      const { AS_POD } = await import('../../js/objects.js');
+      const echo = rt.getGlobal('testing.echo');
+      const end = rt.exports.memory.buffer.byteLength;
+      const bogus = (p) => ({ [AS_POD]: () => [p, 7] }); // kTVMFFIDLTensorPtr
+      await assertThrows(() => echo(bogus(end - 8)), 'ValueError',
+        new RegExp(`^DLTensor\\* 0x${(end - 8).toString(16)}: the DLTensor lies outside wasm memory$`));
+      assertEqual(echo(bogus(0)), null, 'a NULL DLTensor* reads as null:');
+      const t = rt.tensor(new Float32Array([1, 2]));
+      assertEqual(Array.from(echo(t.asDLTensorPtr()).view()), [1, 2]);
+      t.dispose();
+    },
+
     async 'a DLTensor* view of GPU data reads asynchronously, started during the call'() {
       const g = await gpu(new Float32Array([5, 6]), [2]);
       let pending = null;
