@@ -42,6 +42,10 @@ const char* any_str(const TVMFFIAny* v) {
   exit(1);
 }
 
+void release(TVMFFIAny* v) {
+  if (v->type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectDecRef(v->v_obj);
+}
+
 TVMFFIAny any_int(int64_t v) {
   TVMFFIAny a = {0};
   a.type_index = kTVMFFIInt;

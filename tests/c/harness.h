@@ -49,6 +49,9 @@ TVMFFIAny any_none(void);
 TVMFFIAny any_cstr(const char* s);
 TVMFFIAny any_obj(TVMFFIObjectHandle obj);
 
+/* Drops the reference an object Any holds; other values hold none. */
+void release(TVMFFIAny* v);
+
 /* Calls global NAME; returns the call's status. */
 int call_global(const char* name, TVMFFIAny* args, int32_t n, TVMFFIAny* result);
 

@@ -1,10 +1,6 @@
 /* ffi.json.Parse / ffi.json.Stringify on plain and hostile JSON. */
 #include "harness.h"
 
-static void release(TVMFFIAny* v) {
-  if (v->type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectDecRef(v->v_obj);
-}
-
 /* Parse then Stringify (compact) gives `want`. */
 static void check_round_trip(const char* text, const char* want) {
   TVMFFIAny arg = any_cstr(text), parsed, printed;

@@ -1,10 +1,6 @@
 /* The JSON graph: exact output, dedup, round trips and hostile input. */
 #include "harness.h"
 
-static void release(TVMFFIAny* v) {
-  if (v->type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectDecRef(v->v_obj);
-}
-
 static TVMFFIAny make(const char* ctor, TVMFFIAny* args, int32_t n) {
   TVMFFIAny result;
   CHECK(call_global(ctor, args, n, &result) == 0);

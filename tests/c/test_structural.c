@@ -7,10 +7,6 @@ static TVMFFIAny make(const char* ctor, TVMFFIAny* args, int32_t n) {
   return result;
 }
 
-static void release(TVMFFIAny* v) {
-  if (v->type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectDecRef(v->v_obj);
-}
-
 static int recursive_eq(TVMFFIAny a, TVMFFIAny b) {
   TVMFFIAny args[2] = {a, b}, r;
   CHECK(call_global("ffi.RecursiveEq", args, 2, &r) == 0);
