@@ -21,6 +21,13 @@ export function assert(cond, message) {
   if (!cond) throw new Error(`assertion failed: ${message}`);
 }
 
+const show = (v) => (typeof v === 'bigint' ? `${v}n` : Object.is(v, -0) ? '-0' : typeof v === 'string' ? JSON.stringify(v) : String(v));
+
+/** Asserts Object.is(actual, expected): -0 is not 0, NaN is NaN, 1n is not 1. */
+export function same(actual, expected, what = '') {
+  assert(Object.is(actual, expected), `${what} expected ${show(expected)}, got ${show(actual)}`);
+}
+
 export function assertEqual(actual, expected, message = '') {
   const a = typeof actual === 'bigint' ? `${actual}n` : JSON.stringify(actual);
   const e = typeof expected === 'bigint' ? `${expected}n` : JSON.stringify(expected);

@@ -1,24 +1,10 @@
 // The JS runtime's core behaviour, as named tests that run unchanged in Node
 // (tests/node/runtime.test.mjs) and in Chromium pages and workers
 // (tests/browser/). `webffi` is the package's exports, `wasm` the core's bytes.
-import { thrown as throws, rejected as rejects } from '../browser/harness_page.mjs';
-
-function fail(message) {
-  throw new Error(`assertion failed: ${message}`);
-}
-
-const show = (v) => (typeof v === 'bigint' ? `${v}n` : Object.is(v, -0) ? '-0' : typeof v === 'string' ? JSON.stringify(v) : String(v));
-
-function same(actual, expected, what = '') {
-  if (!Object.is(actual, expected)) fail(`${what} expected ${show(expected)}, got ${show(actual)}`);
-}
-
-function ok(cond, what) {
-  if (!cond) fail(what);
-}
+import { assert as ok, same, thrown as throws, rejected as rejects } from '../browser/harness_page.mjs';
 
 function sameBytes(actual, expected, what = '') {
-  ok(actual instanceof Uint8Array, `${what} expected a Uint8Array, got ${show(actual)}`);
+  ok(actual instanceof Uint8Array, `${what} expected a Uint8Array, got ${String(actual)}`);
   same(actual.length, expected.length, `${what} length`);
   for (let i = 0; i < expected.length; i++) same(actual[i], expected[i], `${what}[${i}]`);
 }
@@ -33,7 +19,7 @@ function incompatibleCopy(wasm) {
     bytes[i + key.length - 1] = 'X'.charCodeAt(0);
     return bytes;
   }
-  return fail('metadata_version not found in the wasm');
+  throw new Error('assertion failed: metadata_version not found in the wasm');
 }
 
 export function coreTests(webffi, wasm) {

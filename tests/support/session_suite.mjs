@@ -3,17 +3,7 @@
 // Workers, tests/browser/session.test.mjs). `env` gives:
 //   spawn(role): a worker running tests/support/session_worker.mjs as `role`;
 //   kill(worker): terminates it; crashMessage: what a crash is reported as.
-import { thrown as throws, rejected as rejects } from '../browser/harness_page.mjs';
-
-function fail(message) {
-  throw new Error(`assertion failed: ${message}`);
-}
-function same(actual, expected, what = '') {
-  if (!Object.is(actual, expected)) fail(`${what} expected ${String(expected)}, got ${String(actual)}`);
-}
-function ok(cond, what) {
-  if (!cond) fail(what);
-}
+import { assert as ok, same, thrown as throws, rejected as rejects } from '../browser/harness_page.mjs';
 
 /** What postMessage delivers: a real structured clone through a MessageChannel. */
 function post(value, transfer = []) {

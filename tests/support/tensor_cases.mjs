@@ -5,8 +5,6 @@
 import { assert, assertEqual, assertThrows } from '../browser/harness_page.mjs';
 import { assertClose, broadcastRef, randomFloats } from './numeric.mjs';
 
-export { assertThrows };
-
 const same = (a, b) => a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
 
 /** One typed array per dtype, with values that exercise the whole range. */
