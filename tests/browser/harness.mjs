@@ -24,10 +24,9 @@ const MIME = {
 
 /**
  * Serves the repository over http://127.0.0.1 (browsers cannot fetch wasm
- * from file://). With crossOriginIsolated, every response carries the
- * COOP/COEP headers SharedArrayBuffer needs.
+ * from file://).
  */
-export async function startServer({ root = repoRoot, crossOriginIsolated = false } = {}) {
+export async function startServer({ root = repoRoot } = {}) {
   const server = createServer(async (req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
     const file = join(root, path);
@@ -37,12 +36,7 @@ export async function startServer({ root = repoRoot, crossOriginIsolated = false
     }
     try {
       const body = await readFile(file);
-      const headers = { 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream' };
-      if (crossOriginIsolated) {
-        headers['Cross-Origin-Opener-Policy'] = 'same-origin';
-        headers['Cross-Origin-Embedder-Policy'] = 'require-corp';
-      }
-      res.writeHead(200, headers).end(body);
+      res.writeHead(200, { 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream' }).end(body);
     } catch {
       res.writeHead(404).end();
     }
@@ -108,11 +102,11 @@ export async function runPage(context, url, { timeout = 60000 } = {}) {
  * closes both after them. run(page) opens tests/browser/pages/PAGE and
  * returns its result; expectPass(page, n) asserts n passed and none failed.
  */
-export function useChromium({ webgpu = false, crossOriginIsolated = false } = {}) {
+export function useChromium({ webgpu = false } = {}) {
   let server;
   let browser;
   before(async () => {
-    server = await startServer({ crossOriginIsolated });
+    server = await startServer();
     browser = await launchChromium({ webgpu });
   });
   after(async () => {
