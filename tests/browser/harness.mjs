@@ -10,8 +10,8 @@ import { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 
-export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-export const chromiumPath = process.env.WEBFFI_CHROMIUM ?? '/usr/lib/chromium/chromium';
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const chromiumPath = process.env.WEBFFI_CHROMIUM ?? '/usr/lib/chromium/chromium';
 
 const MIME = {
   '.html': 'text/html; charset=utf-8',

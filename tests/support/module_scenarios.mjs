@@ -49,7 +49,7 @@ function checkAddOneLibrary(rt, mod) {
 }
 
 /** A copy of wasm bytes with custom section NAME replaced by payload (or removed when null). */
-export function replaceCustomSection(bytes, name, payload) {
+function replaceCustomSection(bytes, name, payload) {
   const leb = (at) => {
     let value = 0;
     for (let shift = 0; ; shift += 7) {

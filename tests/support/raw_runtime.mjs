@@ -4,10 +4,8 @@
 import { createWasi, WasiExit } from '../../js/wasi.js';
 import { createHostImports } from '../../js/host_imports.js';
 
-export { WasiExit };
-
 /** Instantiates wasm bytes (or a WebAssembly.Module) with webffi's WASI shim and host imports. */
-export async function instantiate(bytes, write) {
+async function instantiate(bytes, write) {
   const wasi = createWasi({ write });
   let memory;
   const imports = {

@@ -8,7 +8,7 @@ import { assertClose, broadcastRef, randomFloats } from './numeric.mjs';
 const same = (a, b) => a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
 
 /** One typed array per dtype, with values that exercise the whole range. */
-export function dtypeSamples() {
+function dtypeSamples() {
   return {
     int8: new Int8Array([-128, -1, 0, 1, 127]),
     int16: new Int16Array([-32768, -1, 0, 1, 32767]),
