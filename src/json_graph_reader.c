@@ -106,13 +106,11 @@ static int wf_graph_read_field(const TVMFFIFieldInfo* field, void* ctx) {
     }
     if (field->flags & kTVMFFIFieldFlagBitMaskDefaultFromFactory) {
       const TVMFFIAny* factory = &field->default_value_or_factory;
-      if (factory->type_index != kTVMFFIFunction ||
-          wf_func_call(factory->v_obj, NULL, 0, &value) != 0) {
-        return factory->type_index != kTVMFFIFunction
-                   ? wf_err_raise("TypeError", "Default factory of field `%s` is not a function",
-                                  field->name.data)
-                   : -1;
+      if (factory->type_index != kTVMFFIFunction) {
+        return wf_err_raise("TypeError", "Default factory of field `%s` is not a function",
+                            field->name.data);
       }
+      if (wf_func_call(factory->v_obj, NULL, 0, &value) != 0) return -1;
       int rc = wf_reflect_set(c->obj, field, &value);
       wf_any_release(&value);
       return rc;

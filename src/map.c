@@ -219,8 +219,6 @@ int wf_map_make_unique(TVMFFIObject** map) {
   return 0;
 }
 
-int wf_map_raise_missing(void) { return wf_err_raise("KeyError", "key is not in Map"); }
-
 /* ------------------------------------------------------ global functions */
 static int wf_map_from_args(int32_t type_index, const TVMFFIAny* args, int32_t n,
                             TVMFFIAny* result) {
@@ -273,7 +271,7 @@ static int wf_map_get_item(void* self, const TVMFFIAny* args, int32_t n, TVMFFIA
   TVMFFIObject* map;
   if (wf_map_args((const wf_map_fn*)self, args, n, &map) != 0) return -1;
   wf_map_entry* e = wf_map_find(map, &args[1]);
-  if (e == NULL) return wf_map_raise_missing();
+  if (e == NULL) return wf_err_raise("KeyError", "key is not in Map");
   return TVMFFIAnyViewToOwnedAny(&e->value, result);
 }
 

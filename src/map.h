@@ -52,9 +52,6 @@ TVMFFIObject* wf_map_copy(TVMFFIObject* map, int32_t type_index);
 /* Copy-on-write for Maps: makes *map exclusively owned by the caller. */
 int wf_map_make_unique(TVMFFIObject** map);
 
-/* KeyError `key is not in Map`. */
-int wf_map_raise_missing(void);
-
 /* Registers the ffi.Map* / ffi.Dict* global functions. */
 int wf_map_register(void);
 

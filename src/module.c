@@ -164,19 +164,26 @@ int WebFFIModuleAddSymbol(TVMFFIObjectHandle module, const char* name, void* sym
   return wf_strmap_put(&p->symbols, name, n, symbol);
 }
 
-TVMFFIObjectHandle WebFFIModuleFindLoaded(const char* name) {
-  if (name == NULL) return NULL;
-  TVMFFIObject* mod = wf_strmap_get(&wf_loaded_modules, name, strlen(name));
+/* The loaded table, for the C entry points and the webffi.* globals alike. */
+static TVMFFIObject* wf_module_find_loaded(const char* name, size_t n) {
+  TVMFFIObject* mod = wf_strmap_get(&wf_loaded_modules, name, n);
   if (mod != NULL) wf_obj_incref(mod);
   return mod;
 }
 
-int WebFFIModuleUnload(const char* name) {
-  if (name == NULL) return 0;
-  TVMFFIObject* mod = wf_strmap_remove(&wf_loaded_modules, name, strlen(name));
+static int wf_module_unload(const char* name, size_t n) {
+  TVMFFIObject* mod = wf_strmap_remove(&wf_loaded_modules, name, n);
   if (mod == NULL) return 0;
   wf_obj_decref(mod);
   return 1;
+}
+
+TVMFFIObjectHandle WebFFIModuleFindLoaded(const char* name) {
+  return name != NULL ? wf_module_find_loaded(name, strlen(name)) : NULL;
+}
+
+int WebFFIModuleUnload(const char* name) {
+  return name != NULL ? wf_module_unload(name, strlen(name)) : 0;
 }
 
 int TVMFFIEnvModLookupFromImports(TVMFFIObjectHandle library_ctx, const char* func_name,
@@ -359,11 +366,8 @@ static int wf_module_find_loaded_global(void* self, const TVMFFIAny* args, int32
   if (wf_module_name_arg("webffi.ModuleFindLoaded", "Optional<ffi.Module>", args, n, &name) != 0) {
     return -1;
   }
-  TVMFFIObject* mod = wf_strmap_get(&wf_loaded_modules, name.data, name.size);
-  if (mod != NULL) {
-    wf_obj_incref(mod);
-    wf_any_set_object(result, mod);
-  }
+  TVMFFIObject* mod = wf_module_find_loaded(name.data, name.size);
+  if (mod != NULL) wf_any_set_object(result, mod);
   return 0;
 }
 
@@ -372,9 +376,7 @@ static int wf_module_unload_global(void* self, const TVMFFIAny* args, int32_t n,
   (void)self;
   TVMFFIByteArray name;
   if (wf_module_name_arg("webffi.ModuleUnload", "bool", args, n, &name) != 0) return -1;
-  TVMFFIObject* mod = wf_strmap_remove(&wf_loaded_modules, name.data, name.size);
-  if (mod != NULL) wf_obj_decref(mod);
-  wf_any_set_bool(result, mod != NULL);
+  wf_any_set_bool(result, wf_module_unload(name.data, name.size));
   return 0;
 }
 

@@ -188,12 +188,17 @@ static int wf_seq_args(const wf_seq_fn* fn, const TVMFFIAny* args, int32_t n,
   return WebFFIArgToObject(&fn->sig, args, 0, fn->seq_type, (TVMFFIObjectHandle*)seq);
 }
 
+/* The sequence (argument 0) and an int index (argument 1). */
+static int wf_seq_index_args(const wf_seq_fn* fn, const TVMFFIAny* args, int32_t n,
+                             TVMFFIObject** seq, int64_t* i) {
+  if (wf_seq_args(fn, args, n, seq) != 0) return -1;
+  return WebFFIArgToInt(&fn->sig, args, 1, i);
+}
+
 static int wf_seq_get_item(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
-  const wf_seq_fn* fn = (const wf_seq_fn*)self;
   TVMFFIObject* seq;
   int64_t i;
-  if (wf_seq_args(fn, args, n, &seq) != 0) return -1;
-  if (WebFFIArgToInt(&fn->sig, args, 1, &i) != 0) return -1;
+  if (wf_seq_index_args((const wf_seq_fn*)self, args, n, &seq, &i) != 0) return -1;
   if (wf_seq_check_index(seq, i) != 0) return -1;
   return TVMFFIAnyViewToOwnedAny(&wf_seq_data(seq)[i], result);
 }
@@ -225,30 +230,24 @@ static int wf_list_append(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAn
 
 static int wf_list_set_item(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)result;
-  const wf_seq_fn* fn = (const wf_seq_fn*)self;
   TVMFFIObject* seq;
   int64_t i;
-  if (wf_seq_args(fn, args, n, &seq) != 0) return -1;
-  if (WebFFIArgToInt(&fn->sig, args, 1, &i) != 0) return -1;
+  if (wf_seq_index_args((const wf_seq_fn*)self, args, n, &seq, &i) != 0) return -1;
   return wf_seq_set(seq, i, &args[2]);
 }
 
 static int wf_list_insert(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)result;
-  const wf_seq_fn* fn = (const wf_seq_fn*)self;
   TVMFFIObject* seq;
   int64_t i;
-  if (wf_seq_args(fn, args, n, &seq) != 0) return -1;
-  if (WebFFIArgToInt(&fn->sig, args, 1, &i) != 0) return -1;
+  if (wf_seq_index_args((const wf_seq_fn*)self, args, n, &seq, &i) != 0) return -1;
   return wf_seq_insert(seq, i, &args[2]);
 }
 
 static int wf_list_pop(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
-  const wf_seq_fn* fn = (const wf_seq_fn*)self;
   TVMFFIObject* seq;
   int64_t i;
-  if (wf_seq_args(fn, args, n, &seq) != 0) return -1;
-  if (WebFFIArgToInt(&fn->sig, args, 1, &i) != 0) return -1;
+  if (wf_seq_index_args((const wf_seq_fn*)self, args, n, &seq, &i) != 0) return -1;
   if (wf_seq_check_index(seq, i) != 0) return -1;
   if (TVMFFIAnyViewToOwnedAny(&wf_seq_data(seq)[i], result) != 0) return -1;
   wf_seq_erase(seq, i);
@@ -257,11 +256,9 @@ static int wf_list_pop(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* 
 
 static int wf_list_erase(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)result;
-  const wf_seq_fn* fn = (const wf_seq_fn*)self;
   TVMFFIObject* seq;
   int64_t i;
-  if (wf_seq_args(fn, args, n, &seq) != 0) return -1;
-  if (WebFFIArgToInt(&fn->sig, args, 1, &i) != 0) return -1;
+  if (wf_seq_index_args((const wf_seq_fn*)self, args, n, &seq, &i) != 0) return -1;
   if (wf_seq_check_index(seq, i) != 0) return -1;
   wf_seq_erase(seq, i);
   return 0;
@@ -299,7 +296,7 @@ static int wf_list_erase_range(void* self, const TVMFFIAny* args, int32_t n, TVM
   const wf_seq_fn* fn = (const wf_seq_fn*)self;
   TVMFFIObject* seq;
   int64_t start, stop;
-  if (wf_seq_args(fn, args, n, &seq) != 0 || WebFFIArgToInt(&fn->sig, args, 1, &start) != 0 ||
+  if (wf_seq_index_args(fn, args, n, &seq, &start) != 0 ||
       WebFFIArgToInt(&fn->sig, args, 2, &stop) != 0 || wf_list_range(seq, start, stop) != 0) {
     return -1;
   }
@@ -312,7 +309,7 @@ static int wf_list_replace_slice(void* self, const TVMFFIAny* args, int32_t n, T
   const wf_seq_fn* fn = (const wf_seq_fn*)self;
   TVMFFIObject *seq, *replacement;
   int64_t start, stop;
-  if (wf_seq_args(fn, args, n, &seq) != 0 || WebFFIArgToInt(&fn->sig, args, 1, &start) != 0 ||
+  if (wf_seq_index_args(fn, args, n, &seq, &start) != 0 ||
       WebFFIArgToInt(&fn->sig, args, 2, &stop) != 0 ||
       WebFFIArgToObject(&fn->sig, args, 3, kTVMFFIList, (TVMFFIObjectHandle*)&replacement) != 0 ||
       wf_list_range(seq, start, stop) != 0) {
