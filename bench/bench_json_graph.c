@@ -7,6 +7,8 @@
 #include "../src/str.h"
 #include "bench_util.h"
 
+enum { N = 100000 };
+
 static double call_seconds(TVMFFIObjectHandle f, TVMFFIAny* arg, TVMFFIAny* result) {
   double best = 1e30;
   for (int rep = 0; rep < 5; ++rep) {
@@ -26,8 +28,12 @@ static size_t text_size(const TVMFFIAny* v) {
   return s.size;
 }
 
+/* One table row: MB of JSON text handled in `seconds`. */
+static void print_row(const char* name, double mb, double seconds) {
+  printf("%-28s %9.2f %9.2f %9.1f %11.1f\n", name, mb, seconds * 1e3, mb / seconds, seconds * 1e9 / N);
+}
+
 int main(void) {
-  enum { N = 100000 };
   /* ints, floats and strings, a third each, all distinct */
   TVMFFIObject* arr = wf_seq_new(kTVMFFIArray, N);
   BENCH_CHECK(arr != NULL);
@@ -57,16 +63,11 @@ int main(void) {
   double g_mb = (double)text_size(&graph_text) / 1e6, j_mb = (double)text_size(&json_text) / 1e6;
   printf("JSON graph round trip of a %d-element Array (ints, floats, strings; best of 5)\n", N);
   printf("%-28s %9s %9s %9s %11s\n", "", "MB", "ms", "MB/s", "ns/element");
-  printf("%-28s %9.2f %9.2f %9.1f %11.1f\n", "ToJSONGraphString", g_mb, t_to * 1e3, g_mb / t_to,
-         t_to * 1e9 / N);
-  printf("%-28s %9.2f %9.2f %9.1f %11.1f\n", "FromJSONGraphString", g_mb, t_from * 1e3,
-         g_mb / t_from, t_from * 1e9 / N);
-  printf("%-28s %9.2f %9.2f %9.1f %11.1f\n", "round trip", g_mb, (t_to + t_from) * 1e3,
-         g_mb / (t_to + t_from), (t_to + t_from) * 1e9 / N);
-  printf("%-28s %9.2f %9.2f %9.1f %11.1f\n", "baseline: json.Stringify", j_mb, t_str * 1e3,
-         j_mb / t_str, t_str * 1e9 / N);
-  printf("%-28s %9.2f %9.2f %9.1f %11.1f\n", "baseline: json.Parse", j_mb, t_parse * 1e3,
-         j_mb / t_parse, t_parse * 1e9 / N);
+  print_row("ToJSONGraphString", g_mb, t_to);
+  print_row("FromJSONGraphString", g_mb, t_from);
+  print_row("round trip", g_mb, t_to + t_from);
+  print_row("baseline: json.Stringify", j_mb, t_str);
+  print_row("baseline: json.Parse", j_mb, t_parse);
   printf("graph round trip / plain JSON round trip, time per element: %.2fx\n",
          (t_to + t_from) / (t_str + t_parse));
   wf_any_release(&graph_text);

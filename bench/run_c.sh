@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=build/bench
 mkdir -p "$out"
-core=(src/*.c src/native/backtrace_native.c)
+core=(src/*.c src/native/*.c) # as CMakeLists.txt builds the native library
 for b in bench_map bench_json_graph; do
   gcc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Iinclude \
     "${core[@]}" "bench/$b.c" -lm -o "$out/$b"

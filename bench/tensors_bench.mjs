@@ -7,7 +7,7 @@
 // - a zero-copy CPU view of 1 KiB against one of 64 MiB;
 // - copying a typed array into a CPU tensor against TypedArray.set;
 // - matmul 1024x1024x1024 with the data on the device, GFLOP/s.
-import { compare, kernelCases, bandwidthRows, randomFloats, BANDWIDTH_BYTES, rawKernel, kernelRow, formatKernelRows, gpuCalls, formatGPUCalls } from './webgpu_bench.mjs';
+import { compare, kernelCases, bandwidthRows, randomFloats, BANDWIDTH_BYTES, rawKernel, kernelRow, formatKernelRows, gpuCalls, formatGPUCalls, formatBandwidthRows, adapterName } from './webgpu_bench.mjs';
 
 const numel = (shape) => shape.reduce((x, y) => x * y, 1);
 
@@ -27,7 +27,6 @@ export async function runTensorBench(rt, { quick = false } = {}) {
   const engine = backend.engine;
   const info = engine.info();
   const device = engine.device;
-  const adapter = `${info.adapter.vendor} ${info.adapter.architecture} ${info.adapter.device} ${info.adapter.description}`.trim();
   const rounds = quick ? 2 : 24;
   const rows = [];
   const fn = (name) => rt.getGlobal(name);
@@ -98,17 +97,14 @@ export async function runTensorBench(rt, { quick = false } = {}) {
     mmMs = Math.min(mmMs, (performance.now() - t0) / reps);
   }
   a.dispose();
-  return { adapter, featureLevel: info.featureLevel, rows, calls, bandwidth, cpu, matmul1024: { ms: mmMs, gflops: (2 * N ** 3) / mmMs / 1e6 } };
+  return { adapter: adapterName(info), featureLevel: info.featureLevel, rows, calls, bandwidth, cpu, matmul1024: { ms: mmMs, gflops: (2 * N ** 3) / mmMs / 1e6 } };
 }
 
 export function formatTensorBench(label, r) {
   const lines = [`== ${label}: ${r.adapter} (${r.featureLevel})`];
   formatKernelRows(lines, 'kernel end to end through the runtime, ms', r.rows);
   formatGPUCalls(lines, 'WebGPU calls of add 1K: runtime / raw', r.calls);
-  lines.push('bandwidth (medians)                         runtime GB/s  raw GB/s  runtime/raw');
-  for (const b of r.bandwidth) {
-    lines.push(`  ${b.name.padEnd(42)} ${b.oursGBs.toFixed(2).padStart(10)} ${b.rawGBs.toFixed(2).padStart(9)} ${b.ratio.toFixed(2).padStart(8)}x`);
-  }
+  formatBandwidthRows(lines, 'runtime', r.bandwidth);
   const c = r.cpu;
   lines.push(`CPU view(): 1 KiB ${c.viewTinyNs.toFixed(0)} ns, 64 MiB ${c.viewHugeNs.toFixed(0)} ns (ratio ${c.viewRatio.toFixed(2)}x)`);
   lines.push(`CPU tensor.set(64 MiB): ${c.setGBs.toFixed(2)} GB/s vs TypedArray.set ${c.baseGBs.toFixed(2)} GB/s (ratio ${c.setRatio.toFixed(2)}x)`);

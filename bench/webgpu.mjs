@@ -13,15 +13,6 @@ if (!args.has('--browser-only')) {
   console.log(formatBench('Node, Dawn', r));
 }
 if (!args.has('--node-only')) {
-  const { startServer, launchChromium, runPage } = await import('../tests/browser/harness.mjs');
-  const server = await startServer();
-  const browser = await launchChromium({ webgpu: true });
-  try {
-    const r = await runPage(browser.context, server.url(`bench/webgpu.html${quick ? '?quick' : ''}`), { timeout: 600000 });
-    if (r.error) throw new Error(`benchmark page failed: ${r.error}\n${r.logs.join('\n')}`);
-    console.log(formatBench('Chromium', r));
-  } finally {
-    await browser.close();
-    await server.close();
-  }
+  const { runBenchPage } = await import('./chromium.mjs');
+  console.log(formatBench('Chromium', await runBenchPage('webgpu.html', quick)));
 }

@@ -6,12 +6,9 @@
 // against raw writeBuffer/mapAsync, and matmul 1024^3 GFLOP/s.
 import { createWebGPUBackend } from '../js/backends/webgpu/index.js';
 import { elementwiseWGSL, broadcastWGSL, matmulWGSL, reduceWGSL, softmaxWGSL, ELEMENTWISE_WG, MATMUL_TILE } from '../js/backends/webgpu/wgsl.js';
+import { BufferUsage, MapMode } from '../js/backends/webgpu/gpu_flags.js';
 
-const STORAGE = 0x80;
-const COPY_SRC = 0x4;
-const COPY_DST = 0x8;
-const UNIFORM = 0x40;
-const MAP_READ = 0x1;
+const { STORAGE, COPY_SRC, COPY_DST, UNIFORM, MAP_READ } = BufferUsage;
 
 /**
  * Per-call milliseconds of fn and of its baseline over `rounds` rounds, and
@@ -83,6 +80,20 @@ export function formatKernelRows(lines, heading, rows) {
   for (const row of rows) {
     lines.push(`  ${row.name.padEnd(42)}    ${ms(row.ours.median)} ${ms(row.raw.median)} ${row.ratio.toFixed(2).padStart(6)}x     ${ms(row.ours.best)} ${ms(row.raw.best)} ${row.bestRatio.toFixed(2).padStart(6)}x${row.same ? '' : '  (results differ!)'}`);
   }
+}
+
+/** Bandwidth rows as text; `who` names our side ('backend' or 'runtime'). */
+export function formatBandwidthRows(lines, who, rows) {
+  lines.push(`bandwidth (medians)                         ${who} GB/s  raw GB/s  ${who}/raw`);
+  for (const b of rows) {
+    lines.push(`  ${b.name.padEnd(42)} ${b.oursGBs.toFixed(2).padStart(10)} ${b.rawGBs.toFixed(2).padStart(9)} ${b.ratio.toFixed(2).padStart(8)}x`);
+  }
+}
+
+/** The adapter as one line of text, from a backend's info(). */
+export function adapterName(info) {
+  const a = info.adapter;
+  return `${a.vendor} ${a.architecture} ${a.device} ${a.description}`.trim();
 }
 
 /**
@@ -176,7 +187,7 @@ export function rawKernel(device, code, inputs, outBytes, params, groups) {
     pass.end();
     encoder.copyBufferToBuffer(out, 0, staging, 0, outBytes);
     device.queue.submit([encoder.finish()]);
-    await staging.mapAsync(MAP_READ);
+    await staging.mapAsync(MapMode.READ);
     result.set(new Uint8Array(staging.getMappedRange()));
     staging.unmap();
     return result;
@@ -225,7 +236,7 @@ export async function bandwidthRows(device, ours, names, quick, rounds) {
     const encoder = device.createCommandEncoder();
     encoder.copyBufferToBuffer(rawBuf, 0, rawStaging, 0, bytes);
     device.queue.submit([encoder.finish()]);
-    await rawStaging.mapAsync(MAP_READ);
+    await rawStaging.mapAsync(MapMode.READ);
     sink.set(new Uint8Array(rawStaging.getMappedRange()));
     rawStaging.unmap();
   }, quick ? 1 : k, rounds);
@@ -281,7 +292,6 @@ export async function runWebGPUBench(gpu, { quick = false } = {}) {
   const be = createWebGPUBackend({ gpu });
   const info = await be.init();
   const device = be.device;
-  const adapter = `${info.adapter.vendor} ${info.adapter.architecture} ${info.adapter.device} ${info.adapter.description}`.trim();
   const rounds = quick ? 2 : 24;
   const rows = [];
   const cases = kernelCases();
@@ -319,17 +329,14 @@ export async function runWebGPUBench(gpu, { quick = false } = {}) {
     }, 1) / reps);
   }
   be.dispose();
-  return { adapter, featureLevel: info.featureLevel, rows, calls, bandwidth, matmul1024: { ms: mmMs, gflops: (2 * N ** 3) / mmMs / 1e6 } };
+  return { adapter: adapterName(info), featureLevel: info.featureLevel, rows, calls, bandwidth, matmul1024: { ms: mmMs, gflops: (2 * N ** 3) / mmMs / 1e6 } };
 }
 
 export function formatBench(label, r) {
   const lines = [`== ${label}: ${r.adapter} (${r.featureLevel})`];
   formatKernelRows(lines, 'end to end (upload, dispatch, read), ms', r.rows);
   formatGPUCalls(lines, 'WebGPU calls of add 1K: backend / raw', r.calls);
-  lines.push('bandwidth (medians)                         backend GB/s  raw GB/s  backend/raw');
-  for (const b of r.bandwidth) {
-    lines.push(`  ${b.name.padEnd(42)} ${b.oursGBs.toFixed(2).padStart(10)} ${b.rawGBs.toFixed(2).padStart(9)} ${b.ratio.toFixed(2).padStart(8)}x`);
-  }
+  formatBandwidthRows(lines, 'backend', r.bandwidth);
   lines.push(`matmul 1024x1024x1024: ${r.matmul1024.ms.toFixed(1)} ms, ${r.matmul1024.gflops.toFixed(2)} GFLOP/s`);
   return lines.join('\n');
 }

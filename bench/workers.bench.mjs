@@ -58,14 +58,14 @@ async function paired(round) {
   return [median(base), median(ours), median(ratios)];
 }
 
-/** [ns/op of a, ns/op of b] for one batch each, b first when swap. */
-async function twoBatches(swap, a, b) {
+/** [time(a), time(b)], b timed first when swap. */
+async function timeBoth(swap, time, a, b) {
   if (swap) {
-    const tb = await batch(sink, b);
-    return [await batch(sink, a), tb];
+    const tb = await time(b);
+    return [await time(a), tb];
   }
-  const ta = await batch(sink, a);
-  return [ta, await batch(sink, b)];
+  const ta = await time(a);
+  return [ta, await time(b)];
 }
 
 /**
@@ -81,19 +81,6 @@ async function roundTrip(n, once) {
   const t0 = performance.now();
   for (let i = 0; i < n; i++) await once();
   return ((performance.now() - t0) * 1e6) / n;
-}
-
-/**
- * [ns/op of a, ns/op of b]: a block of n round trips of each, b first when
- * swap.
- */
-async function roundTrips(swap, n, a, b) {
-  if (swap) {
-    const tb = await roundTrip(n, b);
-    return [await roundTrip(n, a), tb];
-  }
-  const ta = await roundTrip(n, a);
-  return [ta, await roundTrip(n, b)];
 }
 
 const sink = spawn('sink');
@@ -114,7 +101,7 @@ const cases = [
 
 const rows = [];
 for (const [name, value, plain] of cases) {
-  const [raw, codec, ratio] = await paired((swap) => twoBatches(swap,
+  const [raw, codec, ratio] = await paired((swap) => timeBoth(swap, (send) => batch(sink, send),
     () => sink.postMessage({ encoded: false, data: plain }),
     () => sink.postMessage({ encoded: true, data: encodeValue(value) })));
   rows.push([`by value: ${name}`, raw, codec, ratio, 'throughput ratio (>= 0.8 wanted)']);
@@ -128,7 +115,7 @@ const rawPing = () => {
   echo.postMessage({ wrpc: 'call', id: ++id, name: 'testing.add_one', args: [1] });
   return reply;
 };
-const [ping, call, pingOverCall] = await paired((swap) => roundTrips(swap, 2000, rawPing, () => session.call('testing.add_one', [1])));
+const [ping, call, pingOverCall] = await paired((swap) => timeBoth(swap, (once) => roundTrip(2000, once), rawPing, () => session.call('testing.add_one', [1])));
 rows.push(['remote call add_one(1) vs raw ping-pong', ping, call, 1 / pingOverCall, 'time ratio (<= 1.5 wanted)']);
 
 console.log('| operation | raw postMessage ns/op | webffi ns/op | ratio | |');

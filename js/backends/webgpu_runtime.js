@@ -137,7 +137,7 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
       return be;
     },
     async init(runtime) {
-      be ??= createWebGPUBackend({ gpu: await getGPU(), makeError, logger: runtime.logger, priority });
+      be ??= createWebGPUBackend({ gpu: await getGPU(), makeError, logger: runtime.logger });
       const info = await be.init();
       if (info.generation !== generation) {
         pool.clear(); // the buffers of a lost device are gone with it

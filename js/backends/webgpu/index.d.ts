@@ -11,8 +11,6 @@ export interface WebGPUBackendOptions {
   makeError?: (kind: WebGPUErrorKind, message: string) => Error;
   /** Receives one warning when the device is lost for a reason other than destroy(). */
   logger?: { warn?(message: string): void };
-  /** Backend priority for the runtime's device registry (default 10). */
-  priority?: number;
   /** Only this feature level; default: 'core', then 'compatibility'. */
   featureLevel?: 'core' | 'compatibility';
   powerPreference?: GPUPowerPreference;
@@ -84,7 +82,6 @@ export const WEBGPU_DEVICE_TYPE: 15;
 export interface WebGPUBackend {
   readonly name: 'webgpu';
   readonly deviceType: 15;
-  readonly priority: number;
   readonly kernels: readonly WebGPUKernel[];
   /** True between a successful init() and the device's loss. */
   readonly ready: boolean;

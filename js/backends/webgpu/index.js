@@ -99,14 +99,13 @@ class WebGPUBackend {
   #initPromise = null;
   #generation = 0;
 
-  constructor({ gpu, makeError = defaultMakeError, logger = console, priority = 10, ...options }) {
+  constructor({ gpu, makeError = defaultMakeError, logger = console, ...options }) {
     this.#gpu = gpu;
     this.#makeError = makeError;
     this.#logger = logger;
     this.#options = options;
     this.name = 'webgpu';
     this.deviceType = WEBGPU_DEVICE_TYPE;
-    this.priority = priority;
     this.kernels = KERNELS;
   }
 

@@ -97,8 +97,9 @@ function binaryOutput(where) {
     const dtype = sameDtype(where, a, b);
     if (sameShape(sa, sb)) return { shape: [...sa], dtype };
     const shape = broadcastShape(where, sa, sb);
-    broadcastPlan(where, sa, sb, shape); // refuses too many dimensions before the runtime allocates
-    return { shape, dtype };
+    // Planned here so too many dimensions are refused before the runtime
+    // allocates; the kernel then uses this plan.
+    return { shape, dtype, plan: broadcastPlan(where, sa, sb, shape) };
   };
 }
 
@@ -255,7 +256,7 @@ function prepare(be, method, args, out) {
   if (spec.dtype === 'float16' && !state.hasF16) {
     throw be._error('TypeError', `${k.name}: float16 needs the shader-f16 feature, which this WebGPU adapter lacks`);
   }
-  return { state, dtype: DTYPES[spec.dtype], name: k.name };
+  return { state, dtype: DTYPES[spec.dtype], name: k.name, plan: spec.plan };
 }
 
 /** A storage binding covering the tensor, and the element offset within it. */
@@ -377,7 +378,7 @@ function scratch(state, nbytes) {
 }
 
 function elementwise(be, method, op, a, b, scalar, out) {
-  const { state, dtype, name } = prepare(be, method, b === null ? [a, scalar] : [a, b], out);
+  const { state, dtype, name, plan } = prepare(be, method, b === null ? [a, scalar] : [a, b], out);
   const n = numel(out.shape);
   if (n === 0) return out;
   const inputs = b === null ? [a] : [a, b];
@@ -386,7 +387,7 @@ function elementwise(be, method, op, a, b, scalar, out) {
   const ba = bindTensor(be, state, a, na, dtype, name);
   const bb = b === null ? null : bindTensor(be, state, b, nb, dtype, name);
   // As many elements as out: the same row-major layout, so no broadcasting.
-  if (na !== n || nb !== n) return broadcast(be, state, method, op, a, b, ba, bb, out, n, dtype, name);
+  if (na !== n || nb !== n) return broadcast(be, state, method, op, plan, a, b, ba, bb, out, n, dtype, name);
   const dst = target(be, state, out, inputs, n, dtype, name);
   const [gx, gy] = grid(be, state, Math.ceil(n / ELEMENTWISE_WG), name);
   const pipe = pipeline(state, KERNEL_IDS[method], inputs.length, dtype, dtype, (t) => elementwiseWGSL(op, t, b === null));
@@ -403,8 +404,7 @@ function elementwise(be, method, op, a, b, scalar, out) {
   return out;
 }
 
-function broadcast(be, state, method, op, a, b, ba, bb, out, n, dtype, name) {
-  const { dims, aStrides, bStrides } = broadcastPlan(name, a.shape, b.shape, out.shape);
+function broadcast(be, state, method, op, { dims, aStrides, bStrides }, a, b, ba, bb, out, n, dtype, name) {
   const dst = target(be, state, out, [a, b], n, dtype, name);
   const [gx, gy] = grid(be, state, Math.ceil(n / ELEMENTWISE_WG), name);
   const pipe = pipeline(state, KERNEL_IDS[`${method}Broadcast`], 2, dtype, dtype, (t) => broadcastWGSL(op, t));
