@@ -140,7 +140,7 @@ export function registerError(kind, cls) {
 }
 
 /** The class for a kind; unknown kinds get RuntimeError (keeping their kind). */
-export function errorClass(kind) {
+function errorClass(kind) {
   return registry.get(kind) ?? RuntimeError;
 }
 
