@@ -60,6 +60,9 @@ export function formatTraceback(kind, message, backtrace) {
   return ['Traceback (most recent call last):', ...lines, `${kind}: ${message}`].join('\n') + '\n';
 }
 
+// Kind -> class; every class makeErrorClass builds enters under its kind.
+const registry = new Map();
+
 function makeErrorClass(name, Base) {
   const cls = class extends Base {
     // A getter, not a computed class name (`{ [name]: class ... }`): V8 keeps
@@ -76,6 +79,7 @@ function makeErrorClass(name, Base) {
     }
   };
   brandClass(cls);
+  registry.set(name, cls);
   return cls;
 }
 
@@ -121,12 +125,6 @@ export class FatalError extends Error {
     this.name = 'FatalError';
   }
 }
-
-// Keyed by class name, which is the kind (no error is made at import).
-const registry = new Map(
-  [RuntimeError, ValueError, FFITypeError, AttributeError, KeyError, IndexError, OverflowError,
-    MemoryError, AssertionError, InternalError, RPCError, RPCSessionTimeoutError].map((cls) => [cls.name, cls]),
-);
 
 /**
  * Makes errors of `kind` instances of `cls` (constructed as
