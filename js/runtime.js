@@ -579,11 +579,8 @@ export function createRuntime(instance, meta, options = {}) {
       I32[w + 3] = 0;
       return;
     }
-    const ba = alloc(BA);
-    U32[(ba + BA_DATA) >> 2] = data;
-    U32[(ba + BA_SIZE) >> 2] = len;
     const out = alloc(ANY);
-    check(x.TVMFFIStringFromByteArray(ba, out));
+    check(x.TVMFFIStringFromByteArray(byteArrayOf(data, len), out));
     const ti = I32[out >> 2];
     if (ti >= T_OBJECT) queueDecref(U32[(out + PAYLOAD) >> 2]);
     U8.copyWithin(w << 2, out, out + ANY);
@@ -592,9 +589,7 @@ export function createRuntime(instance, meta, options = {}) {
   function writeBytes(w, bytes) {
     const data = alloc(bytes.length + 1);
     U8.set(bytes, data);
-    const ba = alloc(BA);
-    U32[(ba + BA_DATA) >> 2] = data;
-    U32[(ba + BA_SIZE) >> 2] = bytes.length;
+    const ba = byteArrayOf(data, bytes.length);
     I32[w] = T_BYTE_ARRAY;
     I32[w + 1] = 0;
     U32[w + 2] = ba;
@@ -879,6 +874,11 @@ export function createRuntime(instance, meta, options = {}) {
     const data = alloc(3 * s.length + 1);
     const len = heap.writeUtf8(s, data);
     U8[data + len] = 0;
+    return byteArrayOf(data, len);
+  }
+
+  /** A TVMFFIByteArray over [data, data + len) in the current frame; returns its address. */
+  function byteArrayOf(data, len) {
     const ba = alloc(BA);
     U32[(ba + BA_DATA) >> 2] = data;
     U32[(ba + BA_SIZE) >> 2] = len;
