@@ -1061,8 +1061,8 @@ export function createRuntime(instance, meta, options = {}) {
       poison(e);
     }
     sp = result;
+    fresh(); // a call returning None may have grown memory too
     if (rc === 0) return null;
-    fresh();
     if (rc < 0) throw takeRaised(f);
     const r = result >> 2;
     if (I32[r] === T_INT && I32[r + 3] === I32[r + 2] >> 31) return I32[r + 2];
