@@ -184,6 +184,13 @@ export function kindOf(value) {
   return 'RuntimeError';
 }
 
+/** What a JS value is, for messages about a value of the wrong kind: `null`, `string`, `Float32Array`. */
+export function describe(v) {
+  if (v === null) return 'null';
+  if (typeof v !== 'object') return typeof v;
+  return v.constructor?.name ?? 'object';
+}
+
 /** The message a thrown JS value crosses C with. */
 export function messageOf(value) {
   if (value instanceof Error) return String(value.message);

@@ -10,7 +10,7 @@ import { ModuleObject } from './module_object.js';
 import { moduleLoader, ModuleLoadError } from './dylink.js';
 import {
   FFIError, FatalError, MemoryError, OverflowError, ValueError, FFITypeError,
-  makeError, makeDeferredError, kindOf, messageOf,
+  makeError, makeDeferredError, kindOf, messageOf, describe,
 } from './errors.js';
 
 /** Bytes of argument space reused by every call (nested calls stack up). */
@@ -641,12 +641,6 @@ export function createRuntime(instance, meta, options = {}) {
   function isPlainObject(v) {
     const proto = Object.getPrototypeOf(v);
     return proto === Object.prototype || proto === null;
-  }
-
-  function describe(v) {
-    if (v === null) return 'null';
-    if (typeof v !== 'object') return typeof v;
-    return v.constructor?.name ?? 'object';
   }
 
   /** An FFI error passed as a value becomes an ffi.Error holding the JS object. */
