@@ -1133,10 +1133,6 @@ export function createRuntime(instance, meta, options = {}) {
     check(x.TVMFFIAnyViewToOwnedAny(view, p));
   }
 
-  function releaseJS(h) {
-    releaseHandle(h);
-  }
-
   // ------------------------------------------------- global registry
   function lookupGlobal(name) {
     return inFrame(() => {
@@ -1345,7 +1341,7 @@ export function createRuntime(instance, meta, options = {}) {
     },
   });
 
-  return { runtime, imports: { callJS: webffiCallJS, releaseJS } };
+  return { runtime, imports: { callJS: webffiCallJS, releaseJS: releaseHandle } };
 }
 
 export { FFIObject };
