@@ -17,20 +17,6 @@ function wasmFrame(line) {
   return m ? [m[1] || m[2], m[2]] : null;
 }
 
-/**
- * The wasm frames of a JS stack, most recent first, as "FUNC\tLOCATION\n"
- * lines (the `webffi.backtrace` import's format); unnamed frames get their
- * location as the name.
- */
-export function wasmFramesText(stack) {
-  let out = '';
-  for (const line of String(stack).split('\n')) {
-    const f = wasmFrame(line);
-    if (f) out += `${f[0]}\t${f[1]}\n`;
-  }
-  return out;
-}
-
 /** Script name -> whether its frames are wasm (decided once per script). */
 const wasmScripts = new Map();
 /** Wasm script name -> code offset -> [name, location]: formatting a frame costs more than a lookup. */
@@ -94,7 +80,7 @@ function captureStack(limit, above) {
  * for wasm frames and [false] for JS frames. V8 hands over structured call sites, which
  * skips formatting the whole stack as text; other engines parse the text.
  */
-export function captureFrames(limit = 64) {
+function captureFrames(limit = 64) {
   return framesOf(captureStack(limit, captureFrames));
 }
 

@@ -41,7 +41,8 @@ const CONTAINERS = {
   'ffi.Dict': { tag: 'D', seq: false },
   'ffi.Shape': { tag: 'S' },
 };
-const CONSTRUCTORS = { L: 'ffi.List', M: 'ffi.Map', D: 'ffi.Dict', S: 'ffi.Shape' };
+/** Tag -> the type key, whose global function rebuilds the container. */
+const CONSTRUCTORS = Object.fromEntries(Object.entries(CONTAINERS).map(([key, c]) => [c.tag, key]));
 
 /** Value codecs registered by type key (e.g. CPU tensors). */
 const codecs = new Map();

@@ -7,7 +7,7 @@ import { FFIObject, RUNTIME } from './objects.js';
 const call = (self, name, ...args) => self[RUNTIME].global(name)(self, ...args);
 
 /** Deep conversion of anything a container may hold. */
-export function toJS(value) {
+function toJS(value) {
   return value instanceof FFIObject && typeof value.toJS === 'function' ? value.toJS() : value;
 }
 

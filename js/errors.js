@@ -60,6 +60,9 @@ export function formatTraceback(kind, message, backtrace) {
   return ['Traceback (most recent call last):', ...lines, `${kind}: ${message}`].join('\n') + '\n';
 }
 
+// Kind -> class; every class makeErrorClass builds enters under its kind.
+const registry = new Map();
+
 function makeErrorClass(name, Base) {
   const cls = class extends Base {
     // A getter, not a computed class name (`{ [name]: class ... }`): V8 keeps
@@ -76,6 +79,7 @@ function makeErrorClass(name, Base) {
     }
   };
   brandClass(cls);
+  registry.set(name, cls);
   return cls;
 }
 
@@ -122,12 +126,6 @@ export class FatalError extends Error {
   }
 }
 
-// Keyed by class name, which is the kind (no error is made at import).
-const registry = new Map(
-  [RuntimeError, ValueError, FFITypeError, AttributeError, KeyError, IndexError, OverflowError,
-    MemoryError, AssertionError, InternalError, RPCError, RPCSessionTimeoutError].map((cls) => [cls.name, cls]),
-);
-
 /**
  * Makes errors of `kind` instances of `cls` (constructed as
  * `new cls(message)`); `kind`, `backtrace` and `name` are set afterwards.
@@ -140,7 +138,7 @@ export function registerError(kind, cls) {
 }
 
 /** The class for a kind; unknown kinds get RuntimeError (keeping their kind). */
-export function errorClass(kind) {
+function errorClass(kind) {
   return registry.get(kind) ?? RuntimeError;
 }
 
@@ -184,6 +182,13 @@ export function kindOf(value) {
   if (value instanceof FFIError) return value.kind;
   if (value instanceof Error) return value.name && value.name !== 'Error' ? value.name : 'RuntimeError';
   return 'RuntimeError';
+}
+
+/** What a JS value is, for messages about a value of the wrong kind: `null`, `string`, `Float32Array`. */
+export function describe(v) {
+  if (v === null) return 'null';
+  if (typeof v !== 'object') return typeof v;
+  return v.constructor?.name ?? 'object';
 }
 
 /** The message a thrown JS value crosses C with. */

@@ -1,6 +1,6 @@
 // Views over the instance's memory and UTF-8 text in and out of it.
 // Views go stale when memory grows (the old buffer is detached, and a view
-// over a detached buffer has length 0): `fresh()` rebuilds them, and callers
+// over a detached buffer has length 0): `refresh()` rebuilds them, and callers
 // re-read `heap.u8`/`heap.i32`/... after every wasm call that may allocate.
 
 const decoder = new TextDecoder();
@@ -22,11 +22,6 @@ export class Heap {
     this.u32 = new Uint32Array(b);
     this.f64 = new Float64Array(b);
     this.dv = new DataView(b);
-  }
-
-  /** Rebuilds the views when memory has grown. */
-  fresh() {
-    if (this.u8.length === 0) this.refresh();
   }
 
   /**

@@ -1,8 +1,6 @@
 // The imports the C core expects from its host under module "webffi"
 // (declared in src/wasm/host_imports.h), plus Emscripten's growth notice.
-import { wasmFramesText, currentWasmFramesText, captureForRaise, takeCapture, capturedWasmFramesText } from './backtrace.js';
-
-export { wasmFramesText };
+import { currentWasmFramesText, captureForRaise, takeCapture, capturedWasmFramesText } from './backtrace.js';
 
 const encoder = new TextEncoder();
 

@@ -22,10 +22,10 @@ export const RELEASE = Symbol('webffi.release');
 export const CLONE_GUARD = Symbol(
   'a webffi handle lives in its runtime instance and cannot be posted; send its value with encodeValue() or a worker session');
 
-export const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
+const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 
 /** Methods every handle has, FFIObject wrappers and callable Functions alike. */
-export const handleMethods = {
+const handleMethods = {
   /** Releases the wrapper's reference now; later use throws. Idempotent. */
   dispose() {
     const ptr = this[PTR];

@@ -10,7 +10,7 @@ import { ModuleObject } from './module_object.js';
 import { moduleLoader, ModuleLoadError } from './dylink.js';
 import {
   FFIError, FatalError, MemoryError, OverflowError, ValueError, FFITypeError,
-  makeError, makeDeferredError, kindOf, messageOf,
+  makeError, makeDeferredError, kindOf, messageOf, describe,
 } from './errors.js';
 
 /** Bytes of argument space reused by every call (nested calls stack up). */
@@ -579,11 +579,8 @@ export function createRuntime(instance, meta, options = {}) {
       I32[w + 3] = 0;
       return;
     }
-    const ba = alloc(BA);
-    U32[(ba + BA_DATA) >> 2] = data;
-    U32[(ba + BA_SIZE) >> 2] = len;
     const out = alloc(ANY);
-    check(x.TVMFFIStringFromByteArray(ba, out));
+    check(x.TVMFFIStringFromByteArray(byteArrayOf(data, len), out));
     const ti = I32[out >> 2];
     if (ti >= T_OBJECT) queueDecref(U32[(out + PAYLOAD) >> 2]);
     U8.copyWithin(w << 2, out, out + ANY);
@@ -592,9 +589,7 @@ export function createRuntime(instance, meta, options = {}) {
   function writeBytes(w, bytes) {
     const data = alloc(bytes.length + 1);
     U8.set(bytes, data);
-    const ba = alloc(BA);
-    U32[(ba + BA_DATA) >> 2] = data;
-    U32[(ba + BA_SIZE) >> 2] = bytes.length;
+    const ba = byteArrayOf(data, bytes.length);
     I32[w] = T_BYTE_ARRAY;
     I32[w + 1] = 0;
     U32[w + 2] = ba;
@@ -646,12 +641,6 @@ export function createRuntime(instance, meta, options = {}) {
   function isPlainObject(v) {
     const proto = Object.getPrototypeOf(v);
     return proto === Object.prototype || proto === null;
-  }
-
-  function describe(v) {
-    if (v === null) return 'null';
-    if (typeof v !== 'object') return typeof v;
-    return v.constructor?.name ?? 'object';
   }
 
   /** An FFI error passed as a value becomes an ffi.Error holding the JS object. */
@@ -879,6 +868,11 @@ export function createRuntime(instance, meta, options = {}) {
     const data = alloc(3 * s.length + 1);
     const len = heap.writeUtf8(s, data);
     U8[data + len] = 0;
+    return byteArrayOf(data, len);
+  }
+
+  /** A TVMFFIByteArray over [data, data + len) in the current frame; returns its address. */
+  function byteArrayOf(data, len) {
     const ba = alloc(BA);
     U32[(ba + BA_DATA) >> 2] = data;
     U32[(ba + BA_SIZE) >> 2] = len;
@@ -1061,8 +1055,8 @@ export function createRuntime(instance, meta, options = {}) {
       poison(e);
     }
     sp = result;
+    fresh(); // a call returning None may have grown memory too
     if (rc === 0) return null;
-    fresh();
     if (rc < 0) throw takeRaised(f);
     const r = result >> 2;
     if (I32[r] === T_INT && I32[r + 3] === I32[r + 2] >> 31) return I32[r + 2];
@@ -1137,10 +1131,6 @@ export function createRuntime(instance, meta, options = {}) {
     const view = alloc(ANY);
     writeArg(view, v);
     check(x.TVMFFIAnyViewToOwnedAny(view, p));
-  }
-
-  function releaseJS(h) {
-    releaseHandle(h);
   }
 
   // ------------------------------------------------- global registry
@@ -1351,7 +1341,7 @@ export function createRuntime(instance, meta, options = {}) {
     },
   });
 
-  return { runtime, imports: { callJS: webffiCallJS, releaseJS } };
+  return { runtime, imports: { callJS: webffiCallJS, releaseJS: releaseHandle } };
 }
 
 export { FFIObject };

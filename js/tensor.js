@@ -3,7 +3,7 @@
 // so C and JS share one device registry: CPU data lives in the wasm heap
 // (64-byte aligned), device data behind the backend's allocation handle.
 import { FFIObject, INTERNALS, AS_POD, CLONE_GUARD, BY_VALUE_AS, RELEASE } from './objects.js';
-import { makeError } from './errors.js';
+import { makeError, describe } from './errors.js';
 
 /** dtype name -> the typed array that holds its elements (raw bits for float16/bfloat16). */
 const DTYPE_ARRAYS = {
@@ -461,10 +461,4 @@ function arrayFor(dtype) {
   const Arr = DTYPE_ARRAYS[dtype.lanes === 1 ? dtype.text : dtypeText(dtype.code, dtype.bits, 1)];
   if (!Arr) throw makeError('TypeError', `Tensor: no typed array holds dtype ${dtype}`);
   return Arr;
-}
-
-function describe(v) {
-  if (v === null) return 'null';
-  if (typeof v !== 'object') return typeof v;
-  return v.constructor?.name ?? 'object';
 }

@@ -395,6 +395,17 @@ export function coreTests(webffi, wasm) {
       sameBytes(echo(new Uint8Array([5, 6, 7])), [5, 6, 7]);
     },
 
+    'views follow memory growth in a call that returns None'() {
+      const list = g('ffi.List')();
+      const append = g('ffi.ListAppend');
+      const before = rt.exports.memory.buffer.byteLength;
+      for (let i = 0; i < 2 ** 24 && rt.exports.memory.buffer.byteLength === before; i++) same(append(list, i), null);
+      ok(rt.exports.memory.buffer.byteLength > before, 'memory grew');
+      same(echo('short'), 'short');
+      same(echo(2 ** 40), 2 ** 40);
+      list.dispose();
+    },
+
     'JS arrays, Maps and plain objects become Array and Map wrappers'() {
       const a = rt.toFFI([1, 'two', [3, 2 ** 60], null]);
       same(a.typeKey, 'ffi.Array');
