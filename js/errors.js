@@ -109,9 +109,15 @@ export const IndexError = makeErrorClass('IndexError', RangeError);
 export const OverflowError = makeErrorClass('OverflowError', RangeError);
 export const MemoryError = makeErrorClass('MemoryError', Error);
 export const AssertionError = makeErrorClass('AssertionError', Error);
-export const InternalError = makeErrorClass('InternalError', Error);
+// The kinds tvm-ffi registers on top of RuntimeError (TVM's InternalError,
+// RPCError, OpError, DiagnosticError, ScheduleError): one `instanceof
+// RuntimeError` catches them all, and each still has its own class.
+export const InternalError = makeErrorClass('InternalError', RuntimeError);
 /** A remote call failed for a reason other than the remote function's own error. */
-export const RPCError = makeErrorClass('RPCError', Error);
+export const RPCError = makeErrorClass('RPCError', RuntimeError);
+export const OpError = makeErrorClass('OpError', RuntimeError);
+export const DiagnosticError = makeErrorClass('DiagnosticError', RuntimeError);
+export const ScheduleError = makeErrorClass('ScheduleError', RuntimeError);
 /** A remote call or session ran out of time: its own kind, so callers can single it out. */
 export const RPCSessionTimeoutError = makeErrorClass('RPCSessionTimeoutError', RPCError);
 

@@ -162,15 +162,21 @@ export const MemoryError: ErrorClass<ErrorConstructor>;
 export type MemoryError = Error & FFIErrorFields;
 export const AssertionError: ErrorClass<ErrorConstructor>;
 export type AssertionError = Error & FFIErrorFields;
+/** The kinds below extend RuntimeError, as tvm-ffi registers them: `instanceof RuntimeError` catches every one. */
 export const InternalError: ErrorClass<ErrorConstructor>;
-export type InternalError = Error & FFIErrorFields;
-
+export type InternalError = RuntimeError;
 /** A remote call failed for a reason other than the remote function's own error. */
 export const RPCError: ErrorClass<ErrorConstructor>;
-export type RPCError = Error & FFIErrorFields;
+export type RPCError = RuntimeError;
 /** A remote call or session ran out of time (also `instanceof RPCError`). */
 export const RPCSessionTimeoutError: ErrorClass<ErrorConstructor>;
-export type RPCSessionTimeoutError = Error & FFIErrorFields;
+export type RPCSessionTimeoutError = RPCError;
+export const OpError: ErrorClass<ErrorConstructor>;
+export type OpError = RuntimeError;
+export const DiagnosticError: ErrorClass<ErrorConstructor>;
+export type DiagnosticError = RuntimeError;
+export const ScheduleError: ErrorClass<ErrorConstructor>;
+export type ScheduleError = RuntimeError;
 
 /** Thrown by every call once a wasm trap has poisoned the instance. */
 export class FatalError extends Error {}

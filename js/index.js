@@ -3,6 +3,7 @@ export { load } from './loader.js';
 export {
   FFIError, RuntimeError, ValueError, FFITypeError, AttributeError, KeyError, IndexError,
   OverflowError, MemoryError, AssertionError, InternalError, RPCError, RPCSessionTimeoutError,
+  OpError, DiagnosticError, ScheduleError,
   FatalError, registerError, formatTraceback,
 } from './errors.js';
 export { Device, DataType, IntValue, FloatValue, asInt, asFloat } from './values.js';
