@@ -1,4 +1,18 @@
-// Types for webffi's public JavaScript API.
+// Types for webffi's public JavaScript API. They check with or without the
+// DOM library and with or without @types/node: host types (URL,
+// WebAssembly.Module, AbortSignal) are taken from the host when it declares
+// them, and stand for what webffi uses of them when it does not.
+/// <reference lib="es2022" />
+/// <reference lib="esnext.disposable" />
+
+/** The host's type of a global class (`URL`, ...), or Fallback where the host declares none. */
+type HostClass<Name extends string, Fallback> =
+  typeof globalThis extends { [K in Name]: { prototype: infer T } } ? T : Fallback;
+type HostURL = HostClass<'URL', { readonly href: string }>;
+type HostAbortSignal = HostClass<'AbortSignal', { readonly aborted: boolean; readonly reason: unknown }>;
+type HostWasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer T } } } ? T : object;
+/** What a transfer list holds: ArrayBuffers, MessagePorts, ... (the DOM's `Transferable`, Node's `TransferListItem`). */
+export type TransferItem = object;
 
 /** Any JS value the runtime converts to an FFI value. */
 export type FFIInput =
@@ -244,11 +258,26 @@ export type TensorData =
   | Int8Array | Int16Array | Int32Array | BigInt64Array | Uint8Array | Uint8ClampedArray
   | Uint16Array | Uint32Array | BigUint64Array | Float32Array | Float64Array;
 
+/** The typed array that holds each dtype's elements (float16/bfloat16 as raw bits). */
+export interface DTypeArrays {
+  int8: Int8Array; int16: Int16Array; int32: Int32Array; int64: BigInt64Array;
+  uint8: Uint8Array; uint16: Uint16Array; uint32: Uint32Array; uint64: BigUint64Array;
+  float16: Uint16Array; bfloat16: Uint16Array; float32: Float32Array; float64: Float64Array;
+  bool: Uint8Array;
+}
+/** The array a view of a tensor made from T is (Uint8ClampedArray data is uint8). */
+type ViewOf<T extends TensorData> = T extends Uint8ClampedArray ? Uint8Array : T;
+type ArrayOfDType<D> = D extends DTypeName ? DTypeArrays[D] : TensorData;
+
 /** A tensor passed to C as a borrowed `DLTensor*`. */
 export interface DLTensorRef { readonly tensor: Tensor | TensorView; }
 
-/** The API an `ffi.Tensor` and a borrowed `DLTensor*` view share. */
-export interface TensorLike {
+/**
+ * The API an `ffi.Tensor` and a borrowed `DLTensor*` view share; A is the
+ * typed array its elements read as (known from `rt.tensor(data)` and
+ * `rt.empty(shape, dtype)`, the union where the dtype is only known at run time).
+ */
+export interface TensorLike<A extends TensorData = TensorData> {
   readonly ndim: number;
   readonly shape: number[];
   /** In elements. */
@@ -263,20 +292,21 @@ export interface TensorLike {
   readonly size: number;
   readonly nbytes: number;
   /** Zero-copy and BORROWED: a call that grows wasm memory detaches it; call view() again. CPU only. */
-  view(): TensorData;
+  view(): A;
   /** A copy of the CPU data (a device tensor throws: use `await data()`). */
-  toTypedArray(): TensorData;
+  toTypedArray(): A;
   /** A copy of the data, downloaded from a device; into `out` when given. */
-  data<T extends TensorData>(out?: T): Promise<T>;
+  data(): Promise<A>;
+  data<T extends TensorData>(out: T): Promise<T>;
   /** Overwrites the data (an upload on a device). */
   set(data: TensorData): this;
   /** A copy on another device, initialising its backend on first use. */
-  toDevice(device: string | number | Device): Promise<Tensor>;
+  toDevice(device: string | number | Device): Promise<Tensor<A>>;
   asDLTensorPtr(): DLTensorRef;
 }
 
 /** An `ffi.Tensor`: a DLTensor whose data the C core allocated through a device backend. */
-export interface Tensor extends FFIObject, TensorLike {}
+export interface Tensor<A extends TensorData = TensorData> extends FFIObject, TensorLike<A> {}
 
 /**
  * A `DLTensor*` that C passed to JS. As a callback argument it is BORROWED
@@ -290,7 +320,7 @@ export interface TensorView extends TensorLike {
 
 export interface LoadOptions {
   /** Where the core is; default: webffi.wasm next to the package's JS. */
-  wasm?: URL | string | ArrayBuffer | ArrayBufferView | WebAssembly.Module;
+  wasm?: HostURL | string | ArrayBuffer | ArrayBufferView | HostWasmModule;
   /** Receives the core's output and load warnings (default: console). */
   logger?: Logger;
   /** Device backends registered and initialised once the core is up. */
@@ -298,13 +328,13 @@ export interface LoadOptions {
   /** false: no backend discovery (in Node WEBFFI_BACKEND_AUTOLOAD=0 does the same). */
   autoloadBackends?: boolean;
   /** Node: the app whose package.json dependencies are searched for backends (default: cwd). */
-  appDir?: string | URL;
+  appDir?: string | HostURL;
 }
 
 export interface Runtime {
   /** The core's ABI metadata (indices, sizes, offsets, versions). */
   readonly metadata: any;
-  readonly exports: WebAssembly.Exports;
+  readonly exports: Record<string, any>;
   /** A global function; a miss throws `Cannot find global function NAME`. */
   getGlobal(name: string): FFIFunction;
   getGlobal(name: string, options: { optional: true }): FFIFunction | null;
@@ -319,14 +349,18 @@ export interface Runtime {
   toFFI<T extends (...args: any[]) => unknown>(value: T): FFIFunction;
   toFFI(value: FFIInput[]): ArrayObject;
   toFFI(value: FFIInput): any;
-  /** The JS class of a registered (reflected) type. */
-  objectClass(typeKey: string): any;
+  /**
+   * The JS class of a registered (reflected) type: its fields are accessors
+   * on the instances, its methods instance methods, its static methods
+   * (`__ffi_init__`, ...) static. Pass an interface to name them.
+   */
+  objectClass<T extends FFIObject = ReflectedObject>(typeKey: string): ReflectedClass<T>;
   registerObjectClass(typeKey: string | number, cls: typeof FFIObject): void;
   /**
    * Loads a C module built with `webffi build --module` (a URL, a path in
    * Node, bytes or a compiled module); one already loaded is returned.
    */
-  loadModule(source: string | URL | ArrayBuffer | ArrayBufferView | WebAssembly.Module): Promise<ModuleObject>;
+  loadModule(source: string | HostURL | ArrayBuffer | ArrayBufferView | HostWasmModule): Promise<ModuleObject>;
   /** Removes a module from the loaded table; true when it was loaded. */
   unloadModule(name: string): boolean;
   /** How many JS values C holds references to. */
@@ -340,17 +374,32 @@ export interface Runtime {
   /** The class of `DLTensor*` views C passes to JS (for instanceof). */
   readonly TensorView: abstract new (...args: never[]) => TensorView;
   /** A CPU tensor holding a copy of `data` (float16/bfloat16 as Uint16Array bits, bool as Uint8Array). */
+  tensor<T extends TensorData>(data: T, options?: { shape?: number[] }): Tensor<ViewOf<T>>;
+  tensor<D extends DTypeName>(data: DTypeArrays[D], options: { shape?: number[]; dtype: D }): Tensor<DTypeArrays[D]>;
   tensor(data: TensorData, options?: { shape?: number[]; dtype?: DTypeName | DataType }): Tensor;
-  /** An uninitialised tensor; a non-CPU device needs its backend initialised (`backends.ensure`). */
+  /** An uninitialised tensor (float32 by default); a non-CPU device needs its backend initialised (`backends.ensure`). */
+  empty<D extends DTypeName = 'float32'>(shape: number[], dtype?: D, device?: string | number | Device): Tensor<ArrayOfDType<D>>;
   empty(shape: number[], dtype?: DTypeName | DataType, device?: string | number | Device): Tensor;
 }
 
 export function load(options?: LoadOptions): Promise<Runtime>;
 
+/** An instance of a reflected type: fields and methods by name. */
+export interface ReflectedObject extends FFIObject {
+  [member: string]: any;
+}
+/** The class of a reflected type; static methods such as `__ffi_init__` make instances. */
+export interface ReflectedClass<T extends FFIObject = ReflectedObject> {
+  readonly prototype: T;
+  readonly name: string;
+  __ffi_init__(...args: FFIInput[]): T;
+  [staticMethod: string]: any;
+}
+
 // ---------------------------------------------------------------- by value
 export interface EncodeOptions {
   /** An array to push the ArrayBuffers of typed arrays and Bytes onto (to transfer them); without it, data is copied. */
-  transfer?: Transferable[];
+  transfer?: TransferItem[];
 }
 /**
  * A webffi value or error as structured-clone-safe data. Live resources
@@ -367,7 +416,7 @@ export function decodeValue(data: unknown, options?: { runtime?: Runtime | null 
 
 export interface ValueEncodeContext {
   /** The caller's transfer list when it asked to transfer, else null. */
-  transfer: Transferable[] | null;
+  transfer: TransferItem[] | null;
   encode(value: unknown): unknown;
   refuse(reason: string): never;
 }
@@ -385,10 +434,10 @@ export function registerValueCodec(typeKey: string, codec: ValueCodec): void;
 // --------------------------------------------------------- worker sessions
 /** A Worker, MessagePort, worker global or Node worker_threads port. */
 export interface MessagePortLike {
-  postMessage(message: any, transfer?: Transferable[]): void;
+  postMessage(message: any, transfer?: readonly TransferItem[]): void;
 }
 export interface Transport {
-  post(message: unknown, transfer?: Transferable[]): void;
+  post(message: unknown, transfer?: TransferItem[]): void;
   /** Returns a function that stops listening; onFailure says the other side is gone. */
   listen(onMessage: (message: any) => void, onFailure: (why: string) => void): () => void;
 }
@@ -406,7 +455,7 @@ export interface SessionOptions {
 }
 export interface CallOptions {
   timeout?: number;
-  signal?: AbortSignal;
+  signal?: HostAbortSignal;
   /** Move the ArrayBuffers of typed-array arguments instead of copying them. */
   transfer?: boolean;
 }
@@ -420,7 +469,7 @@ export class Session {
   /** Calls a remote global function; remote errors reject as their own class. */
   call(name: string, args?: unknown[], options?: CallOptions): Promise<any>;
   /** The call with encoded arguments and an encoded reply (for forwarding). */
-  callEncoded(name: string, args: unknown, options?: CallOptions, transfer?: Transferable[]): Promise<EncodedReply>;
+  callEncoded(name: string, args: unknown, options?: CallOptions, transfer?: TransferItem[]): Promise<EncodedReply>;
   getGlobal(name: string): (...args: unknown[]) => Promise<any>;
   /** Rejects every pending call with an RPCError and stops listening. */
   close(reason?: Error | string): void;

@@ -21,4 +21,8 @@ for dir in build/native build/native-asan build/fuzz build/wasm build/wasi; do
   cmake --build "$dir" -j "$jobs" >/dev/null || cmake --build "$dir" -j 1
 done
 node scripts/bundle.mjs
-echo "build: native, native-asan, fuzz, wasm (emscripten), wasi and dist/ are up to date"
+# The API reference, from the hand-written types (typedoc.json), when they changed.
+if [ ! -f build/api/index.html ] || [ js/index.d.ts -nt build/api/index.html ] || [ typedoc.json -nt build/api/index.html ]; then
+  node_modules/.bin/typedoc --logLevel Warn
+fi
+echo "build: native, native-asan, fuzz, wasm (emscripten), wasi, dist/ and build/api/ are up to date"

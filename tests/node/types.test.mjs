@@ -1,5 +1,7 @@
-// The hand-written .d.ts compiles against a TypeScript usage file (typescript
-// resolves 'webffi' to this package by its own name, through "exports").
+// The hand-written .d.ts compiles against TypeScript usage files under the
+// configurations users have: the DOM library or not, @types/node or not,
+// always strict and with skipLibCheck off (typescript resolves 'webffi' to
+// this package by its own name, through "exports").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -7,12 +9,14 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
-test('the public API types check with tsc --strict', () => {
-  let output = '';
-  try {
-    execFileSync(`${root}node_modules/.bin/tsc`, ['-p', 'tests/types/tsconfig.json'], { cwd: root, encoding: 'utf8' });
-  } catch (e) {
-    output = `${e.stdout}${e.stderr}`;
-  }
-  assert.equal(output, '');
-});
+for (const config of ['dom', 'bare', 'node', 'dom-node']) {
+  test(`the public API types check with tsc --strict (tests/types/tsconfig.${config}.json)`, () => {
+    let output = '';
+    try {
+      execFileSync(`${root}node_modules/.bin/tsc`, ['-p', `tests/types/tsconfig.${config}.json`], { cwd: root, encoding: 'utf8' });
+    } catch (e) {
+      output = `${e.stdout}${e.stderr}`;
+    }
+    assert.equal(output, '');
+  });
+}
