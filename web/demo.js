@@ -256,7 +256,8 @@
 
   function skipReason(id) {
     if (id === 'webgpu') return 'WebGPU is not available here (see above).';
-    return 'The C kernel did not load (see above).';
+    if (!matmulC) return 'The C kernel did not load (see above).';
+    return 'The worker did not start (see above).';
   }
 
   // --------------------------------------------------------- rendering
