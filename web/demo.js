@@ -526,6 +526,13 @@
   }
 
   async function main() {
+    if (location.protocol === 'file:') {
+      throw new Error('browsers cannot fetch wasm from file://: serve the repository over http ' +
+        '(python3 -m http.server --bind 127.0.0.1 8000 in its root) and open http://127.0.0.1:8000/web/');
+    }
+    if (typeof webffi === 'undefined') {
+      throw new Error('../dist/webffi.iife.js did not load: build it with `npm run build`');
+    }
     rt = await webffi.load();
     setChip('chip-runtime', 'ok', `tvm-ffi ABI ${rt.metadata.tvm_ffi_version.join('.')}`);
     await Promise.all([startWebGPU(), startKernel(), startWorker()]);
