@@ -2,6 +2,7 @@
 // registry, pass a JS callback into C, show a C error with its kind,
 // message and backtrace, and compute a tensor on WebGPU (or say why not).
 import { load, FFIError } from '../js/index.js';
+import { buildKernels } from '../web/build_kernels.mjs';
 
 const rt = await load();
 const meta = rt.metadata;
@@ -61,4 +62,37 @@ try {
   const [xs, ws] = [x.view(), w.view()];
   for (let i = 0; i < 2; i++) for (let j = 0; j < 2; j++) for (let k = 0; k < 3; k++) y[i * 2 + j] += xs[i * 3 + k] * ws[k * 2 + j];
   console.log(`WebGPU is unavailable (${e.message}); fell back to the CPU: x @ w = ${JSON.stringify(Array.from(y))}`);
+}
+
+// The browser demo's C kernel (web/matmul.c), built as a module with
+// `webffi build --module` and loaded into this runtime, against plain JS.
+let kernelPath;
+try {
+  kernelPath = buildKernels();
+} catch (e) {
+  console.log(`The demo page's C kernel did not build: ${e.message}`);
+}
+if (kernelPath) {
+  const matmul = (await rt.loadModule(kernelPath)).getFunction('matmul');
+  const n = 256;
+  const a = Float32Array.from({ length: n * n }, (_, i) => Math.sin(i));
+  const b = Float32Array.from({ length: n * n }, (_, i) => Math.cos(i));
+  let t0 = performance.now();
+  const ref = new Float32Array(n * n);
+  for (let i = 0; i < n; i++) for (let p = 0; p < n; p++) for (let j = 0; j < n; j++) ref[i * n + j] += a[i * n + p] * b[p * n + j];
+  const jsMs = performance.now() - t0;
+  const [ta, tb] = [rt.tensor(a, { shape: [n, n] }), rt.tensor(b, { shape: [n, n] })];
+  t0 = performance.now();
+  const c = matmul(ta, tb);
+  const cMs = performance.now() - t0;
+  const diff = c.view().reduce((m, v, i) => Math.max(m, Math.abs(v - ref[i])), 0);
+  console.log(`web/matmul.c as a module: ${n}x${n} matmul in C ${cMs.toFixed(1)} ms, in JS ${jsMs.toFixed(1)} ms, ` +
+    `max |difference| ${diff.toExponential(1)}`);
+  try {
+    matmul(ta, rt.tensor(new Float32Array(6), { shape: [2, 3] }));
+  } catch (e) {
+    console.log(`${e}\n${e.backtrace.trimEnd()}`);
+  }
+  console.log('The same in the browser, with WebGPU and a worker: serve the repository over http ' +
+    '(python3 -m http.server --bind 127.0.0.1 8000) and open http://127.0.0.1:8000/web/');
 }

@@ -1,0 +1,560 @@
+// The demo page (web/index.html): one matrix product computed four ways,
+// in plain JS (the reference), in C compiled to wasm on the main thread, on
+// WebGPU, and in C in a worker, with the timings drawn as a chart; then
+// errors raised in C shown with their C and JS frames.
+//
+// A classic script using the one global `webffi` of dist/webffi.iife.js.
+// Served over http (browsers cannot fetch wasm from file://): any static
+// server in the repository root, then open /web/.
+'use strict';
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const el = (tag, props = {}, ...children) => {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(props)) {
+      if (k === 'class') e.className = v;
+      else if (k === 'dataset') Object.assign(e.dataset, v);
+      else e.setAttribute(k, v);
+    }
+    for (const c of children) if (c != null) e.append(c);
+    return e;
+  };
+
+  const ENGINES = [
+    { id: 'js', label: 'JavaScript' },
+    { id: 'c', label: 'C in wasm' },
+    { id: 'webgpu', label: 'WebGPU' },
+    { id: 'worker', label: 'C in a worker' },
+  ];
+
+  // What the tests (and a curious reader's console) can look at.
+  const demo = { state: 'loading', runs: [], last: null, errors: {}, webgpu: null, kernel: null };
+  window.webffiDemo = demo;
+
+  let rt = null;
+  let matmulC = null; // the C kernel, a function of the loaded module
+  let session = null;
+  let gpuReady = false;
+
+  // ------------------------------------------------------------ status
+  function setChip(id, state, text) {
+    const chip = $(id);
+    chip.dataset.state = state;
+    chip.querySelector('.value').textContent = text;
+  }
+
+  function notice(text, kind = 'info') {
+    const box = el('p', { class: `notice ${kind}` });
+    box.textContent = text;
+    $('notices').append(box);
+    return box;
+  }
+
+  // ------------------------------------------------ inputs and reference
+  /** Deterministic values in [-1, 1) from a 32-bit seed (mulberry32). */
+  function randomMatrix(n, seed) {
+    const out = new Float32Array(n * n);
+    let s = seed >>> 0;
+    for (let i = 0; i < out.length; i++) {
+      s = (s + 0x6d2b79f5) >>> 0;
+      let t = s;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      out[i] = (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1;
+    }
+    return out;
+  }
+
+  function matmulJS(a, b, n) {
+    const c = new Float32Array(n * n);
+    const row = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      row.fill(0);
+      for (let p = 0; p < n; p++) {
+        const s = a[i * n + p];
+        const off = p * n;
+        for (let j = 0; j < n; j++) row[j] += s * b[off + j];
+      }
+      c.set(row, i * n);
+    }
+    return c;
+  }
+
+  function maxAbsDiff(x, y) {
+    if (x.length !== y.length) return Infinity;
+    let m = 0;
+    for (let i = 0; i < x.length; i++) {
+      const d = Math.abs(x[i] - y[i]);
+      if (!(d <= m)) m = d; // NaN counts as a mismatch
+    }
+    return m;
+  }
+
+  // float32 sums of n products of values in [-1, 1): the error grows with n.
+  const tolerance = (n) => 1e-5 * n;
+
+  // --------------------------------------- main-thread responsiveness
+  // The longest gap between animation frames while an engine runs: what a
+  // person sees as the page freezing.
+  const stall = { since: 0, last: 0, worst: 0, on: false };
+  function frame(t) {
+    if (stall.on) {
+      stall.worst = Math.max(stall.worst, t - stall.last);
+      stall.last = t;
+    }
+    requestAnimationFrame(frame);
+  }
+  requestAnimationFrame(frame);
+  // A hidden tab gets no frames: do not wait for one longer than 100 ms.
+  const nextFrame = () => new Promise((r) => {
+    requestAnimationFrame(() => r());
+    setTimeout(r, 100);
+  });
+  async function measured(fn) {
+    await nextFrame();
+    stall.on = true;
+    stall.worst = 0;
+    stall.last = performance.now();
+    try {
+      const result = await fn();
+      await nextFrame();
+      return { ...result, stall: stall.worst };
+    } finally {
+      stall.on = false;
+    }
+  }
+
+  // ------------------------------------------------------------ engines
+  // Best of a few: the first calls also pay for compilation tiers and for
+  // growing memory. Plain JS at 1024 takes seconds, so it runs once there.
+  const repsFor = (n, engine) => (n <= 128 ? 5 : n <= 256 ? 3 : engine === 'js' && n > 512 ? 1 : 2);
+
+  async function runJS(a, b, n) {
+    let best = Infinity;
+    let c;
+    for (let r = 0; r < repsFor(n, 'js'); r++) {
+      const t0 = performance.now();
+      c = matmulJS(a, b, n);
+      best = Math.min(best, performance.now() - t0);
+    }
+    return { ms: best, out: c };
+  }
+
+  async function runC(ta, tb, n) {
+    let best = Infinity;
+    let out;
+    for (let r = 0; r < repsFor(n); r++) {
+      const t0 = performance.now();
+      const c = matmulC(ta, tb);
+      best = Math.min(best, performance.now() - t0);
+      out = c.toTypedArray();
+      c.dispose();
+    }
+    return { ms: best, out };
+  }
+
+  async function runWebGPU(ta, tb, n) {
+    const t0 = performance.now();
+    const [ga, gb] = [await ta.toDevice('webgpu'), await tb.toDevice('webgpu')];
+    const upload = performance.now() - t0;
+    const mm = rt.getGlobal('webgpu.matmul');
+    try {
+      // One untimed call: the first use of a size compiles and caches work.
+      const warm = mm(ga, gb);
+      await warm.data();
+      warm.dispose();
+      let best = Infinity;
+      let out;
+      for (let r = 0; r < repsFor(n); r++) {
+        const t1 = performance.now();
+        const c = mm(ga, gb);
+        out = await c.data();
+        best = Math.min(best, performance.now() - t1);
+        c.dispose();
+      }
+      const emulated = /swiftshader|llvmpipe|lavapipe/i.test(demo.webgpu?.adapter ?? '')
+        ? 'a CPU emulation of a GPU here' : null;
+      return { ms: best, out, note: [`upload ${fmtMs(upload)} ms`, emulated].filter(Boolean).join(' · ') };
+    } finally {
+      ga.dispose();
+      gb.dispose();
+    }
+  }
+
+  async function runWorker(ta, tb, n) {
+    let best = { ms: Infinity };
+    for (let r = 0; r < repsFor(n); r++) {
+      const t0 = performance.now();
+      const [c, kernelMs] = await session.call('demo.matmul_timed', [ta, tb], { timeout: 120000 });
+      const ms = performance.now() - t0;
+      // Without a runtime on this side, a tensor arrives as { shape, dtype, data }.
+      if (ms < best.ms) best = { ms, out: c.data, note: `kernel ${fmtMs(kernelMs)} ms in the worker` };
+    }
+    return best;
+  }
+
+  // ------------------------------------------------------------- a run
+  let running = false;
+  async function run(n) {
+    if (running) return;
+    running = true;
+    $('run').disabled = true;
+    const seed = 1 + demo.runs.length;
+    const a = randomMatrix(n, seed);
+    const b = randomMatrix(n, seed * 7919);
+    const record = { n, seed, results: {} };
+    demo.last = { n, a, b, outputs: {} };
+    resetCards(n);
+    const ta = rt.tensor(a, { shape: [n, n] });
+    const tb = rt.tensor(b, { shape: [n, n] });
+    try {
+      const engines = {
+        js: () => runJS(a, b, n),
+        c: matmulC ? () => runC(ta, tb, n) : null,
+        webgpu: gpuReady ? () => runWebGPU(ta, tb, n) : null,
+        worker: matmulC && session ? () => runWorker(ta, tb, n) : null,
+      };
+      let reference = null;
+      for (const { id, label } of ENGINES) {
+        const go = engines[id];
+        $('status').textContent = `Running ${label}…`;
+        if (!go) {
+          showResult(id, { skipped: skipReason(id) });
+          record.results[id] = { skipped: true };
+          continue;
+        }
+        showResult(id, { pending: true });
+        let r;
+        try {
+          r = await measured(go);
+        } catch (e) {
+          showResult(id, { error: e });
+          record.results[id] = { error: String(e) };
+          continue;
+        }
+        demo.last.outputs[id] = r.out;
+        if (id === 'js') reference = r.out;
+        const diff = maxAbsDiff(r.out, reference);
+        const ok = diff <= tolerance(n);
+        const res = { ms: r.ms, stall: r.stall, diff, ok, note: r.note, gflops: (2 * n ** 3) / (r.ms * 1e6) };
+        record.results[id] = res;
+        showResult(id, res);
+        drawChart(record);
+      }
+    } finally {
+      ta.dispose();
+      tb.dispose();
+      running = false;
+      $('run').disabled = false;
+    }
+    demo.runs.push(record);
+    addHistory(record);
+    $('status').textContent = 'Done. Pick another size and run again.';
+    return record;
+  }
+
+  function skipReason(id) {
+    if (id === 'webgpu') return 'WebGPU is not available here (see above).';
+    if (!matmulC) return 'The C kernel did not load (see above).';
+    return 'The worker did not start (see above).';
+  }
+
+  // --------------------------------------------------------- rendering
+  function resetCards(n) {
+    $('run-title').textContent = `${n} × ${n} times ${n} × ${n}, float32 (${fmtFlops(2 * n ** 3)})`;
+    for (const { id } of ENGINES) showResult(id, { waiting: true });
+    drawChart({ n, results: {} });
+  }
+
+  const fmtMs = (ms) => (ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0));
+  const fmtFlops = (f) => (f >= 1e9 ? `${(f / 1e9).toFixed(2)} GFLOP` : `${(f / 1e6).toFixed(1)} MFLOP`);
+
+  function showResult(id, r) {
+    const card = $(`card-${id}`);
+    const time = card.querySelector('.time');
+    const detail = card.querySelector('.detail');
+    const check = card.querySelector('.check');
+    card.dataset.state = r.waiting ? 'waiting' : r.pending ? 'running' : r.skipped ? 'skipped'
+      : r.error ? 'error' : r.ok ? 'ok' : 'mismatch';
+    check.textContent = '';
+    if (r.waiting || r.pending) {
+      time.textContent = r.pending ? 'running…' : '–';
+      detail.textContent = '';
+      return;
+    }
+    if (r.skipped) {
+      time.textContent = 'skipped';
+      detail.textContent = r.skipped;
+      return;
+    }
+    if (r.error) {
+      time.textContent = 'failed';
+      detail.textContent = `${r.error.name ?? 'Error'}: ${r.error.message ?? r.error}`;
+      return;
+    }
+    time.textContent = `${fmtMs(r.ms)} ms`;
+    detail.textContent = [`${r.gflops.toFixed(2)} GFLOP/s`, r.note,
+      `main thread stalled up to ${fmtMs(r.stall)} ms`].filter(Boolean).join(' · ');
+    check.textContent = id === 'js' ? 'reference'
+      : r.ok ? `matches JS (max |Δ| ${r.diff.toExponential(1)})`
+        : `differs from JS: max |Δ| ${r.diff.toExponential(1)}`;
+  }
+
+  // A hand-drawn horizontal bar chart, one bar per engine, sized to its box
+  // so the text keeps its size on a phone.
+  const COLORS = { js: '#c08a1e', c: '#2f6fd6', webgpu: '#16a37f', worker: '#8a4fd8' };
+  let lastChart = null;
+  function drawChart(record) {
+    lastChart = record;
+    const box = $('chart');
+    const width = Math.max(240, box.clientWidth);
+    const rowH = 46;
+    const height = ENGINES.length * rowH + 8;
+    const times = ENGINES.map(({ id }) => record.results[id]?.ms).filter((t) => t > 0);
+    const max = Math.max(1e-3, ...times);
+    const NS = 'http://www.w3.org/2000/svg';
+    const svg = document.createElementNS(NS, 'svg');
+    svg.setAttribute('width', width);
+    svg.setAttribute('height', height);
+    svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
+    svg.setAttribute('role', 'img');
+    svg.setAttribute('aria-label', 'time per engine, in milliseconds (shorter is faster)');
+    const add = (tag, attrs, text) => {
+      const e = document.createElementNS(NS, tag);
+      for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+      if (text != null) e.textContent = text;
+      svg.append(e);
+      return e;
+    };
+    const barMax = width - 86; // room for the value on the right
+    ENGINES.forEach(({ id, label }, i) => {
+      const y = i * rowH + 4;
+      const r = record.results[id];
+      add('text', { x: 0, y: y + 13, class: 'chart-label' }, label);
+      add('rect', { x: 0, y: y + 20, width: barMax, height: 16, rx: 3, class: 'chart-track' });
+      if (r?.ms > 0) {
+        const w = Math.max(2, (r.ms / max) * barMax);
+        add('rect', { x: 0, y: y + 20, width: w, height: 16, rx: 3, fill: COLORS[id], 'data-engine': id });
+        add('text', { x: w + 6, y: y + 33, class: 'chart-value' }, `${fmtMs(r.ms)} ms`);
+      } else {
+        const why = r?.skipped ? 'skipped' : r?.error ? 'failed' : '';
+        if (why) add('text', { x: 6, y: y + 33, class: 'chart-value muted' }, why);
+      }
+    });
+    box.replaceChildren(svg);
+  }
+  new ResizeObserver(() => lastChart && drawChart(lastChart)).observe($('chart'));
+
+  function addHistory(record) {
+    const tbody = $('history').querySelector('tbody');
+    const cell = (id) => {
+      const r = record.results[id];
+      return el('td', {}, r?.ms > 0 ? fmtMs(r.ms) : r?.error ? 'failed' : '–');
+    };
+    tbody.prepend(el('tr', {}, el('th', { scope: 'row' }, String(record.n)), ...ENGINES.map(({ id }) => cell(id))));
+    $('history').hidden = false;
+  }
+
+  // ------------------------------------------------------------- errors
+  /** Frames of an FFI backtrace (`File "WHERE", line N, in NAME`), innermost first. */
+  function parseBacktrace(text) {
+    const frames = [];
+    for (const line of String(text ?? '').split('\n')) {
+      const m = /^\s*File "(.*)", line (\d+), in (.*)$/.exec(line);
+      if (!m) continue;
+      let where = m[1];
+      const remote = where.startsWith('[remote] ');
+      if (remote) where = where.slice('[remote] '.length);
+      const lang = /^wasm:\/\//.test(where) || /wasm-function\[/.test(where) ? 'C' : 'JS';
+      frames.push({ lang, name: m[3], where: lang === 'JS' ? `${where}:${m[2]}` : where, remote });
+    }
+    return frames;
+  }
+
+  /** The JS callers from a V8 stack, leaving out wasm frames and webffi's own. */
+  function parseStack(stack) {
+    const frames = [];
+    for (const line of String(stack ?? '').split('\n')) {
+      const m = /^\s*at (?:(.*?) \()?(.*?)\)?$/.exec(line);
+      if (!m || !line.trim().startsWith('at ')) continue;
+      const where = m[2];
+      if (/wasm:\/\/|wasm-function\[/.test(where)) continue; // C frames: the backtrace has them
+      const internal = /webffi\.iife\.js/.test(where);
+      frames.push({ lang: 'JS', name: m[1] ?? '(anonymous)', where, internal });
+    }
+    return frames;
+  }
+
+  function shortWhere(where) {
+    try {
+      const u = new URL(where.replace(/:\d+(:\d+)?$/, ''));
+      if (u.protocol === 'wasm:') return where;
+      const tail = where.slice(where.replace(/:\d+(:\d+)?$/, '').length);
+      return `${u.pathname.split('/').slice(-2).join('/')}${tail}`;
+    } catch {
+      return where;
+    }
+  }
+
+  function renderError(slot, e, { title, code, extra = [] }) {
+    const c = $(slot);
+    const frames = [...parseBacktrace(e.backtrace)];
+    const seen = new Set(frames.filter((f) => f.lang === 'JS').map((f) => f.name));
+    for (const f of parseStack(e.stack)) if (!f.internal && !seen.has(f.name)) frames.push({ ...f, caller: true });
+    const list = el('ol', { class: 'frames' });
+    for (const f of frames) {
+      list.append(el('li', { class: `frame ${f.lang === 'C' ? 'c' : 'js'}`, dataset: { lang: f.lang } },
+        el('span', { class: 'badge' }, f.remote ? `${f.lang} · worker` : f.lang),
+        el('code', { class: 'fn' }, f.name),
+        el('span', { class: 'src' }, f.caller ? 'e.stack' : 'e.backtrace'),
+        el('span', { class: 'where' }, shortWhere(f.where))));
+    }
+    c.replaceChildren(
+      el('h3', {}, title),
+      el('pre', { class: 'code' }, code),
+      el('p', { class: 'err-head' }, el('strong', {}, e.name), `: ${e.message}`),
+      el('p', { class: 'facts' }, ...extra.map((x) => el('span', { class: 'fact' }, x))),
+      el('p', { class: 'frames-title' }, 'Frames, innermost first:'),
+      list,
+      el('details', {}, el('summary', {}, 'e.traceback, as text'), el('pre', { class: 'trace' }, e.traceback ?? String(e))));
+    return frames;
+  }
+
+  async function showErrors() {
+    if (matmulC) {
+      const a = rt.tensor(new Float32Array(12), { shape: [3, 4] });
+      const b = rt.tensor(new Float32Array(10), { shape: [5, 2] });
+      try {
+        (function multiplyMismatched() {
+          matmulC(a, b);
+        })();
+      } catch (e) {
+        demo.errors.shape = renderError('error-c', e, {
+          title: 'C rejects a 3×4 by 5×2 product',
+          code: 'matmul(rt.tensor(x, { shape: [3, 4] }), rt.tensor(y, { shape: [5, 2] }))',
+          extra: [`e.kind = ${e.kind}`, `instanceof webffi.ValueError: ${e instanceof webffi.ValueError}`,
+            `instanceof webffi.FFIError: ${e instanceof webffi.FFIError}`],
+        });
+      } finally {
+        a.dispose();
+        b.dispose();
+      }
+    } else {
+      $('error-c').replaceChildren(el('p', { class: 'notice warn' }, 'The C kernel did not load, so it cannot raise its error here.'));
+    }
+
+    let thrown = null;
+    try {
+      rt.getGlobal('testing.apply')(function checkRow() {
+        thrown = new RangeError('row 3 has a NaN');
+        throw thrown;
+      }, 3);
+    } catch (e) {
+      demo.errors.callback = renderError('error-js', e, {
+        title: 'A JS callback throws inside a C call',
+        code: "rt.getGlobal('testing.apply')(function checkRow() { throw new RangeError('row 3 has a NaN'); }, 3)",
+        extra: [`the very same object came back: ${e === thrown}`, `instanceof RangeError: ${e instanceof RangeError}`],
+      });
+    }
+
+    if (session && matmulC) {
+      const a = rt.tensor(new Float32Array(6), { shape: [2, 3] });
+      try {
+        await session.call('demo.matmul', [a, a], { timeout: 60000 });
+      } catch (e) {
+        demo.errors.worker = renderError('error-worker', e, {
+          title: 'The same C check, raised in the worker',
+          code: "await session.call('demo.matmul', [t2x3, t2x3])",
+          extra: [`instanceof webffi.ValueError: ${e instanceof webffi.ValueError}`],
+        });
+      } finally {
+        a.dispose();
+      }
+    }
+  }
+
+  // -------------------------------------------------------------- start
+  async function startWebGPU() {
+    try {
+      await rt.backends.ensure('webgpu');
+      gpuReady = true;
+      let name = 'ready';
+      try {
+        const info = (await navigator.gpu?.requestAdapter())?.info;
+        name = [info?.vendor, info?.architecture || info?.description].filter(Boolean).join(' ') || 'ready';
+      } catch {
+        // only a label
+      }
+      demo.webgpu = { available: true, adapter: name };
+      setChip('chip-webgpu', 'ok', name);
+    } catch (e) {
+      demo.webgpu = { available: false, reason: e.message };
+      setChip('chip-webgpu', 'off', 'unavailable');
+      const box = notice('', 'warn');
+      box.id = 'webgpu-missing';
+      box.append(el('strong', {}, 'No WebGPU in this browser, '),
+        'so the WebGPU row is skipped; JavaScript, C and the worker still run. ' +
+        'WebGPU needs a browser that has it turned on and a GPU adapter it can use. The runtime said: ',
+        el('code', {}, e.message));
+    }
+  }
+
+  async function startKernel() {
+    try {
+      const mod = await rt.loadModule('dist/matmul.wasm');
+      matmulC = mod.getFunction('matmul');
+      demo.kernel = { loaded: true };
+      setChip('chip-kernel', 'ok', 'web/dist/matmul.wasm');
+    } catch (e) {
+      demo.kernel = { loaded: false, reason: e.message };
+      setChip('chip-kernel', 'off', 'not loaded');
+      notice(`The C kernel web/dist/matmul.wasm did not load (${e.message}). Build it with ` +
+        '`node web/build_kernels.mjs` (npm run demo does too), then reload.', 'warn');
+    }
+  }
+
+  async function startWorker() {
+    try {
+      session = await webffi.connect(new Worker('worker.js'), { timeout: 30000 });
+      setChip('chip-worker', 'ok', 'connected');
+    } catch (e) {
+      session = null;
+      setChip('chip-worker', 'off', 'failed');
+      notice(`The worker did not start: ${e.message}`, 'warn');
+    }
+  }
+
+  async function main() {
+    if (location.protocol === 'file:') {
+      throw new Error('browsers cannot fetch wasm from file://: serve the repository over http ' +
+        '(python3 -m http.server --bind 127.0.0.1 8000 in its root) and open http://127.0.0.1:8000/web/');
+    }
+    if (typeof webffi === 'undefined') {
+      throw new Error('../dist/webffi.iife.js did not load: build it with `npm run build`');
+    }
+    rt = await webffi.load();
+    setChip('chip-runtime', 'ok', `tvm-ffi ABI ${rt.metadata.tvm_ffi_version.join('.')}`);
+    await Promise.all([startWebGPU(), startKernel(), startWorker()]);
+    const params = new URLSearchParams(location.search);
+    const select = $('size');
+    if (params.has('n') && [...select.options].some((o) => o.value === params.get('n'))) select.value = params.get('n');
+    $('run').addEventListener('click', () => run(Number(select.value)).catch(fail));
+    await run(Number(select.value));
+    await showErrors();
+    demo.state = 'done';
+    document.body.dataset.state = 'done';
+  }
+
+  function fail(e) {
+    demo.state = 'failed';
+    demo.failure = String(e?.stack ?? e);
+    document.body.dataset.state = 'failed';
+    const box = notice('', 'error');
+    box.id = 'failure';
+    box.append(el('strong', {}, 'The demo failed: '), el('code', {}, String(e?.stack ?? e)));
+    $('status').textContent = 'Failed (see above).';
+  }
+
+  main().catch(fail);
+})();
