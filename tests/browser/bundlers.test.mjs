@@ -150,16 +150,56 @@ test('webpack (production), the wasm through new URL(..., import.meta.url)', asy
   assert.ok(run.wasm[0].endsWith(`/${wasm}`), run.wasm[0]);
 });
 
-test('no build step: an import map onto the package as a CDN serves it', async () => {
-  // The packed package, laid out as jsDelivr serves it (/npm/NAME@VERSION/FILE).
-  const site = join(work, 'cdn');
+/** The packed package (npm pack), unpacked once into build/bundlers/package. */
+let unpacked;
+function packedPackage() {
+  if (unpacked) return unpacked;
   const tar = join(work, 'pack');
   mkdirSync(tar, { recursive: true });
   const [{ filename }] = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', tar],
     { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+  unpacked = join(work, 'package');
+  mkdirSync(unpacked);
+  execFileSync('tar', ['-xzf', join(tar, filename), '-C', unpacked, '--strip-components=1']);
+  return unpacked;
+}
+
+test('vite dev serves the app with webffi installed from its tarball', async () => {
+  const { createServer } = await import('vite');
+  const dev = join(work, 'vite-dev');
+  cpSync(join(root, 'tests/bundlers/app'), dev, { recursive: true });
+  cpSync(packedPackage(), join(dev, 'node_modules/webffi'), { recursive: true });
+  const server = await createServer({
+    root: dev,
+    configFile: false,
+    logLevel: 'silent',
+    server: { host: '127.0.0.1', port: 0 },
+  });
+  try {
+    await server.listen();
+    const tab = await browser.context.newPage();
+    const failed = [];
+    const wasm = [];
+    tab.on('response', (r) => {
+      if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
+      if (r.url().endsWith('.wasm')) wasm.push(r.url());
+    });
+    await tab.goto(server.resolvedUrls.local[0]);
+    const out = await tab.waitForSelector('#result[data-state]', { timeout: 30000 });
+    const run = { state: await out.getAttribute('data-state'), value: JSON.parse(await out.textContent()), failed, wasm, errors: [] };
+    await tab.close();
+    assertAppWorked(run);
+    assert.ok(run.wasm[0].endsWith('/node_modules/webffi/dist/webffi.wasm'), run.wasm[0]);
+  } finally {
+    await server.close();
+  }
+});
+
+test('no build step: an import map onto the package as a CDN serves it', async () => {
+  // The packed package, laid out as jsDelivr serves it (/npm/NAME@VERSION/FILE).
+  const site = join(work, 'cdn');
   const at = `npm/${pkg.name}@${pkg.version}`;
-  mkdirSync(join(site, at), { recursive: true });
-  execFileSync('tar', ['-xzf', join(tar, filename), '-C', join(site, at), '--strip-components=1']);
+  cpSync(packedPackage(), join(site, at), { recursive: true });
   cpSync(join(appDir, 'app.js'), join(site, 'app.js'));
   writeFileSync(join(site, 'index.html'), `<!doctype html>
 <meta charset="utf-8">
