@@ -18,6 +18,12 @@ test('package.json names the project home, its issues and its repository', () =>
   assert.equal(pkg.license, 'Apache-2.0');
 });
 
+test('engines: the Node versions whose require() loads ES modules unflagged (require(\'webffi\') does)', () => {
+  assert.equal(pkg.engines.node, '^20.19.0 || >=22.12.0');
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  assert.ok((major === 20 && minor >= 19) || major > 22 || (major === 22 && minor >= 12), `this Node ${process.version} is in range`);
+});
+
 test('npm pack ships LICENSE, NOTICE and every file the package.json points at', () => {
   const [{ files }] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'],
     { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
