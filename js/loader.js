@@ -18,10 +18,10 @@ const ANY_FIELDS = { 'TVMFFIAny.type_index': 0, 'TVMFFIAny.small_str_len': 4, 'T
 const isNodeFileUrl = (url) => url.protocol === 'file:';
 
 async function fetchModule(url, logger) {
-  if (isNodeFileUrl(url) && typeof process !== 'undefined' && process.versions?.node) {
-    const { readFile } = await import('node:fs/promises');
-    return WebAssembly.compile(await readFile(url));
-  }
+  // Node's file reading through process.getBuiltinModule, not an import: the
+  // module graph names nothing from Node, so bundlers build it for browsers.
+  const readFile = isNodeFileUrl(url) && globalThis.process?.getBuiltinModule?.('node:fs/promises')?.readFile;
+  if (readFile) return WebAssembly.compile(await readFile(url));
   const response = await fetch(url);
   if (!response.ok) throw new RuntimeError(`webffi: cannot fetch ${url}: HTTP ${response.status}`);
   const type = response.headers.get('content-type') ?? '';

@@ -1,42 +1,50 @@
-// Lays out dist/ for the package and browsers: the shipping wasm, a CommonJS
-// bundle (require) and a classic-script bundle (one global, `webffi`), each
-// finding the wasm next to itself.
-import { copyFileSync, mkdirSync } from 'node:fs';
+// Lays out dist/ for the package and browsers: the shipping wasm, the
+// CommonJS entry (require) and a classic-script bundle (one global,
+// `webffi`) that finds the wasm next to itself, and the hash of the sources
+// they were built from (checked by `npm pack`).
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { HASH_FILE, sourceHash } from './source_hash.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 mkdirSync(`${root}dist`, { recursive: true });
 copyFileSync(`${root}build/wasm/webffi.wasm`, `${root}dist/webffi.wasm`);
 
-/** Swaps js/locate.js (which uses import.meta.url) for a bundle's own. */
-const locateWith = (file) => ({
+// require('webffi') loads the ES module graph itself (Node's require of ES
+// modules, 20.19+), so an app that both imports and requires webffi has one
+// copy of its classes and registries. No bundle: a wrapper.
+writeFileSync(`${root}dist/webffi.cjs`, `'use strict';
+// require('webffi'): the package's ES modules themselves, so that import and
+// require share one copy of the library (its error classes and registries).
+try {
+  module.exports = require('../js/index.js');
+} catch (e) {
+  if (e && e.code === 'ERR_REQUIRE_ESM') {
+    throw new Error('webffi: require(\\'webffi\\') needs Node 20.19+ or 22.12+ (require of ES modules); ' +
+      'upgrade Node, or use import(\\'webffi\\') (' + e.message + ')');
+  }
+  throw e;
+}
+`);
+
+// The script bundle swaps js/locate.js (import.meta.url) for its own.
+const locateScript = {
   name: 'locate',
   setup(b) {
-    b.onResolve({ filter: /\/locate\.js$/ }, () => ({ path: `${root}js/bundle/${file}` }));
+    b.onResolve({ filter: /\/locate\.js$/ }, () => ({ path: `${root}js/bundle/locate_script.js` }));
   },
-});
-
-const common = {
+};
+await build({
   entryPoints: [`${root}js/index.js`],
   bundle: true,
   target: 'es2022',
-  external: ['node:*'],
   logLevel: 'warning',
   legalComments: 'none',
-};
-await build({
-  ...common,
-  format: 'cjs',
-  platform: 'node',
-  outfile: `${root}dist/webffi.cjs`,
-  plugins: [locateWith('locate_cjs.js')],
-});
-await build({
-  ...common,
   format: 'iife',
   platform: 'browser',
   globalName: 'webffi',
   outfile: `${root}dist/webffi.iife.js`,
-  plugins: [locateWith('locate_script.js')],
+  plugins: [locateScript],
 });
+writeFileSync(`${root}${HASH_FILE}`, `${sourceHash(root)}\n`);

@@ -67,7 +67,8 @@ function drainQueue(registry) {
 
 async function importOptional(name) {
   try {
-    return await import(name);
+    // Left to the runtime's loader: bundlers neither resolve nor warn about it.
+    return await import(/* webpackIgnore: true */ /* @vite-ignore */ name);
   } catch (e) {
     if (e?.code === 'ERR_MODULE_NOT_FOUND' && String(e.message).includes(`'${name}'`)) return null;
     throw e;
@@ -101,9 +102,12 @@ function dawnGPU(create) {
 
 /** Packages among the app's dependencies whose package.json has a `webffi` field. */
 async function npmBackends(appDir, logger) {
-  const { readFile } = await import('node:fs/promises');
-  const { join, dirname, resolve } = await import('node:path');
-  const { pathToFileURL, fileURLToPath } = await import('node:url');
+  // Node built-ins through getBuiltinModule, not imports: bundlers building
+  // this graph for a browser meet nothing from Node.
+  const builtin = (name) => process.getBuiltinModule(name);
+  const { readFile } = builtin('node:fs/promises');
+  const { join, dirname, resolve } = builtin('node:path');
+  const { pathToFileURL, fileURLToPath } = builtin('node:url');
   const dir = resolve(appDir instanceof URL ? fileURLToPath(appDir) : appDir);
   const readJSON = async (file) => JSON.parse(await readFile(file, 'utf8'));
   let app;
@@ -132,7 +136,7 @@ async function npmBackends(appDir, logger) {
     found.push({
       name,
       load: async () => {
-        const mod = await import(pathToFileURL(join(pkgDir, entry)).href);
+        const mod = await import(/* webpackIgnore: true */ /* @vite-ignore */ pathToFileURL(join(pkgDir, entry)).href);
         return mod.default ?? mod.backend;
       },
     });

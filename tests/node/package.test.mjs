@@ -1,0 +1,88 @@
+// The package as npm ships it: its metadata, the files it packs, and the
+// prepack check that refuses a dist/ missing or built from other sources.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+test('package.json names the project home, its issues and its repository', () => {
+  assert.equal(pkg.homepage, 'https://github.com/webffi/webffi#readme');
+  assert.deepEqual(pkg.bugs, { url: 'https://github.com/webffi/webffi/issues' });
+  assert.deepEqual(pkg.repository, { type: 'git', url: 'git+https://github.com/webffi/webffi.git' });
+  assert.equal(pkg.license, 'Apache-2.0');
+});
+
+test('engines: the Node versions whose require() loads ES modules unflagged (require(\'webffi\') does)', () => {
+  assert.equal(pkg.engines.node, '^20.19.0 || >=22.12.0');
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  assert.ok((major === 20 && minor >= 19) || major > 22 || (major === 22 && minor >= 12), `this Node ${process.version} is in range`);
+});
+
+test('npm pack ships LICENSE, NOTICE and every file the package.json points at', () => {
+  const [{ files }] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'],
+    { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+  const packed = new Set(files.map((f) => f.path));
+  const targets = [pkg.main, pkg.types, ...Object.values(pkg.bin)];
+  const walk = (v) => (typeof v === 'string' ? targets.push(v) : Object.values(v).forEach(walk));
+  walk(pkg.exports);
+  const wanted = ['LICENSE', 'NOTICE', ...targets.map((t) => t.replace(/^\.\//, '').replace('*', 'index.js'))];
+  assert.deepEqual(wanted.filter((f) => !packed.has(f)), []);
+  assert.match(readFileSync(join(root, 'LICENSE'), 'utf8'), /^\s*Apache License\s+Version 2\.0, January 2004/);
+  assert.match(readFileSync(join(root, 'NOTICE'), 'utf8'), /^webffi\nCopyright/);
+});
+
+/** A package tree (sources and the built dist/) in a temporary directory. */
+function packageCopy() {
+  const dir = mkdtempSync(join(tmpdir(), 'webffi-prepack-'));
+  for (const p of ['CMakeLists.txt', 'cmake', 'include', 'js', 'src', 'dist', 'scripts']) {
+    cpSync(join(root, p), join(dir, p), { recursive: true });
+  }
+  return dir;
+}
+const prepack = (dir) => spawnSync(process.execPath, ['scripts/check_dist.mjs'], { cwd: dir, encoding: 'utf8' });
+
+test('prepack accepts the dist/ built from these sources, whatever their mtimes', (t) => {
+  const dir = packageCopy();
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const fresh = prepack(dir);
+  assert.equal(fresh.status, 0, fresh.stderr);
+  // A checkout or copy that only touches files is not a change.
+  utimesSync(join(dir, 'js/index.js'), new Date(), new Date(Date.now() + 60000));
+  assert.equal(prepack(dir).status, 0);
+});
+
+test('prepack refuses a dist/ built from older sources, in js/, src/ or include/', (t) => {
+  const dir = packageCopy();
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  for (const file of ['js/loader.js', 'src/error.c', 'include/webffi/typed_call.h']) {
+    const before = readFileSync(join(dir, file));
+    appendFileSync(join(dir, file), '\n// edited after the build\n');
+    const stale = prepack(dir);
+    assert.equal(stale.status, 1, `${file} edited`);
+    assert.match(stale.stderr, /dist\/ is stale: it was built from other sources.*run `npm run build`/);
+    writeFileSync(join(dir, file), before);
+    assert.equal(prepack(dir).status, 0, `${file} restored`);
+  }
+  // A new source file counts too.
+  writeFileSync(join(dir, 'js/extra.js'), 'export {};\n');
+  assert.equal(prepack(dir).status, 1);
+});
+
+test('prepack refuses a missing dist/ or one without its source hash', (t) => {
+  const dir = packageCopy();
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  rmSync(join(dir, 'dist/sources.sha256'));
+  const unhashed = prepack(dir);
+  assert.equal(unhashed.status, 1);
+  assert.match(unhashed.stderr, /dist\/sources\.sha256 missing/);
+  rmSync(join(dir, 'dist'), { recursive: true });
+  const none = prepack(dir);
+  assert.equal(none.status, 1);
+  assert.match(none.stderr, /dist\/webffi\.wasm, dist\/webffi\.cjs, dist\/webffi\.iife\.js, dist\/sources\.sha256 missing/);
+});
