@@ -19,10 +19,17 @@ function sandbox(doc) {
   mkdirSync(join(dir, 'node_modules'), { recursive: true });
   symlinkSync(repoRoot, join(dir, 'node_modules', 'webffi'), 'dir');
   writeFileSync(join(dir, 'package.json'), '{ "type": "module", "private": true }\n');
-  // `npx webffi` runs this repository's CLI; `npm install webffi` links it.
+  // `npx webffi` runs this repository's CLI (`npx esbuild`, ... its dev
+  // dependencies); `npm install webffi` is the link made above.
   const bin = join(dir, '.bin');
   mkdirSync(bin);
-  writeFileSync(join(bin, 'npx'), `#!/bin/sh\n[ "$1" = webffi ] || { echo "docs: npx $1 is not this package" >&2; exit 2; }\nshift\nexec node ${JSON.stringify(join(repoRoot, 'bin', 'webffi.mjs'))} "$@"\n`);
+  writeFileSync(join(bin, 'npx'), `#!/bin/sh
+case "$1" in
+  webffi) shift; exec node ${JSON.stringify(join(repoRoot, 'bin', 'webffi.mjs'))} "$@" ;;
+  esbuild|vite|webpack) tool=$1; shift; exec ${JSON.stringify(join(repoRoot, 'node_modules', '.bin'))}/$tool "$@" ;;
+  *) echo "docs: npx $1 is neither this package nor one of its dev dependencies" >&2; exit 2 ;;
+esac
+`);
   writeFileSync(join(bin, 'npm'), `#!/bin/sh\n[ "$1" = install ] && [ "$2" = webffi ] && [ $# -eq 2 ] && exit 0\necho "docs: only 'npm install webffi' runs here" >&2\nexit 2\n`);
   chmodSync(join(bin, 'npx'), 0o755);
   chmodSync(join(bin, 'npm'), 0o755);
