@@ -42,6 +42,8 @@ struct WebFFIRPCEndpoint {
   WebFFIRPCStreamSyncFn stream_sync;
   void* stream_sync_ctx;
   uint64_t max_packet;
+  uint64_t max_device_bytes;
+  uint64_t device_bytes; /* held by the peer now */
   wf_rpc_state state;
   int initialized;
   uint32_t hs_key_len;
@@ -462,7 +464,13 @@ static int wf_rpc_reply_handle(WebFFIRPCEndpoint* ep, uint64_t id) {
 
 static int wf_rpc_alloc(WebFFIRPCEndpoint* ep, DLDevice dev, const WebFFIDeviceAPI* api,
                         uint64_t nbytes, uint64_t alignment) {
-  if (nbytes > (uint64_t)SIZE_MAX / 2) return wf_err_raise_oom(SIZE_MAX);
+  if (nbytes > ep->max_device_bytes - ep->device_bytes) {
+    return wf_err_raise("MemoryError",
+                        "RPC: allocating %llu bytes would pass the session's limit of %llu bytes "
+                        "(%llu held)",
+                        (unsigned long long)nbytes, (unsigned long long)ep->max_device_bytes,
+                        (unsigned long long)ep->device_bytes);
+  }
   if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment > 4096) {
     return wf_err_raise("ValueError", "RPC: alignment %llu is not a power of two up to 4096",
                         (unsigned long long)alignment);
@@ -474,6 +482,7 @@ static int wf_rpc_alloc(WebFFIRPCEndpoint* ep, DLDevice dev, const WebFFIDeviceA
     api->free(api->ctx, dev, data);
     return -1;
   }
+  ep->device_bytes += nbytes;
   return wf_rpc_reply_handle(ep, id);
 }
 
@@ -622,7 +631,9 @@ static int wf_rpc_syscall(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
       if (!wf_rpc_same_device(e->device, dev)) {
         return wf_err_raise("ValueError", "RPC kDevFreeData: the handle lives on another device");
       }
+      uint64_t held = e->obj == NULL ? e->nbytes : 0;
       if (wf_rpc_handles_free(&ep->handles, p->args[1].v_uint64, WF_RPC_HANDLE_DATA) != 0) return -1;
+      ep->device_bytes -= held;
       return wf_rpc_reply_none(ep);
     }
     case kWebFFIRPCDevStreamSync:
@@ -848,6 +859,7 @@ WebFFIRPCEndpoint* WebFFIRPCEndpointCreate(const WebFFIRPCEndpointConfig* config
   ep->stream_sync = config->stream_sync;
   ep->stream_sync_ctx = config->stream_sync_ctx;
   ep->max_packet = config->max_packet_bytes ? config->max_packet_bytes : WF_RPC_DEFAULT_MAX_PACKET;
+  ep->max_device_bytes = config->max_device_bytes ? config->max_device_bytes : ((uint64_t)1 << 30);
   ep->state = WF_RPC_HS_MAGIC;
   wf_rpc_handles_init(&ep->handles, config->max_handles);
   return ep;

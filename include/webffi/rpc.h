@@ -109,6 +109,9 @@ typedef struct WebFFIRPCEndpointConfig {
   uint64_t max_packet_bytes;
   /* Most handles the peer may hold at once (0: 65536). */
   uint32_t max_handles;
+  /* Most bytes of device memory the peer may hold at once (0: 1 GiB);
+   * a larger kDevAllocData is answered with a MemoryError. */
+  uint64_t max_device_bytes;
 } WebFFIRPCEndpointConfig;
 
 /* A new endpoint waiting for the client's handshake, or NULL with an error
