@@ -350,6 +350,8 @@ static int wf_rpc_reply_result(WebFFIRPCEndpoint* ep, wf_rpc_arena* arena, const
         wf_rpc_handles_free(&ep->handles, obj_id, WF_RPC_HANDLE_OBJECT);
         return -1;
       }
+      /* the data handle goes when the peer frees the tensor */
+      wf_rpc_handles_get(&ep->handles, obj_id, WF_RPC_HANDLE_OBJECT)->linked = w->data;
       w->t = *dl;
       w->t.data = NULL;
       out[1].type_index = kTVMFFIDLTensorPtr;

@@ -34,6 +34,7 @@ static void wf_rpc_release(wf_rpc_handle* e) {
   }
   e->obj = NULL;
   e->data = NULL;
+  e->linked = 0;
   e->kind = WF_RPC_HANDLE_FREE;
 }
 
@@ -102,17 +103,24 @@ uint64_t wf_rpc_handles_add_data(wf_rpc_handles* h, DLDevice dev, void* data, ui
   return wf_rpc_id(h, (uint32_t)slot);
 }
 
-wf_rpc_handle* wf_rpc_handles_get(wf_rpc_handles* h, uint64_t id, wf_rpc_handle_kind kind) {
+static wf_rpc_handle* wf_rpc_find(wf_rpc_handles* h, uint64_t id) {
   uint64_t slot1 = id & 0xffffffffu;
   uint32_t gen = (uint32_t)(id >> 32);
-  const char* what = kind == WF_RPC_HANDLE_DATA ? "data" : "object";
   if (slot1 == 0 || slot1 > h->count || h->slots[slot1 - 1].generation != gen ||
       h->slots[slot1 - 1].kind == WF_RPC_HANDLE_FREE) {
+    return NULL;
+  }
+  return &h->slots[slot1 - 1];
+}
+
+wf_rpc_handle* wf_rpc_handles_get(wf_rpc_handles* h, uint64_t id, wf_rpc_handle_kind kind) {
+  const char* what = kind == WF_RPC_HANDLE_DATA ? "data" : "object";
+  wf_rpc_handle* e = wf_rpc_find(h, id);
+  if (e == NULL) {
     wf_err_raise("ValueError", "RPC: 0x%llx is not a live %s handle of this session",
                  (unsigned long long)id, what);
     return NULL;
   }
-  wf_rpc_handle* e = &h->slots[slot1 - 1];
   if (e->kind != kind) {
     wf_err_raise("ValueError", "RPC: handle 0x%llx is not a %s handle", (unsigned long long)id,
                  what);
@@ -121,13 +129,21 @@ wf_rpc_handle* wf_rpc_handles_get(wf_rpc_handles* h, uint64_t id, wf_rpc_handle_
   return e;
 }
 
-int wf_rpc_handles_free(wf_rpc_handles* h, uint64_t id, wf_rpc_handle_kind kind) {
-  wf_rpc_handle* e = wf_rpc_handles_get(h, id, kind);
-  if (e == NULL) return -1;
+static void wf_rpc_drop(wf_rpc_handles* h, wf_rpc_handle* e, uint64_t id) {
   wf_rpc_release(e);
   int32_t slot = (int32_t)((id & 0xffffffffu) - 1);
   e->next_free = h->free_head;
   h->free_head = slot;
   h->live--;
+}
+
+int wf_rpc_handles_free(wf_rpc_handles* h, uint64_t id, wf_rpc_handle_kind kind) {
+  wf_rpc_handle* e = wf_rpc_handles_get(h, id, kind);
+  if (e == NULL) return -1;
+  uint64_t linked = e->linked;
+  wf_rpc_drop(h, e, id);
+  /* the linked entry may already be gone (freed by the peer itself) */
+  wf_rpc_handle* l = linked != 0 ? wf_rpc_find(h, linked) : NULL;
+  if (l != NULL) wf_rpc_drop(h, l, linked);
   return 0;
 }

@@ -22,6 +22,7 @@ typedef struct {
   void* data;          /* DATA: what the device API returned */
   DLDevice device;     /* DATA */
   uint64_t nbytes;     /* DATA */
+  uint64_t linked;     /* OBJECT: a DATA id freed with it (a tensor's data) */
 } wf_rpc_handle;
 
 typedef struct {
@@ -44,7 +45,8 @@ uint64_t wf_rpc_handles_add_data(wf_rpc_handles* h, DLDevice dev, void* data, ui
                                  TVMFFIObject* owner);
 /* The entry for id when it is of `kind`, or NULL with ValueError raised. */
 wf_rpc_handle* wf_rpc_handles_get(wf_rpc_handles* h, uint64_t id, wf_rpc_handle_kind kind);
-/* Drops an entry. 0, or -1 with ValueError raised (unknown id). */
+/* Drops an entry (and the entry linked to it). 0, or -1 with ValueError
+ * raised (unknown id). */
 int wf_rpc_handles_free(wf_rpc_handles* h, uint64_t id, wf_rpc_handle_kind kind);
 
 #endif /* WEBFFI_SRC_RPC_HANDLES_H_ */

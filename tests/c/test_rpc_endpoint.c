@@ -2,6 +2,7 @@
  * hostile input, deferred replies and the device syscalls. */
 #include <string.h>
 
+#include <tvm/ffi/extra/c_env_api.h>
 #include <webffi/webffi.h>
 
 #include "harness.h"
@@ -680,6 +681,170 @@ void rpc_endpoint_cpu_memory_syscalls(void) {
   expect_exception(&r, "is not a live data handle");
   CHECK_EQ_INT(WebFFIRPCEndpointHandleCount(ep), 1);
   /* Destroy frees what the peer still holds (ASan checks the leak) */
+  WebFFIRPCEndpointDestroy(ep);
+  wf_rpc_buf_free(&s.bytes);
+}
+
+/* --------------------------------------------------- values and tensors */
+static int allow_testing(void* ctx, const char* name, size_t size) {
+  (void)ctx;
+  return size > 8 && memcmp(name, "testing.", 8) == 0;
+}
+
+static int make_tensor(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self, (void)args, (void)n;
+  int64_t shape[1] = {2};
+  DLTensor proto = {NULL, {kDLCPU, 0}, 1, {kDLInt, 32, 1}, shape, NULL, 0};
+  TVMFFIObjectHandle t = NULL;
+  if (TVMFFIEnvTensorAlloc(&proto, &t) != 0) return -1;
+  DLTensor* dl = (DLTensor*)((char*)t + sizeof(TVMFFIObject));
+  ((int32_t*)dl->data)[0] = 5;
+  ((int32_t*)dl->data)[1] = 6;
+  result->type_index = kTVMFFITensor;
+  result->v_obj = (TVMFFIObject*)t;
+  return 0;
+}
+
+static int sum_int32(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  if (n != 1 || args[0].type_index != kTVMFFIDLTensorPtr) {
+    TVMFFIErrorSetRaisedFromCStr("TypeError", "expects a DLTensor*");
+    return -1;
+  }
+  const DLTensor* t = (const DLTensor*)args[0].v_ptr;
+  const int32_t* d = (const int32_t*)((const char*)t->data + t->byte_offset);
+  int64_t sum = 0;
+  for (int64_t i = 0; i < t->shape[0]; ++i) sum += d[i];
+  result->type_index = kTVMFFIInt;
+  result->v_int64 = sum;
+  return 0;
+}
+
+static void set_global(const char* name, TVMFFISafeCallType fn) {
+  TVMFFIObjectHandle f = NULL;
+  CHECK(TVMFFIFunctionCreate(NULL, fn, NULL, &f) == 0);
+  TVMFFIByteArray n = {name, strlen(name)};
+  CHECK(TVMFFIFunctionSetGlobal(&n, f, 1) == 0);
+  TVMFFIObjectDecRef(f);
+}
+
+static void echo_expect(WebFFIRPCEndpoint* ep, sink* s, uint64_t echo, TVMFFIAny arg,
+                        int32_t result_index, int32_t wire_index, wf_rpc_packet* r) {
+  call(ep, s, echo, &arg, 1, r);
+  CHECK_EQ_INT(r->code, kWebFFIRPCReturn);
+  CHECK_EQ_INT(r->num_args, 2);
+  CHECK_EQ_INT(r->args[0].type_index, kTVMFFIInt);
+  CHECK_EQ_INT(r->args[0].v_int64, result_index);
+  CHECK_EQ_INT(r->args[1].type_index, wire_index);
+}
+
+void rpc_endpoint_returns_values_strings_and_tensors(void) {
+  set_global("testing.rpc_make_tensor", make_tensor);
+  set_global("testing.rpc_sum_int32", sum_int32);
+  sink s;
+  WebFFIRPCEndpointConfig cfg = {0};
+  cfg.allow = allow_testing;
+  WebFFIRPCEndpoint* ep = open_session(&s, &cfg);
+  /* the predicate exposes testing.*, and nothing else */
+  CHECK(get_global(ep, &s, "ffi.Array") == 0);
+  uint64_t echo = get_global(ep, &s, "testing.echo");
+  CHECK(echo != 0);
+  wf_rpc_packet r;
+  echo_expect(ep, &s, echo, any_float(2.5), kTVMFFIFloat, kTVMFFIFloat, &r);
+  CHECK(r.args[1].v_float64 == 2.5);
+  wf_rpc_packet_clear(&r);
+  echo_expect(ep, &s, echo, any_bool(1), kTVMFFIBool, kTVMFFIBool, &r);
+  wf_rpc_packet_clear(&r);
+  echo_expect(ep, &s, echo, any_none(), kTVMFFINone, kTVMFFINone, &r);
+  wf_rpc_packet_clear(&r);
+  /* strings come back as C strings, under the result's own type index */
+  echo_expect(ep, &s, echo, any_cstr("hi"), kTVMFFISmallStr, kTVMFFIRawStr, &r);
+  CHECK_EQ_STR(r.args[1].v_c_str, "hi");
+  wf_rpc_packet_clear(&r);
+  wf_rpc_object str = {kTVMFFIStr, 0, {"a longer string", 15}};
+  TVMFFIAny obj = {0};
+  obj.type_index = kTVMFFIStr;
+  obj.v_ptr = &str;
+  echo_expect(ep, &s, echo, obj, kTVMFFIStr, kTVMFFIRawStr, &r);
+  CHECK_EQ_STR(r.args[1].v_c_str, "a longer string");
+  wf_rpc_packet_clear(&r);
+  wf_rpc_object bytes = {kTVMFFIBytes, 0, {"b\0ytes..x", 9}};
+  obj.type_index = kTVMFFIBytes;
+  obj.v_ptr = &bytes;
+  echo_expect(ep, &s, echo, obj, kTVMFFIBytes, kTVMFFIByteArrayPtr, &r);
+  const TVMFFIByteArray* b = (const TVMFFIByteArray*)r.args[1].v_ptr;
+  CHECK(b->size == 9 && memcmp(b->data, "b\0ytes..x", 9) == 0);
+  wf_rpc_packet_clear(&r);
+  /* a remote function passed back as an argument is an object: a handle */
+  TVMFFIAny fn = {0};
+  fn.type_index = kTVMFFIFunction;
+  fn.v_uint64 = echo;
+  echo_expect(ep, &s, echo, fn, kTVMFFIFunction, kTVMFFIOpaquePtr, &r);
+  uint64_t echo2 = r.args[1].v_uint64;
+  CHECK(echo2 != 0 && echo2 != echo);
+  wf_rpc_packet_clear(&r);
+  fn.v_uint64 = 0x77;
+  call(ep, &s, echo, &fn, 1, &r);
+  expect_exception(&r, "0x77 is not a live object handle");
+  /* a tensor: [Int 70, DLTensorPtr over a data handle, OpaquePtr] */
+  uint64_t mk = get_global(ep, &s, "testing.rpc_make_tensor");
+  CHECK(mk != 0);
+  int64_t before = WebFFIRPCEndpointHandleCount(ep);
+  call(ep, &s, mk, NULL, 0, &r);
+  CHECK_EQ_INT(r.num_args, 3);
+  CHECK_EQ_INT(r.args[0].v_int64, kTVMFFITensor);
+  CHECK_EQ_INT(r.args[1].type_index, kTVMFFIDLTensorPtr);
+  CHECK_EQ_INT(r.args[2].type_index, kTVMFFIOpaquePtr);
+  wf_rpc_tensor t = *(const wf_rpc_tensor*)r.args[1].v_ptr;
+  int64_t shape[1];
+  CHECK_EQ_INT(t.t.ndim, 1);
+  shape[0] = t.t.shape[0];
+  t.t.shape = shape;
+  CHECK_EQ_INT(shape[0], 2);
+  uint64_t tensor_id = r.args[2].v_uint64;
+  wf_rpc_packet_clear(&r);
+  CHECK_EQ_INT(WebFFIRPCEndpointHandleCount(ep), before + 2);
+  wf_rpc_packet req;
+  memset(&req, 0, sizeof(req));
+  req.code = kWebFFIRPCCopyFromRemote;
+  req.tensor = t;
+  req.nbytes = 8;
+  request(ep, &s, &req, &r);
+  CHECK_EQ_INT(r.code, kWebFFIRPCCopyAck);
+  int32_t got[2];
+  memcpy(got, r.data.data, 8);
+  CHECK(got[0] == 5 && got[1] == 6);
+  wf_rpc_packet_clear(&r);
+  /* the tensor passed back as a DLTensorPtr argument, whole, in part, and
+   * past its end */
+  uint64_t sum = get_global(ep, &s, "testing.rpc_sum_int32");
+  TVMFFIAny targ = {0};
+  targ.type_index = kTVMFFIDLTensorPtr;
+  targ.v_ptr = &t;
+  call(ep, &s, sum, &targ, 1, &r);
+  CHECK_EQ_INT(r.code, kWebFFIRPCReturn);
+  CHECK_EQ_INT(r.args[1].v_int64, 11);
+  wf_rpc_packet_clear(&r);
+  shape[0] = 1;
+  t.t.byte_offset = 4;
+  call(ep, &s, sum, &targ, 1, &r);
+  CHECK_EQ_INT(r.args[1].v_int64, 6);
+  wf_rpc_packet_clear(&r);
+  shape[0] = 2;
+  call(ep, &s, sum, &targ, 1, &r);
+  expect_exception(&r, "8 bytes at offset 4 overrun the 8 bytes of data handle");
+  shape[0] = 2;
+  t.t.byte_offset = 0;
+  /* a result that cannot cross: a DLTensor* view */
+  call(ep, &s, echo, &targ, 1, &r);
+  expect_exception(&r, "TypeError: RPC: a result of type index 7 cannot cross to the peer");
+  /* freeing the tensor frees its data handle too */
+  TVMFFIAny h = any_handle(tensor_id);
+  syscall(ep, &s, kWebFFIRPCFreeHandle, &h, 1, &r);
+  expect_none(&r);
+  CHECK_EQ_INT(WebFFIRPCEndpointHandleCount(ep), before + 1); /* + testing.rpc_sum_int32 */
+  request(ep, &s, &req, &r);
+  expect_exception(&r, "is not a live data handle");
   WebFFIRPCEndpointDestroy(ep);
   wf_rpc_buf_free(&s.bytes);
 }
