@@ -122,8 +122,8 @@ wf_rpc_handle* wf_rpc_handles_get(wf_rpc_handles* h, uint64_t id, wf_rpc_handle_
     return NULL;
   }
   if (e->kind != kind) {
-    wf_err_raise("ValueError", "RPC: handle 0x%llx is not a %s handle", (unsigned long long)id,
-                 what);
+    wf_err_raise("ValueError", "RPC: handle 0x%llx is not %s handle", (unsigned long long)id,
+                 kind == WF_RPC_HANDLE_DATA ? "a data" : "an object");
     return NULL;
   }
   return e;

@@ -358,7 +358,7 @@ void rpc_endpoint_bad_handles_are_exceptions(void) {
   expect_exception(&r, "MemoryError: RPC: allocating 4611686018427387904 bytes would pass the "
                        "session's limit of 1073741824 bytes (16 held)");
   call(ep, &s, data, NULL, 0, &r);
-  expect_exception(&r, "is not a object handle");
+  expect_exception(&r, "is not an object handle");
   wf_rpc_object ref = {WF_RPC_OBJECT_REF_INDEX, 0x1234567, {NULL, 0}};
   TVMFFIAny refarg = {0};
   refarg.type_index = WF_RPC_OBJECT_REF_INDEX;
@@ -847,4 +847,27 @@ void rpc_endpoint_returns_values_strings_and_tensors(void) {
   expect_exception(&r, "is not a live data handle");
   WebFFIRPCEndpointDestroy(ep);
   wf_rpc_buf_free(&s.bytes);
+}
+
+void rpc_endpoint_handle_and_packet_limits(void) {
+  sink s;
+  WebFFIRPCEndpointConfig cfg = {0};
+  cfg.max_handles = 3;
+  cfg.max_packet_bytes = 64;
+  WebFFIRPCEndpoint* ep = open_session(&s, &cfg);
+  for (int i = 0; i < 3; ++i) CHECK(get_global(ep, &s, "ffi.Array") != 0);
+  TVMFFIAny name = any_cstr("ffi.Array");
+  wf_rpc_packet r;
+  syscall(ep, &s, kWebFFIRPCGetGlobalFunc, &name, 1, &r);
+  expect_exception(&r, "the peer holds 3 handles, the most allowed; free some");
+  /* a packet over the configured limit closes the session */
+  TVMFFIAny big = any_cstr("a name far longer than the sixty-four bytes this session accepts");
+  wf_rpc_buf b = {0};
+  encode_request(&b, kWebFFIRPCGetGlobalFunc, &big, 1);
+  CHECK(WebFFIRPCEndpointFeed(ep, b.data, b.size) == -1);
+  expect_raised_part("ValueError", "RPC packet length 84 is outside [4, 64]");
+  wf_rpc_buf_free(&b);
+  WebFFIRPCEndpointDestroy(ep);
+  wf_rpc_buf_free(&s.bytes);
+  runtime_still_works();
 }
