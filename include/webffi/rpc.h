@@ -24,6 +24,21 @@
  * huge length, an unknown code, a truncated body) is answered with
  * kException where framing still allows, and Feed returns -1 with a
  * ValueError raised: the connection must close. Neither disturbs the runtime.
+ *
+ * What it serves (TVM's RPCCode names): the handshake (answering
+ * WEBFFI_RPC_SUCCESS or WEBFFI_RPC_MISMATCH), kInitServer (version "0.8.0"
+ * and no session constructor; another version is told and closed),
+ * kShutdown, kCallFunc, kGetGlobalFunc (handle 0 for a missing or unexposed
+ * name), kFreeHandle, kCopyToRemote, kCopyFromRemote (answered by kCopyAck),
+ * and the device syscalls through the device API registry (webffi/
+ * device_api.h), so any registered device serves: kDevSetDevice,
+ * kDevGetAttr (kExist; other attributes answer None), kDevAllocData,
+ * kDevAllocDataWithScope (global scope), kDevFreeData, kDevStreamSync,
+ * kCopyAmongRemote, and the stream calls on the default stream 0
+ * (kDevCreateStream, kDevFreeStream, kDevSetStream, kDevGetCurrentStream).
+ * kCallFunc results follow TVM's convention: [Int type_index, value], a
+ * tensor as [Int 70, DLTensorPtr, OpaquePtr]. kException carries
+ * "Kind: message" (TVM's client recognises "RPCSessionTimeoutError: ").
  */
 #ifndef WEBFFI_RPC_H_
 #define WEBFFI_RPC_H_
