@@ -1,0 +1,942 @@
+/* A TVM RPC server endpoint, event-driven: see include/webffi/rpc.h.
+ *
+ * Input is queued and served packet by packet; each request gets exactly one
+ * reply unless it is deferred (WEBFFI_RPC_PENDING), when serving stops until
+ * WebFFIRPCEndpointComplete. Handles crossing the wire are ids from the
+ * table in rpc_handles.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <webffi/device_api.h>
+#include <webffi/rpc.h>
+
+#include "device_api.h"
+#include "error.h"
+#include "rpc_codec.h"
+#include "rpc_handles.h"
+#include "str.h"
+#include "tensor.h"
+
+#define WF_RPC_DEFAULT_MAX_PACKET ((uint64_t)64 << 20)
+#define WF_RPC_MAX_KEY 4096
+/* TVM's DeviceAttrKind::kExist */
+#define WF_RPC_ATTR_EXIST 0
+
+typedef enum {
+  WF_RPC_HS_MAGIC,
+  WF_RPC_HS_KEYLEN,
+  WF_RPC_HS_KEY,
+  WF_RPC_PACKETS,
+  WF_RPC_DONE
+} wf_rpc_state;
+
+struct WebFFIRPCEndpoint {
+  char* key; /* "server:<key>" */
+  size_t key_len;
+  WebFFIRPCSendFn send;
+  void* send_ctx;
+  char** allow_list;
+  int32_t allow_count;
+  WebFFIRPCAllowFn allow;
+  void* allow_ctx;
+  WebFFIRPCStreamSyncFn stream_sync;
+  void* stream_sync_ctx;
+  uint64_t max_packet;
+  uint64_t max_device_bytes;
+  uint64_t device_bytes; /* held by the peer now */
+  wf_rpc_state state;
+  int initialized;
+  uint32_t hs_key_len;
+  wf_rpc_buf in;
+  size_t in_pos;
+  wf_rpc_buf out;
+  wf_rpc_handles handles;
+  int pending;
+  uint64_t pending_token;
+  uint64_t next_token;
+  int in_feed; /* guards against re-entrant Feed from inside a call */
+};
+
+/* ------------------------------------------------------------------ replies */
+static int wf_rpc_flush(WebFFIRPCEndpoint* ep) {
+  int rc = 0;
+  if (ep->out.size != 0) rc = ep->send(ep->send_ctx, ep->out.data, ep->out.size);
+  ep->out.size = 0;
+  return rc;
+}
+
+static int wf_rpc_reply(WebFFIRPCEndpoint* ep, int32_t code, const TVMFFIAny* args, int32_t n) {
+  wf_rpc_packet p;
+  memset(&p, 0, sizeof(p));
+  p.code = code;
+  p.args = (TVMFFIAny*)args;
+  p.num_args = n;
+  if (wf_rpc_packet_encode(&ep->out, &p) != 0) return -1;
+  return wf_rpc_flush(ep);
+}
+
+static int wf_rpc_reply_none(WebFFIRPCEndpoint* ep) {
+  TVMFFIAny none;
+  memset(&none, 0, sizeof(none));
+  return wf_rpc_reply(ep, kWebFFIRPCReturn, &none, 1);
+}
+
+/* Moves the raised error out as "Kind: message" (malloc'd, NUL-free), and
+ * its kind into kind_out (malloc'd). */
+static char* wf_rpc_take_error(char** kind_out) {
+  TVMFFIObjectHandle err = NULL;
+  TVMFFIErrorMoveFromRaised(&err);
+  const char* kind = "RuntimeError";
+  size_t kind_len = strlen(kind);
+  const char* msg = "unknown error";
+  size_t msg_len = strlen(msg);
+  if (err != NULL) {
+    const TVMFFIErrorCell* cell = (const TVMFFIErrorCell*)((char*)err + sizeof(TVMFFIObject));
+    kind = cell->kind.data;
+    kind_len = cell->kind.size;
+    msg = cell->message.data;
+    msg_len = cell->message.size;
+  }
+  char* out = (char*)malloc(kind_len + msg_len + 3);
+  char* k = (char*)malloc(kind_len + 1);
+  if (out != NULL) {
+    memcpy(out, kind, kind_len);
+    memcpy(out + kind_len, ": ", 2);
+    memcpy(out + kind_len + 2, msg, msg_len);
+    out[kind_len + msg_len + 2] = '\0';
+  }
+  if (k != NULL) {
+    memcpy(k, kind, kind_len);
+    k[kind_len] = '\0';
+  }
+  if (err != NULL) TVMFFIObjectDecRef(err);
+  if (kind_out != NULL) {
+    *kind_out = k;
+  } else {
+    free(k);
+  }
+  return out;
+}
+
+/* Answers the raised error as kException. */
+static int wf_rpc_reply_error(WebFFIRPCEndpoint* ep) {
+  char* msg = wf_rpc_take_error(NULL);
+  TVMFFIAny v;
+  memset(&v, 0, sizeof(v));
+  v.type_index = kTVMFFIRawStr;
+  v.v_c_str = msg != NULL ? msg : "MemoryError: no memory for the error message";
+  int rc = wf_rpc_reply(ep, kWebFFIRPCException, &v, 1);
+  free(msg);
+  return rc;
+}
+
+/* The protocol is broken: tell the peer (kException) when `tell`, then
+ * close with the error raised again for the owner. Returns -1. */
+static int wf_rpc_fatal(WebFFIRPCEndpoint* ep, int tell) {
+  char* kind = NULL;
+  char* msg = wf_rpc_take_error(&kind);
+  if (tell && msg != NULL && ep->state == WF_RPC_PACKETS) {
+    TVMFFIAny v;
+    memset(&v, 0, sizeof(v));
+    v.type_index = kTVMFFIRawStr;
+    v.v_c_str = msg;
+    if (wf_rpc_reply(ep, kWebFFIRPCException, &v, 1) != 0) {
+      /* the send failed: keep the first error for the owner */
+      char* ignored = wf_rpc_take_error(NULL);
+      free(ignored);
+    }
+  }
+  ep->state = WF_RPC_DONE;
+  if (msg == NULL || kind == NULL) {
+    free(msg);
+    free(kind);
+    return wf_err_raise_oom(0);
+  }
+  /* msg starts with "Kind: " */
+  wf_err_raise(kind, "%s", msg + strlen(kind) + 2);
+  free(msg);
+  free(kind);
+  return -1;
+}
+
+/* ------------------------------------------------------------------ values */
+static int wf_rpc_arg_type(const wf_rpc_packet* p, int32_t i, int32_t ti, const char* what) {
+  if (i >= p->num_args || p->args[i].type_index != ti) {
+    return wf_err_raise("TypeError", "RPC %s: argument %d must be %s", wf_rpc_code_name(p->code),
+                        (int)i, what);
+  }
+  return 0;
+}
+
+static int wf_rpc_arg_count(const wf_rpc_packet* p, int32_t n) {
+  if (p->num_args != n) {
+    return wf_err_raise("TypeError", "RPC %s takes %d arguments, got %d",
+                        wf_rpc_code_name(p->code), (int)n, (int)p->num_args);
+  }
+  return 0;
+}
+
+static int wf_rpc_same_device(DLDevice a, DLDevice b) {
+  return a.device_type == b.device_type && a.device_id == b.device_id;
+}
+
+/* A wire tensor as a real one over memory the peer was given: the data
+ * handle is looked up and [byte_offset, byte_offset + size) must lie in it. */
+static int wf_rpc_resolve_tensor(WebFFIRPCEndpoint* ep, const wf_rpc_tensor* w, uint64_t nbytes,
+                                 int use_shape, DLTensor* out, wf_rpc_handle** entry) {
+  wf_rpc_handle* e = wf_rpc_handles_get(&ep->handles, w->data, WF_RPC_HANDLE_DATA);
+  if (e == NULL) return -1;
+  if (!wf_rpc_same_device(e->device, w->t.device)) {
+    return wf_err_raise("ValueError", "RPC: data handle 0x%llx lives on device (%d, %d), not (%d, %d)",
+                        (unsigned long long)w->data, (int)e->device.device_type,
+                        (int)e->device.device_id, (int)w->t.device.device_type,
+                        (int)w->t.device.device_id);
+  }
+  *out = w->t;
+  out->data = e->data;
+  out->strides = NULL;
+  if (use_shape) {
+    int64_t size = WebFFITensorNumBytes(out);
+    if (size < 0) return -1;
+    nbytes = (uint64_t)size;
+  }
+  if (w->t.byte_offset > e->nbytes || nbytes > e->nbytes - w->t.byte_offset) {
+    return wf_err_raise("ValueError",
+                        "RPC: %llu bytes at offset %llu overrun the %llu bytes of data handle 0x%llx",
+                        (unsigned long long)nbytes, (unsigned long long)w->t.byte_offset,
+                        (unsigned long long)e->nbytes, (unsigned long long)w->data);
+  }
+  if (entry != NULL) *entry = e;
+  return 0;
+}
+
+static int wf_rpc_is_object(const wf_rpc_handle* e, int32_t type_index) {
+  return type_index < 0 || e->obj->type_index == type_index;
+}
+
+/* The peer's arguments as views the callee can take; `owned` collects the
+ * values made here (strings), released after the call. */
+static int wf_rpc_to_call_args(WebFFIRPCEndpoint* ep, wf_rpc_packet* p, TVMFFIAny* args,
+                               TVMFFIAny* owned, int32_t* n_owned) {
+  for (int32_t i = 0; i < p->num_args; ++i) {
+    const TVMFFIAny* w = &p->args[i];
+    TVMFFIAny* a = &args[i];
+    *a = *w;
+    switch (w->type_index) {
+      case kTVMFFINone:
+      case kTVMFFIInt:
+      case kTVMFFIBool:
+      case kTVMFFIFloat:
+      case kTVMFFIDataType:
+      case kTVMFFIDevice:
+      case kTVMFFIRawStr:
+      case kTVMFFIByteArrayPtr:
+        break;
+      case kTVMFFIOpaquePtr: {
+        a->v_int64 = 0;
+        if (w->v_uint64 != 0) {
+          wf_rpc_handle* e = wf_rpc_handles_get(&ep->handles, w->v_uint64, WF_RPC_HANDLE_DATA);
+          if (e == NULL) return -1;
+          a->v_ptr = e->data;
+        }
+        break;
+      }
+      case kTVMFFIDLTensorPtr: {
+        DLTensor* t = (DLTensor*)wf_rpc_arena_alloc(&p->arena, sizeof(DLTensor));
+        if (t == NULL) return -1;
+        if (wf_rpc_resolve_tensor(ep, (const wf_rpc_tensor*)w->v_ptr, 0, 1, t, NULL) != 0) return -1;
+        a->v_int64 = 0;
+        a->v_ptr = t;
+        break;
+      }
+      case kTVMFFIFunction:
+      case kTVMFFIModule: {
+        wf_rpc_handle* e = wf_rpc_handles_get(&ep->handles, w->v_uint64, WF_RPC_HANDLE_OBJECT);
+        if (e == NULL) return -1;
+        if (!wf_rpc_is_object(e, w->type_index)) {
+          return wf_err_raise("TypeError", "RPC: argument %d, handle 0x%llx, is not a %s", (int)i,
+                              (unsigned long long)w->v_uint64,
+                              w->type_index == kTVMFFIFunction ? "Function" : "Module");
+        }
+        a->v_int64 = 0;
+        a->v_obj = e->obj;
+        break;
+      }
+      default: { /* object payloads */
+        const wf_rpc_object* o = (const wf_rpc_object*)w->v_ptr;
+        if (o->type_index == WF_RPC_OBJECT_REF_INDEX) {
+          wf_rpc_handle* e = wf_rpc_handles_get(&ep->handles, o->handle, WF_RPC_HANDLE_OBJECT);
+          if (e == NULL) return -1;
+          a->type_index = e->obj->type_index;
+          a->zero_padding = 0;
+          a->v_int64 = 0;
+          a->v_obj = e->obj;
+        } else {
+          if (wf_str_make(o->type_index == kTVMFFIBytes, o->bytes.data, o->bytes.size,
+                          &owned[*n_owned]) != 0) {
+            return -1;
+          }
+          *a = owned[(*n_owned)++];
+        }
+        break;
+      }
+    }
+  }
+  return 0;
+}
+
+/* The RPC return convention: [Int type_index, value] (a tensor adds its
+ * handle: [Int 70, DLTensorPtr, OpaquePtr]). Objects become handles. */
+static int wf_rpc_reply_result(WebFFIRPCEndpoint* ep, wf_rpc_arena* arena, const TVMFFIAny* rv) {
+  TVMFFIAny out[3];
+  int32_t n = 2;
+  memset(out, 0, sizeof(out));
+  out[0].type_index = kTVMFFIInt;
+  out[0].v_int64 = rv->type_index;
+  out[1] = *rv;
+  TVMFFIByteArray view;
+  switch (rv->type_index) {
+    case kTVMFFINone:
+    case kTVMFFIInt:
+    case kTVMFFIBool:
+    case kTVMFFIFloat:
+    case kTVMFFIDataType:
+    case kTVMFFIDevice:
+      break;
+    case kTVMFFIOpaquePtr:
+      if (rv->v_ptr != NULL) {
+        return wf_err_raise("TypeError", "RPC: the function returned a raw pointer, which cannot "
+                                         "cross to the peer");
+      }
+      out[1].v_uint64 = 0;
+      break;
+    case kTVMFFISmallStr:
+    case kTVMFFIStr:
+    case kTVMFFIRawStr: {
+      wf_any_string_view(rv, &view);
+      char* s = (char*)wf_rpc_arena_alloc(arena, view.size + 1);
+      if (s == NULL) return -1;
+      memcpy(s, view.data, view.size);
+      out[1].type_index = kTVMFFIRawStr;
+      out[1].v_int64 = 0;
+      out[1].v_c_str = s; /* TVM's convention: a C string (stops at a NUL) */
+      break;
+    }
+    case kTVMFFISmallBytes:
+    case kTVMFFIBytes:
+    case kTVMFFIByteArrayPtr: {
+      TVMFFIByteArray* b = (TVMFFIByteArray*)wf_rpc_arena_alloc(arena, sizeof(TVMFFIByteArray));
+      if (b == NULL) return -1;
+      wf_any_bytes_view(rv, b);
+      out[1].type_index = kTVMFFIByteArrayPtr;
+      out[1].v_int64 = 0;
+      out[1].v_ptr = b;
+      break;
+    }
+    case kTVMFFITensor: {
+      DLTensor* dl = wf_tensor_dl(rv->v_obj);
+      if (!wf_tensor_is_contiguous(dl)) {
+        return wf_err_raise("ValueError", "RPC: a returned tensor must be contiguous");
+      }
+      int64_t size = WebFFITensorNumBytes(dl);
+      if (size < 0) return -1;
+      wf_rpc_tensor* w = (wf_rpc_tensor*)wf_rpc_arena_alloc(arena, sizeof(wf_rpc_tensor));
+      if (w == NULL) return -1;
+      uint64_t obj_id = wf_rpc_handles_add_object(&ep->handles, rv->v_obj);
+      if (obj_id == 0) return -1;
+      w->data = wf_rpc_handles_add_data(&ep->handles, dl->device, dl->data,
+                                        dl->byte_offset + (uint64_t)size, rv->v_obj);
+      if (w->data == 0) {
+        wf_rpc_handles_free(&ep->handles, obj_id, WF_RPC_HANDLE_OBJECT);
+        return -1;
+      }
+      /* the data handle goes when the peer frees the tensor */
+      wf_rpc_handles_get(&ep->handles, obj_id, WF_RPC_HANDLE_OBJECT)->linked = w->data;
+      w->t = *dl;
+      w->t.data = NULL;
+      out[1].type_index = kTVMFFIDLTensorPtr;
+      out[1].v_int64 = 0;
+      out[1].v_ptr = w;
+      out[2].type_index = kTVMFFIOpaquePtr;
+      out[2].v_uint64 = obj_id;
+      n = 3;
+      break;
+    }
+    default:
+      if (rv->type_index < kTVMFFIStaticObjectBegin) {
+        return wf_err_raise("TypeError", "RPC: a result of type index %d cannot cross to the peer",
+                            (int)rv->type_index);
+      }
+      out[1].type_index = kTVMFFIOpaquePtr;
+      out[1].v_int64 = 0;
+      out[1].v_uint64 = wf_rpc_handles_add_object(&ep->handles, rv->v_obj);
+      if (out[1].v_uint64 == 0) return -1;
+      break;
+  }
+  return wf_rpc_reply(ep, kWebFFIRPCReturn, out, n);
+}
+
+/* ---------------------------------------------------------------- requests */
+static int wf_rpc_allowed(const WebFFIRPCEndpoint* ep, const char* name, size_t size) {
+  for (int32_t i = 0; i < ep->allow_count; ++i) {
+    const char* a = ep->allow_list[i];
+    size_t n = strlen(a);
+    if (n > 0 && a[n - 1] == '*') {
+      if (size >= n - 1 && memcmp(name, a, n - 1) == 0) return 1;
+    } else if (n == size && memcmp(name, a, n) == 0) {
+      return 1;
+    }
+  }
+  return ep->allow != NULL && ep->allow(ep->allow_ctx, name, size) != 0;
+}
+
+static int wf_rpc_call_func(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
+  wf_rpc_handle* f = wf_rpc_handles_get(&ep->handles, p->handle, WF_RPC_HANDLE_OBJECT);
+  if (f == NULL) return -1;
+  if (f->obj->type_index != kTVMFFIFunction) {
+    return wf_err_raise("TypeError", "RPC kCallFunc: handle 0x%llx is not a function",
+                        (unsigned long long)p->handle);
+  }
+  int32_t n = p->num_args;
+  TVMFFIAny* args = NULL;
+  TVMFFIAny* owned = NULL;
+  int32_t n_owned = 0;
+  if (n > 0) {
+    args = (TVMFFIAny*)wf_rpc_arena_alloc(&p->arena, (size_t)n * sizeof(TVMFFIAny));
+    owned = (TVMFFIAny*)wf_rpc_arena_alloc(&p->arena, (size_t)n * sizeof(TVMFFIAny));
+    if (args == NULL || owned == NULL) return -1;
+  }
+  int rc = wf_rpc_to_call_args(ep, p, args, owned, &n_owned);
+  TVMFFIAny result;
+  memset(&result, 0, sizeof(result));
+  if (rc == 0) rc = TVMFFIFunctionCall(f->obj, args, n, &result);
+  for (int32_t i = 0; i < n_owned; ++i) {
+    if (owned[i].type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectDecRef(owned[i].v_obj);
+  }
+  if (rc != 0) return -1;
+  rc = wf_rpc_reply_result(ep, &p->arena, &result);
+  if (result.type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectDecRef(result.v_obj);
+  return rc;
+}
+
+static int wf_rpc_get_global(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
+  if (wf_rpc_arg_count(p, 1) != 0 || wf_rpc_arg_type(p, 0, kTVMFFIRawStr, "a name") != 0) {
+    return -1;
+  }
+  TVMFFIByteArray name = {p->args[0].v_c_str, strlen(p->args[0].v_c_str)};
+  TVMFFIAny out;
+  memset(&out, 0, sizeof(out));
+  out.type_index = kTVMFFIOpaquePtr;
+  if (wf_rpc_allowed(ep, name.data, name.size)) {
+    TVMFFIObjectHandle f = NULL;
+    if (TVMFFIFunctionGetGlobal(&name, &f) != 0) return -1;
+    if (f != NULL) {
+      out.v_uint64 = wf_rpc_handles_add_object(&ep->handles, (TVMFFIObject*)f);
+      TVMFFIObjectDecRef(f);
+      if (out.v_uint64 == 0) return -1;
+    }
+  }
+  /* not exposed reads as missing: handle 0, as TVM answers a missing name */
+  return wf_rpc_reply(ep, kWebFFIRPCReturn, &out, 1);
+}
+
+static const WebFFIDeviceAPI* wf_rpc_device(const wf_rpc_packet* p, int32_t i, DLDevice* dev) {
+  if (wf_rpc_arg_type(p, i, kTVMFFIDevice, "a Device") != 0) return NULL;
+  *dev = p->args[i].v_device;
+  return WebFFIDeviceAPIGet(dev->device_type);
+}
+
+/* Streams: every device serves on its default stream (0). */
+static int wf_rpc_check_stream(const wf_rpc_packet* p, int32_t i) {
+  if (wf_rpc_arg_type(p, i, kTVMFFIOpaquePtr, "a stream handle") != 0) return -1;
+  if (p->args[i].v_uint64 != 0) {
+    return wf_err_raise("ValueError", "RPC %s: unknown stream 0x%llx (only the default stream, 0)",
+                        wf_rpc_code_name(p->code), (unsigned long long)p->args[i].v_uint64);
+  }
+  return 0;
+}
+
+static int wf_rpc_reply_handle(WebFFIRPCEndpoint* ep, uint64_t id) {
+  TVMFFIAny out;
+  memset(&out, 0, sizeof(out));
+  out.type_index = kTVMFFIOpaquePtr;
+  out.v_uint64 = id;
+  return wf_rpc_reply(ep, kWebFFIRPCReturn, &out, 1);
+}
+
+static int wf_rpc_alloc(WebFFIRPCEndpoint* ep, DLDevice dev, const WebFFIDeviceAPI* api,
+                        uint64_t nbytes, uint64_t alignment) {
+  if (nbytes > ep->max_device_bytes - ep->device_bytes) {
+    return wf_err_raise("MemoryError",
+                        "RPC: allocating %llu bytes would pass the session's limit of %llu bytes "
+                        "(%llu held)",
+                        (unsigned long long)nbytes, (unsigned long long)ep->max_device_bytes,
+                        (unsigned long long)ep->device_bytes);
+  }
+  if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment > 4096) {
+    return wf_err_raise("ValueError", "RPC: alignment %llu is not a power of two up to 4096",
+                        (unsigned long long)alignment);
+  }
+  void* data = api->alloc(api->ctx, dev, nbytes ? (size_t)nbytes : 1, (size_t)alignment);
+  if (data == NULL) return -1;
+  uint64_t id = wf_rpc_handles_add_data(&ep->handles, dev, data, nbytes, NULL);
+  if (id == 0) {
+    api->free(api->ctx, dev, data);
+    return -1;
+  }
+  ep->device_bytes += nbytes;
+  return wf_rpc_reply_handle(ep, id);
+}
+
+/* Replies (or defers) a stream wait. */
+static int wf_rpc_stream_sync(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
+  DLDevice dev;
+  const WebFFIDeviceAPI* api = wf_rpc_device(p, 0, &dev);
+  if (api == NULL || wf_rpc_arg_count(p, 2) != 0 || wf_rpc_check_stream(p, 1) != 0) return -1;
+  if (ep->stream_sync != NULL) {
+    uint64_t token = ++ep->next_token;
+    int rc = ep->stream_sync(ep->stream_sync_ctx, ep, dev, 0, token);
+    if (rc == WEBFFI_RPC_PENDING) {
+      ep->pending = 1;
+      ep->pending_token = token;
+      return 0;
+    }
+    if (rc != 0) return -1;
+  } else if (api->sync(api->ctx, dev, NULL) != 0) {
+    return -1;
+  }
+  return wf_rpc_reply_none(ep);
+}
+
+static int wf_rpc_copy(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
+  DLTensor t;
+  if (wf_rpc_resolve_tensor(ep, &p->tensor, p->nbytes, 0, &t, NULL) != 0) return -1;
+  const WebFFIDeviceAPI* api = WebFFIDeviceAPIGet(t.device.device_type);
+  if (api == NULL) return -1;
+  DLDevice cpu = {kDLCPU, 0};
+  size_t n = (size_t)p->nbytes;
+  if (p->code == kWebFFIRPCCopyToRemote) {
+    if (api->copy(api->ctx, p->data.data, 0, cpu, t.data, (size_t)t.byte_offset, t.device, n,
+                  NULL) != 0 ||
+        api->sync(api->ctx, t.device, NULL) != 0) {
+      return -1;
+    }
+    return wf_rpc_reply_none(ep);
+  }
+  wf_rpc_packet ack;
+  memset(&ack, 0, sizeof(ack));
+  ack.code = kWebFFIRPCCopyAck;
+  char* tmp = NULL;
+  if (t.device.device_type == kDLCPU) {
+    ack.data.data = (const char*)t.data + t.byte_offset;
+  } else {
+    tmp = (char*)malloc(n ? n : 1);
+    if (tmp == NULL) return wf_err_raise_oom(n);
+    if (api->copy(api->ctx, t.data, (size_t)t.byte_offset, t.device, tmp, 0, cpu, n, NULL) != 0 ||
+        api->sync(api->ctx, t.device, NULL) != 0) {
+      free(tmp);
+      return -1;
+    }
+    ack.data.data = tmp;
+  }
+  ack.data.size = n;
+  int rc = wf_rpc_packet_encode(&ep->out, &ack);
+  free(tmp);
+  return rc != 0 ? -1 : wf_rpc_flush(ep);
+}
+
+static int wf_rpc_copy_among(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
+  if (wf_rpc_arg_count(p, 3) != 0 || wf_rpc_arg_type(p, 0, kTVMFFIDLTensorPtr, "a tensor") != 0 ||
+      wf_rpc_arg_type(p, 1, kTVMFFIDLTensorPtr, "a tensor") != 0 || wf_rpc_check_stream(p, 2) != 0) {
+    return -1;
+  }
+  DLTensor from, to;
+  if (wf_rpc_resolve_tensor(ep, (const wf_rpc_tensor*)p->args[0].v_ptr, 0, 1, &from, NULL) != 0 ||
+      wf_rpc_resolve_tensor(ep, (const wf_rpc_tensor*)p->args[1].v_ptr, 0, 1, &to, NULL) != 0 ||
+      WebFFIDLTensorCopy(&from, &to) != 0) {
+    return -1;
+  }
+  return wf_rpc_reply_none(ep);
+}
+
+/* One device syscall; 0 when answered (or deferred), -1 with an error
+ * raised (answered by the caller as kException). */
+static int wf_rpc_syscall(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
+  DLDevice dev;
+  const WebFFIDeviceAPI* api;
+  switch (p->code) {
+    case kWebFFIRPCGetGlobalFunc:
+      return wf_rpc_get_global(ep, p);
+    case kWebFFIRPCFreeHandle:
+      if (wf_rpc_arg_count(p, 1) != 0 || wf_rpc_arg_type(p, 0, kTVMFFIOpaquePtr, "a handle") != 0 ||
+          wf_rpc_handles_free(&ep->handles, p->args[0].v_uint64, WF_RPC_HANDLE_OBJECT) != 0) {
+        return -1;
+      }
+      return wf_rpc_reply_none(ep);
+    case kWebFFIRPCDevSetDevice:
+      if (wf_rpc_arg_count(p, 1) != 0 || wf_rpc_device(p, 0, &dev) == NULL) return -1;
+      return wf_rpc_reply_none(ep);
+    case kWebFFIRPCDevGetAttr: {
+      if (wf_rpc_arg_count(p, 2) != 0 || wf_rpc_arg_type(p, 0, kTVMFFIDevice, "a Device") != 0 ||
+          wf_rpc_arg_type(p, 1, kTVMFFIInt, "an attribute kind") != 0) {
+        return -1;
+      }
+      TVMFFIAny out;
+      memset(&out, 0, sizeof(out));
+      if (p->args[1].v_int64 == WF_RPC_ATTR_EXIST) {
+        out.type_index = kTVMFFIInt;
+        out.v_int64 = wf_device_api_find(p->args[0].v_device.device_type) != NULL;
+      } else if (wf_rpc_device(p, 0, &dev) == NULL) {
+        return -1;
+      } /* other attributes: None, as TVM's CPU device answers them */
+      return wf_rpc_reply(ep, kWebFFIRPCReturn, &out, 1);
+    }
+    case kWebFFIRPCDevAllocData:
+      if (wf_rpc_arg_count(p, 4) != 0 || (api = wf_rpc_device(p, 0, &dev)) == NULL ||
+          wf_rpc_arg_type(p, 1, kTVMFFIInt, "a byte count") != 0 ||
+          wf_rpc_arg_type(p, 2, kTVMFFIInt, "an alignment") != 0 ||
+          wf_rpc_arg_type(p, 3, kTVMFFIDataType, "a DataType") != 0) {
+        return -1;
+      }
+      if (p->args[1].v_int64 < 0) {
+        return wf_err_raise("ValueError", "RPC kDevAllocData: negative byte count");
+      }
+      return wf_rpc_alloc(ep, dev, api, p->args[1].v_uint64, p->args[2].v_uint64);
+    case kWebFFIRPCDevAllocDataWithScope: {
+      if (wf_rpc_arg_count(p, 2) != 0 ||
+          wf_rpc_arg_type(p, 0, kTVMFFIDLTensorPtr, "a tensor") != 0) {
+        return -1;
+      }
+      const TVMFFIAny* scope = &p->args[1];
+      if (scope->type_index != kTVMFFINone &&
+          !(scope->type_index == kTVMFFIRawStr && strcmp(scope->v_c_str, "global") == 0)) {
+        return wf_err_raise("ValueError", "RPC kDevAllocDataWithScope: only the global memory "
+                                          "scope is served");
+      }
+      const wf_rpc_tensor* w = (const wf_rpc_tensor*)p->args[0].v_ptr;
+      DLTensor t = w->t;
+      t.data = NULL;
+      t.strides = NULL;
+      int64_t nbytes = WebFFITensorNumBytes(&t);
+      if (nbytes < 0) return -1;
+      api = WebFFIDeviceAPIGet(t.device.device_type);
+      if (api == NULL) return -1;
+      return wf_rpc_alloc(ep, t.device, api, (uint64_t)nbytes, 64);
+    }
+    case kWebFFIRPCDevFreeData: {
+      if (wf_rpc_arg_count(p, 2) != 0 || wf_rpc_device(p, 0, &dev) == NULL ||
+          wf_rpc_arg_type(p, 1, kTVMFFIOpaquePtr, "a data handle") != 0) {
+        return -1;
+      }
+      wf_rpc_handle* e = wf_rpc_handles_get(&ep->handles, p->args[1].v_uint64, WF_RPC_HANDLE_DATA);
+      if (e == NULL) return -1;
+      if (!wf_rpc_same_device(e->device, dev)) {
+        return wf_err_raise("ValueError", "RPC kDevFreeData: the handle lives on another device");
+      }
+      uint64_t held = e->obj == NULL ? e->nbytes : 0;
+      if (wf_rpc_handles_free(&ep->handles, p->args[1].v_uint64, WF_RPC_HANDLE_DATA) != 0) return -1;
+      ep->device_bytes -= held;
+      return wf_rpc_reply_none(ep);
+    }
+    case kWebFFIRPCDevStreamSync:
+      return wf_rpc_stream_sync(ep, p);
+    case kWebFFIRPCCopyAmongRemote:
+      return wf_rpc_copy_among(ep, p);
+    case kWebFFIRPCDevCreateStream:
+    case kWebFFIRPCDevGetCurrentStream:
+      if (wf_rpc_arg_count(p, 1) != 0 || wf_rpc_device(p, 0, &dev) == NULL) return -1;
+      return wf_rpc_reply_handle(ep, 0);
+    case kWebFFIRPCDevFreeStream:
+    case kWebFFIRPCDevSetStream:
+      if (wf_rpc_arg_count(p, 2) != 0 || wf_rpc_device(p, 0, &dev) == NULL ||
+          wf_rpc_check_stream(p, 1) != 0) {
+        return -1;
+      }
+      return wf_rpc_reply_none(ep);
+    default:
+      return wf_err_raise("ValueError", "RPC: unknown syscall %d", (int)p->code);
+  }
+}
+
+/* Serves one decoded packet. 0: go on; WEBFFI_RPC_CLOSED; -1: fatal. */
+static int wf_rpc_serve(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
+  int rc;
+  switch (p->code) {
+    case kWebFFIRPCShutdown:
+      ep->state = WF_RPC_DONE;
+      return WEBFFI_RPC_CLOSED;
+    case kWebFFIRPCInitServer:
+      if (p->version.size != strlen(WEBFFI_RPC_PROTOCOL_VERSION) ||
+          memcmp(p->version.data, WEBFFI_RPC_PROTOCOL_VERSION, p->version.size) != 0) {
+        wf_err_raise("ValueError",
+                     "RPC: the client speaks protocol version '%.*s', this server only '%s'",
+                     (int)(p->version.size > 64 ? 64 : p->version.size), p->version.data,
+                     WEBFFI_RPC_PROTOCOL_VERSION);
+        return wf_rpc_fatal(ep, 1);
+      }
+      if (ep->initialized) {
+        wf_err_raise("ValueError", "RPC kInitServer: the server is already initialised");
+        rc = -1;
+      } else if (p->num_args != 0) {
+        wf_err_raise("ValueError",
+                     "RPC kInitServer: session constructors (%s) are not served; connect "
+                     "without one",
+                     p->args[0].type_index == kTVMFFIRawStr ? p->args[0].v_c_str : "?");
+        rc = -1;
+      } else {
+        ep->initialized = 1;
+        rc = wf_rpc_reply_none(ep);
+      }
+      break;
+    case kWebFFIRPCReturn:
+    case kWebFFIRPCException:
+    case kWebFFIRPCCopyAck:
+      wf_err_raise("ValueError", "RPC: the client sent %s, which only a server sends",
+                   wf_rpc_code_name(p->code));
+      return wf_rpc_fatal(ep, 1);
+    default:
+      if (!ep->initialized) {
+        wf_err_raise("ValueError", "RPC %s before kInitServer", wf_rpc_code_name(p->code));
+        rc = -1;
+      } else if (p->code == kWebFFIRPCCallFunc) {
+        rc = wf_rpc_call_func(ep, p);
+      } else if (p->code == kWebFFIRPCCopyToRemote || p->code == kWebFFIRPCCopyFromRemote) {
+        rc = wf_rpc_copy(ep, p);
+      } else {
+        rc = wf_rpc_syscall(ep, p);
+      }
+      break;
+  }
+  /* a failed request is answered; the session goes on */
+  if (rc != 0) rc = wf_rpc_reply_error(ep);
+  if (rc != 0) return wf_rpc_fatal(ep, 0); /* the send failed */
+  return 0;
+}
+
+/* ------------------------------------------------------------------- input */
+static uint32_t wf_rpc_le32(const uint8_t* p) {
+  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+static int wf_rpc_handshake(WebFFIRPCEndpoint* ep, const uint8_t* key, size_t n) {
+  /* the first word is "client:<key>"; options may follow after a space */
+  size_t word = 0;
+  while (word < n && key[word] != ' ') ++word;
+  static const char prefix[] = "client:";
+  size_t plen = sizeof(prefix) - 1;
+  const char* want = ep->key + strlen("server:");
+  size_t want_len = ep->key_len - strlen("server:");
+  if (word != plen + want_len || memcmp(key, prefix, plen) != 0 ||
+      memcmp(key + plen, want, want_len) != 0) {
+    if (wf_rpc_handshake_encode(&ep->out, WEBFFI_RPC_MISMATCH, NULL, 0) == 0) wf_rpc_flush(ep);
+    ep->state = WF_RPC_DONE;
+    return wf_err_raise("ValueError", "RPC handshake: the client's key '%.*s' does not match 'client:%s'",
+                        (int)(word > 200 ? 200 : word), (const char*)key, want);
+  }
+  if (wf_rpc_handshake_encode(&ep->out, WEBFFI_RPC_SUCCESS, ep->key, ep->key_len) != 0 ||
+      wf_rpc_flush(ep) != 0) {
+    ep->state = WF_RPC_DONE;
+    return -1;
+  }
+  ep->state = WF_RPC_PACKETS;
+  return 0;
+}
+
+/* Serves queued input until it runs out, a reply is deferred, or the
+ * session ends. */
+static int wf_rpc_run(WebFFIRPCEndpoint* ep) {
+  int result = WEBFFI_RPC_OPEN;
+  while (result == WEBFFI_RPC_OPEN && !ep->pending && ep->state != WF_RPC_DONE) {
+    const uint8_t* at = ep->in.data + ep->in_pos;
+    size_t avail = ep->in.size - ep->in_pos;
+    if (ep->state == WF_RPC_HS_MAGIC || ep->state == WF_RPC_HS_KEYLEN) {
+      if (avail < 4) break;
+      uint32_t v = wf_rpc_le32(at);
+      ep->in_pos += 4;
+      if (ep->state == WF_RPC_HS_MAGIC) {
+        if (v != WEBFFI_RPC_MAGIC) {
+          ep->state = WF_RPC_DONE;
+          result = wf_err_raise("ValueError",
+                                "RPC handshake: 0x%x is not TVM RPC's magic 0x%x (not a TVM RPC "
+                                "client?)",
+                                (unsigned)v, (unsigned)WEBFFI_RPC_MAGIC);
+        } else {
+          ep->state = WF_RPC_HS_KEYLEN;
+        }
+      } else if (v == 0 || v > WF_RPC_MAX_KEY) {
+        ep->state = WF_RPC_DONE;
+        result = wf_err_raise("ValueError", "RPC handshake: key length %u is outside [1, %d]",
+                              (unsigned)v, WF_RPC_MAX_KEY);
+      } else {
+        ep->hs_key_len = v;
+        ep->state = WF_RPC_HS_KEY;
+      }
+    } else if (ep->state == WF_RPC_HS_KEY) {
+      if (avail < ep->hs_key_len) break;
+      ep->in_pos += ep->hs_key_len;
+      result = wf_rpc_handshake(ep, at, ep->hs_key_len);
+    } else {
+      if (avail < 8) break;
+      uint64_t len = (uint64_t)wf_rpc_le32(at) | ((uint64_t)wf_rpc_le32(at + 4) << 32);
+      if (len < 4 || len > ep->max_packet) {
+        /* framing is lost: nothing after this can be read */
+        ep->state = WF_RPC_DONE;
+        result = wf_err_raise("ValueError",
+                              "RPC packet length %llu is outside [4, %llu] (the limit is "
+                              "max_packet_bytes)",
+                              (unsigned long long)len, (unsigned long long)ep->max_packet);
+        break;
+      }
+      if (avail - 8 < len) break;
+      wf_rpc_packet p;
+      ep->in_pos += 8 + (size_t)len;
+      if (wf_rpc_packet_decode(at + 8, (size_t)len, &p) != 0) {
+        result = wf_rpc_fatal(ep, 1);
+        break;
+      }
+      result = wf_rpc_serve(ep, &p);
+      wf_rpc_packet_clear(&p);
+    }
+  }
+  /* drop what was served */
+  if (ep->in_pos == ep->in.size) {
+    ep->in.size = ep->in_pos = 0;
+  } else if (ep->in_pos > (1u << 16) || ep->in_pos * 2 > ep->in.size) {
+    memmove(ep->in.data, ep->in.data + ep->in_pos, ep->in.size - ep->in_pos);
+    ep->in.size -= ep->in_pos;
+    ep->in_pos = 0;
+  }
+  if (result == WEBFFI_RPC_OPEN && ep->state == WF_RPC_DONE) result = WEBFFI_RPC_CLOSED;
+  return result;
+}
+
+/* ------------------------------------------------------------------ public */
+static char* wf_rpc_strdup(const char* s) {
+  size_t n = strlen(s);
+  char* c = (char*)malloc(n + 1);
+  if (c != NULL) memcpy(c, s, n + 1);
+  return c;
+}
+
+WebFFIRPCEndpoint* WebFFIRPCEndpointCreate(const WebFFIRPCEndpointConfig* config) {
+  if (config == NULL || config->key == NULL || config->send == NULL || config->allow_count < 0 ||
+      (config->allow_count > 0 && config->allow_list == NULL)) {
+    wf_err_raise("ValueError", "WebFFIRPCEndpointCreate: a key and a send callback are required");
+    return NULL;
+  }
+  size_t key_len = strlen(config->key);
+  if (key_len == 0 || key_len > WF_RPC_MAX_KEY - 16 || strchr(config->key, ' ') != NULL) {
+    wf_err_raise("ValueError", "WebFFIRPCEndpointCreate: the key must be 1 to %d bytes, no spaces",
+                 WF_RPC_MAX_KEY - 16);
+    return NULL;
+  }
+  WebFFIRPCEndpoint* ep = (WebFFIRPCEndpoint*)calloc(1, sizeof(WebFFIRPCEndpoint));
+  if (ep == NULL) {
+    wf_err_raise_oom(sizeof(WebFFIRPCEndpoint));
+    return NULL;
+  }
+  ep->key_len = key_len + strlen("server:");
+  ep->key = (char*)malloc(ep->key_len + 1);
+  if (ep->key == NULL) goto oom;
+  memcpy(ep->key, "server:", 7);
+  memcpy(ep->key + 7, config->key, key_len + 1);
+  if (config->allow_count > 0) {
+    ep->allow_list = (char**)calloc((size_t)config->allow_count, sizeof(char*));
+    if (ep->allow_list == NULL) goto oom;
+    for (int32_t i = 0; i < config->allow_count; ++i) {
+      if (config->allow_list[i] == NULL) {
+        WebFFIRPCEndpointDestroy(ep);
+        wf_err_raise("ValueError", "WebFFIRPCEndpointCreate: allow_list[%d] is NULL", (int)i);
+        return NULL;
+      }
+      ep->allow_list[i] = wf_rpc_strdup(config->allow_list[i]);
+      ep->allow_count = i + 1;
+      if (ep->allow_list[i] == NULL) goto oom;
+    }
+  }
+  ep->send = config->send;
+  ep->send_ctx = config->send_ctx;
+  ep->allow = config->allow;
+  ep->allow_ctx = config->allow_ctx;
+  ep->stream_sync = config->stream_sync;
+  ep->stream_sync_ctx = config->stream_sync_ctx;
+  ep->max_packet = config->max_packet_bytes ? config->max_packet_bytes : WF_RPC_DEFAULT_MAX_PACKET;
+  ep->max_device_bytes = config->max_device_bytes ? config->max_device_bytes : ((uint64_t)1 << 30);
+  ep->state = WF_RPC_HS_MAGIC;
+  wf_rpc_handles_init(&ep->handles, config->max_handles);
+  return ep;
+oom:
+  WebFFIRPCEndpointDestroy(ep);
+  wf_err_raise_oom(0);
+  return NULL;
+}
+
+static int wf_rpc_enter(WebFFIRPCEndpoint* ep, const char* fn) {
+  if (ep == NULL) return wf_err_raise("ValueError", "%s: NULL endpoint", fn);
+  if (ep->in_feed) return wf_err_raise("ValueError", "%s: called from inside the endpoint", fn);
+  if (ep->state == WF_RPC_DONE) {
+    return wf_err_raise("ValueError", "%s: the RPC session is closed", fn);
+  }
+  return 0;
+}
+
+int WebFFIRPCEndpointFeed(WebFFIRPCEndpoint* ep, const uint8_t* data, size_t size) {
+  if (wf_rpc_enter(ep, "WebFFIRPCEndpointFeed") != 0) return -1;
+  if (size > 0 && data == NULL) return wf_err_raise("ValueError", "WebFFIRPCEndpointFeed: NULL data");
+  /* queued input is bounded: one largest packet and its header, plus a
+   * chunk's worth while a reply is deferred */
+  size_t queued = ep->in.size - ep->in_pos;
+  uint64_t bound = ep->max_packet + 16 + (ep->pending ? ep->max_packet : 0);
+  if ((uint64_t)queued + size > bound && ep->pending) {
+    ep->state = WF_RPC_DONE;
+    return wf_err_raise("ValueError", "RPC: the peer sent %llu bytes while a reply was pending",
+                        (unsigned long long)(queued + size));
+  }
+  if (wf_rpc_buf_put(&ep->in, data, size) != 0) {
+    ep->state = WF_RPC_DONE;
+    return -1;
+  }
+  ep->in_feed = 1;
+  int rc = wf_rpc_run(ep);
+  ep->in_feed = 0;
+  return rc;
+}
+
+int WebFFIRPCEndpointComplete(WebFFIRPCEndpoint* ep, uint64_t token, int status) {
+  if (wf_rpc_enter(ep, "WebFFIRPCEndpointComplete") != 0) return -1;
+  if (!ep->pending || token != ep->pending_token) {
+    if (status != 0) {
+      char* ignored = wf_rpc_take_error(NULL);
+      free(ignored);
+    }
+    return wf_err_raise("ValueError", "WebFFIRPCEndpointComplete: no pending reply has token %llu",
+                        (unsigned long long)token);
+  }
+  ep->pending = 0;
+  ep->in_feed = 1;
+  int rc = status == 0 ? wf_rpc_reply_none(ep) : wf_rpc_reply_error(ep);
+  if (rc != 0) {
+    rc = wf_rpc_fatal(ep, 0);
+  } else {
+    rc = wf_rpc_run(ep);
+  }
+  ep->in_feed = 0;
+  return rc;
+}
+
+int WebFFIRPCEndpointIsPending(const WebFFIRPCEndpoint* ep) { return ep != NULL && ep->pending; }
+
+int64_t WebFFIRPCEndpointHandleCount(const WebFFIRPCEndpoint* ep) {
+  return ep == NULL ? 0 : (int64_t)ep->handles.live;
+}
+
+void WebFFIRPCEndpointDestroy(WebFFIRPCEndpoint* ep) {
+  if (ep == NULL) return;
+  wf_rpc_handles_clear(&ep->handles);
+  for (int32_t i = 0; i < ep->allow_count; ++i) free(ep->allow_list[i]);
+  free(ep->allow_list);
+  free(ep->key);
+  wf_rpc_buf_free(&ep->in);
+  wf_rpc_buf_free(&ep->out);
+  free(ep);
+}
