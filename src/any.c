@@ -67,6 +67,13 @@ int wf_any_equal(const TVMFFIAny* a, const TVMFFIAny* b) {
 
 uint64_t wf_any_hash(const TVMFFIAny* v) {
   TVMFFIByteArray s;
+  if (wf_any_string_view(v, &s)) return wf_hash_keyed(s.data, s.size);
+  if (wf_any_bytes_view(v, &s)) return ~wf_hash_keyed(s.data, s.size);
+  return wf_hash_keyed_word(v->v_uint64, (uint32_t)v->type_index);
+}
+
+uint64_t wf_any_hash_stable(const TVMFFIAny* v) {
+  TVMFFIByteArray s;
   if (wf_any_string_view(v, &s)) return wf_hash_bytes(s.data, s.size);
   if (wf_any_bytes_view(v, &s)) return wf_hash_mix(wf_hash_bytes(s.data, s.size));
   return wf_hash_mix(v->v_uint64 ^ wf_hash_mix((uint64_t)(uint32_t)v->type_index));

@@ -48,6 +48,9 @@ void wf_any_release(TVMFFIAny* v);
 /* Value equality: strings and bytes by content (small == heap), everything
  * else by (type_index, payload), so 1, true and 1.0 differ. */
 int wf_any_equal(const TVMFFIAny* a, const TVMFFIAny* b);
+/* Keyed per process (src/hash.h): for Map and Dict slots, never shown. */
 uint64_t wf_any_hash(const TVMFFIAny* v);
+/* Deterministic, the same in every run: for structural hashes. */
+uint64_t wf_any_hash_stable(const TVMFFIAny* v);
 
 #endif /* WEBFFI_SRC_ANY_H_ */

@@ -369,6 +369,13 @@ static int wf_json_emit(const TVMFFIAny* v, int indent, int depth, wf_buf* out) 
     return wf_err_raise("ValueError", "JSON: nesting deeper than %d levels (or a cycle)",
                         WF_MAX_NESTING);
   }
+  /* Plain JSON spells a shared value out at every path that reaches it, so
+   * a small graph can stand for a huge text: the text is bounded like input
+   * is, which bounds the work too (every step writes at least a byte). */
+  if (out->size > WF_JSON_MAX_INPUT) {
+    return wf_err_raise("ValueError", "JSON: output larger than the %u byte limit",
+                        WF_JSON_MAX_INPUT);
+  }
   TVMFFIByteArray s;
   if (wf_any_string_view(v, &s)) {
     wf_repr_quoted(s.data, s.size, out);

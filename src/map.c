@@ -9,6 +9,7 @@
 #include "error.h"
 #include "function.h"
 #include "global_registry.h"
+#include "nesting.h"
 
 #define WF_MAP_EMPTY (-1)
 #define WF_MAP_HOLE (-2)
@@ -40,6 +41,7 @@ static void wf_map_use_inline(wf_map_cell* cell) {
   cell->capacity = WF_MAP_INLINE;
   cell->num_slots = 2 * WF_MAP_INLINE;
   cell->size = cell->used = 0;
+  cell->nesting = 0;
   wf_map_reindex(cell);
 }
 
@@ -128,6 +130,12 @@ wf_map_entry* wf_map_find(TVMFFIObject* map, const TVMFFIAny* key) {
 
 int wf_map_set(TVMFFIObject* map, const TVMFFIAny* key, const TVMFFIAny* value) {
   wf_map_cell* cell = wf_map_cell_of(map);
+  const char* name = map->type_index == kTVMFFIDict ? "ffi.Dict" : "ffi.Map";
+  int32_t nesting = cell->nesting;
+  if (wf_nesting_take(&nesting, key, name) != 0 || wf_nesting_take(&nesting, value, name) != 0) {
+    return -1;
+  }
+  cell->nesting = nesting;
   TVMFFIAny owned_value;
   if (TVMFFIAnyViewToOwnedAny(value, &owned_value) != 0) return -1;
   wf_map_entry* found = wf_map_find(map, key);
@@ -167,7 +175,7 @@ int wf_map_erase(TVMFFIObject* map, const TVMFFIAny* key) {
   cell->slots[s] = WF_MAP_HOLE;
   wf_map_entry old = cell->entries[e];
   cell->entries[e].erased = 1;
-  --cell->size;
+  if (--cell->size == 0) cell->nesting = 0;
   wf_any_release(&old.key);
   wf_any_release(&old.value);
   return 1;

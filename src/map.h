@@ -26,6 +26,7 @@ typedef struct {
   int64_t capacity; /* room in entries */
   int32_t* slots;   /* entry position, or WF_MAP_EMPTY / WF_MAP_HOLE; after entries */
   int64_t num_slots;
+  int32_t nesting; /* src/nesting.h */
 } wf_map_cell;
 
 static inline wf_map_cell* wf_map_cell_of(TVMFFIObject* map) {
