@@ -79,6 +79,7 @@ static int wf_map_reserve(wf_map_cell* cell, int64_t need) {
     wf_map_reindex(cell);
     return 0;
   }
+  if (need > WF_MAP_MAX_ENTRIES) return wf_err_raise_oom((size_t)-1);
   int64_t cap = cell->capacity ? cell->capacity : 4;
   while (cap < need) cap *= 2;
   if (cap > WF_MAP_MAX_ENTRIES) return wf_err_raise_oom((size_t)-1);
@@ -203,6 +204,19 @@ wf_map_entry* wf_map_next(TVMFFIObject* map, int64_t* pos) {
     if (!e->erased) return e;
   }
   return NULL;
+}
+
+int64_t wf_map_longest_probe(TVMFFIObject* map) {
+  wf_map_cell* cell = wf_map_cell_of(map);
+  uint64_t mask = (uint64_t)cell->num_slots - 1;
+  int64_t longest = 0;
+  for (int64_t s = 0; s < cell->num_slots; ++s) {
+    int32_t e = cell->slots[s];
+    if (e < 0) continue;
+    int64_t d = (int64_t)(((uint64_t)s - cell->entries[e].hash) & mask);
+    if (d > longest) longest = d;
+  }
+  return longest;
 }
 
 TVMFFIObject* wf_map_copy(TVMFFIObject* map, int32_t type_index) {

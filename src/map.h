@@ -53,6 +53,10 @@ TVMFFIObject* wf_map_copy(TVMFFIObject* map, int32_t type_index);
 /* Copy-on-write for Maps: makes *map exclusively owned by the caller. */
 int wf_map_make_unique(TVMFFIObject** map);
 
+/* The longest distance from a key's home slot to where it sits: a
+ * diagnostic for tests of collision resistance. */
+int64_t wf_map_longest_probe(TVMFFIObject* map);
+
 /* Registers the ffi.Map* / ffi.Dict* global functions. */
 int wf_map_register(void);
 

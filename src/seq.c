@@ -37,9 +37,9 @@ static int wf_seq_take(TVMFFIObject* seq, const TVMFFIAny* v) {
 static int wf_seq_reserve(TVMFFIObject* seq, int64_t need) {
   TVMFFISeqCell* cell = wf_seq_cell(seq);
   if (need <= cell->capacity) return 0;
+  if ((uint64_t)need > SIZE_MAX / sizeof(TVMFFIAny) / 2) return wf_err_raise_oom(SIZE_MAX);
   int64_t cap = cell->capacity ? cell->capacity : 4;
   while (cap < need) cap *= 2;
-  if ((uint64_t)cap > SIZE_MAX / sizeof(TVMFFIAny)) return wf_err_raise_oom(SIZE_MAX);
   void* data = realloc(cell->data, (size_t)cap * sizeof(TVMFFIAny));
   if (data == NULL) return wf_err_raise_oom((size_t)cap * sizeof(TVMFFIAny));
   cell->data = data;
