@@ -6,11 +6,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${WEBFFI_FUZZ_SECONDS:-15}
-for target in json json_graph; do
+for target in json json_graph graph_ops; do
   scratch=$(mktemp -d)
   log=build/fuzz/fuzz_$target.log
-  if ! build/fuzz/tests/fuzz/fuzz_$target "$scratch" "tests/fuzz/corpus/$target" \
-      -dict=tests/fuzz/json.dict -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  # graph_ops reads its input as a program of container operations (no
+  # corpus or dictionary of its own: libFuzzer starts from empty input)
+  corpus=() dict=()
+  [ -d "tests/fuzz/corpus/$target" ] && corpus=("tests/fuzz/corpus/$target")
+  [ "$target" = graph_ops ] || dict=(-dict=tests/fuzz/json.dict)
+  if ! build/fuzz/tests/fuzz/fuzz_$target "$scratch" "${corpus[@]}" \
+      "${dict[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
       -max_len=4096 -artifact_prefix="build/fuzz/crash-$target-" >"$log" 2>&1; then
     rm -rf "$scratch"
     tail -n 40 "$log"
