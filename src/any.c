@@ -65,12 +65,7 @@ int wf_any_equal(const TVMFFIAny* a, const TVMFFIAny* b) {
   return a->type_index == b->type_index && a->v_uint64 == b->v_uint64;
 }
 
-uint64_t wf_any_hash(const TVMFFIAny* v) {
-  TVMFFIByteArray s;
-  if (wf_any_string_view(v, &s)) return wf_hash_keyed(s.data, s.size);
-  if (wf_any_bytes_view(v, &s)) return ~wf_hash_keyed(s.data, s.size);
-  return wf_hash_keyed_word(v->v_uint64, (uint32_t)v->type_index);
-}
+uint64_t wf_any_hash(const TVMFFIAny* v) { return wf_any_hash_salted(v, 0); }
 
 uint64_t wf_any_hash_stable(const TVMFFIAny* v) {
   TVMFFIByteArray s;

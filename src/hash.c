@@ -1,77 +1,49 @@
-/* SipHash (Aumasson and Bernstein, "SipHash: a fast short-input PRF", 2012)
- * and the per-process key that seeds Map and Dict hashing. */
+/* Keyed hashing for Map and Dict keys, and the per-process key. */
 #include "hash.h"
 
 #include <string.h>
 #include <time.h>
 
-#define WF_ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+#include "any.h"
+#include "str.h"
 
-#define WF_SIPROUND(v0, v1, v2, v3) \
-  do {                              \
-    v0 += v1;                       \
-    v1 = WF_ROTL(v1, 13);           \
-    v1 ^= v0;                       \
-    v0 = WF_ROTL(v0, 32);           \
-    v2 += v3;                       \
-    v3 = WF_ROTL(v3, 16);           \
-    v3 ^= v2;                       \
-    v0 += v3;                       \
-    v3 = WF_ROTL(v3, 21);           \
-    v3 ^= v0;                       \
-    v2 += v1;                       \
-    v1 = WF_ROTL(v1, 17);           \
-    v1 ^= v2;                       \
-    v2 = WF_ROTL(v2, 32);           \
-  } while (0)
+/*
+ * The mixing step is a folded multiply: the 128-bit product of two words,
+ * its halves xored together (the core of wyhash, by Wang Yi, and of other
+ * fast seeded hashes). With key words xored into both factors the result
+ * cannot be predicted without the key, and folding loses information, so
+ * the function cannot be inverted to aim keys at chosen slots. It costs a
+ * multiply or two per word (SipHash-1-3 measured 4-15x slower here, which
+ * put the map benchmarks 30-40% behind); maps also re-seed themselves when
+ * a probe runs long (src/map.c), so even a collision found some other way
+ * stops working.
+ */
+static inline uint64_t wf_fold_mul(uint64_t a, uint64_t b) {
+#if defined(__SIZEOF_INT128__)
+  unsigned __int128 r = (unsigned __int128)a * b;
+  return (uint64_t)r ^ (uint64_t)(r >> 64);
+#else
+  uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
+  uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+  uint64_t mid = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10;
+  uint64_t lo = (mid << 32) | (uint32_t)p00;
+  uint64_t hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+  return lo ^ hi;
+#endif
+}
 
-static inline uint64_t wf_load64_le(const unsigned char* p) {
+static inline uint64_t wf_load_le(const unsigned char* p, size_t n) { /* n <= 8 */
   uint64_t x = 0;
-  for (int i = 7; i >= 0; --i) x = (x << 8) | p[i];
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  memcpy(&x, p, n); /* x86, arm and wasm: one load for whole words */
+#else
+  for (size_t i = n; i-- > 0;) x = (x << 8) | p[i];
+#endif
   return x;
 }
 
-typedef struct {
-  uint64_t v0, v1, v2, v3;
-} wf_sip_state;
-
-static inline wf_sip_state wf_sip_init(uint64_t k0, uint64_t k1) {
-  wf_sip_state s = {k0 ^ 0x736f6d6570736575ull, k1 ^ 0x646f72616e646f6dull,
-                    k0 ^ 0x6c7967656e657261ull, k1 ^ 0x7465646279746573ull};
-  return s;
-}
-
-static inline void wf_sip_word(wf_sip_state* s, uint64_t m, int c) {
-  s->v3 ^= m;
-  for (int i = 0; i < c; ++i) WF_SIPROUND(s->v0, s->v1, s->v2, s->v3);
-  s->v0 ^= m;
-}
-
-static inline uint64_t wf_sip_finish(wf_sip_state* s, int d) {
-  s->v2 ^= 0xff;
-  for (int i = 0; i < d; ++i) WF_SIPROUND(s->v0, s->v1, s->v2, s->v3);
-  return s->v0 ^ s->v1 ^ s->v2 ^ s->v3;
-}
-
-static inline uint64_t wf_sip(uint64_t k0, uint64_t k1, const void* data, size_t n, int c,
-                              int d) {
-  const unsigned char* p = (const unsigned char*)data;
-  wf_sip_state s = wf_sip_init(k0, k1);
-  size_t whole = n & ~(size_t)7;
-  for (size_t i = 0; i < whole; i += 8) wf_sip_word(&s, wf_load64_le(p + i), c);
-  /* the last 0..7 bytes, with the length's low byte on top */
-  uint64_t last = (uint64_t)(n & 0xff) << 56;
-  for (size_t i = whole; i < n; ++i) last |= (uint64_t)p[i] << (8 * (i - whole));
-  wf_sip_word(&s, last, c);
-  return wf_sip_finish(&s, d);
-}
-
-uint64_t wf_siphash(const uint8_t key[16], const void* data, size_t n, int c, int d) {
-  return wf_sip(wf_load64_le(key), wf_load64_le(key + 8), data, n, c, d);
-}
-
 /* ------------------------------------------------------------ the key */
-static uint64_t wf_hash_k0, wf_hash_k1;
+static uint64_t wf_hash_k[4];
 /* 0: not drawn, 1: being drawn, 2: ready. Threads that find 1 wait: every
  * hash of a process must use the same key. */
 static int wf_hash_key_state;
@@ -80,18 +52,17 @@ static void wf_hash_draw_key(void) {
   int expected = 0;
   if (__atomic_compare_exchange_n(&wf_hash_key_state, &expected, 1, 0, __ATOMIC_ACQ_REL,
                                   __ATOMIC_ACQUIRE)) {
-    unsigned char k[16];
+    uint64_t k[4];
     if (wf_platform_entropy(k, sizeof(k)) != 0) {
       /* No entropy source at all: a weak key from the clock and the
        * address space is still better than a fixed one. */
-      uint64_t a = (uint64_t)time(NULL), b = (uint64_t)(uintptr_t)&k;
-      a = wf_hash_mix(a ^ 0x243f6a8885a308d3ull);
-      b = wf_hash_mix(b ^ a);
-      memcpy(k, &a, 8);
-      memcpy(k + 8, &b, 8);
+      k[0] = wf_hash_mix((uint64_t)time(NULL) ^ 0x243f6a8885a308d3ull);
+      k[1] = wf_hash_mix((uint64_t)(uintptr_t)&k ^ k[0]);
+      k[2] = wf_hash_mix(k[1] ^ (uint64_t)clock());
+      k[3] = wf_hash_mix(k[2] ^ 0x13198a2e03707344ull);
     }
-    wf_hash_k0 = wf_load64_le(k);
-    wf_hash_k1 = wf_load64_le(k + 8);
+    /* odd multipliers never zero a product by themselves */
+    for (int i = 0; i < 4; ++i) wf_hash_k[i] = k[i] | 1;
     __atomic_store_n(&wf_hash_key_state, 2, __ATOMIC_RELEASE);
     return;
   }
@@ -105,24 +76,55 @@ static inline void wf_hash_ready(void) {
   }
 }
 
-void wf_hash_key(uint8_t key[16]) {
+void wf_hash_key(uint64_t key[4]) {
   wf_hash_ready();
-  for (int i = 0; i < 8; ++i) {
-    key[i] = (uint8_t)(wf_hash_k0 >> (8 * i));
-    key[8 + i] = (uint8_t)(wf_hash_k1 >> (8 * i));
+  memcpy(key, wf_hash_k, sizeof(wf_hash_k));
+}
+
+static inline __attribute__((always_inline)) uint64_t wf_hash_keyed_inline(
+    const uint64_t key[4], uint64_t salt, const void* data, size_t n) {
+  const unsigned char* p = (const unsigned char*)data;
+  uint64_t h = key[0] ^ salt ^ ((uint64_t)n * 0x9e3779b97f4a7c15ull);
+  size_t left = n;
+  for (; left > 16; left -= 16, p += 16) {
+    h = wf_fold_mul(wf_load_le(p, 8) ^ key[1], wf_load_le(p + 8, 8) ^ h);
   }
+  size_t first = left < 8 ? left : 8;
+  uint64_t a = wf_load_le(p, first), b = wf_load_le(p + first, left - first);
+  h = wf_fold_mul(a ^ key[1], b ^ h);
+  return wf_fold_mul(h ^ key[2], (uint64_t)n ^ key[3]);
 }
 
-uint64_t wf_hash_keyed(const void* data, size_t n) {
-  wf_hash_ready();
-  return wf_sip(wf_hash_k0, wf_hash_k1, data, n, 1, 3);
+static inline __attribute__((always_inline)) uint64_t wf_hash_word_inline(
+    const uint64_t key[4], uint64_t salt, uint64_t payload, uint32_t tag) {
+  uint64_t h = wf_fold_mul(payload ^ key[0] ^ salt, (uint64_t)tag ^ key[1]);
+  return wf_fold_mul(h ^ key[2], key[3]);
 }
 
-uint64_t wf_hash_keyed_word(uint64_t payload, uint32_t tag) {
+uint64_t wf_hash_keyed_with(const uint64_t key[4], uint64_t salt, const void* data, size_t n) {
+  return wf_hash_keyed_inline(key, salt, data, n);
+}
+
+uint64_t wf_hash_keyed_word_with(const uint64_t key[4], uint64_t salt, uint64_t payload,
+                                 uint32_t tag) {
+  return wf_hash_word_inline(key, salt, payload, tag);
+}
+
+uint64_t wf_hash_keyed(const void* data, size_t n, uint64_t salt) {
   wf_hash_ready();
-  /* SipHash-1-3 of the 12 bytes payload (LE) then tag (LE), unrolled. */
-  wf_sip_state s = wf_sip_init(wf_hash_k0, wf_hash_k1);
-  wf_sip_word(&s, payload, 1);
-  wf_sip_word(&s, (uint64_t)tag | (12ull << 56), 1);
-  return wf_sip_finish(&s, 3);
+  return wf_hash_keyed_inline(wf_hash_k, salt, data, n);
+}
+
+uint64_t wf_hash_keyed_word(uint64_t payload, uint32_t tag, uint64_t salt) {
+  wf_hash_ready();
+  return wf_hash_word_inline(wf_hash_k, salt, payload, tag);
+}
+
+/* Any hashing for maps (declared in any.h), here so it inlines the above. */
+uint64_t wf_any_hash_salted(const TVMFFIAny* v, uint64_t salt) {
+  wf_hash_ready();
+  TVMFFIByteArray s;
+  if (wf_any_string_view(v, &s)) return wf_hash_keyed_inline(wf_hash_k, salt, s.data, s.size);
+  if (wf_any_bytes_view(v, &s)) return ~wf_hash_keyed_inline(wf_hash_k, salt, s.data, s.size);
+  return wf_hash_word_inline(wf_hash_k, salt, v->v_uint64, (uint32_t)v->type_index);
 }

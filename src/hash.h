@@ -28,21 +28,23 @@ static inline uint64_t wf_hash_mix(uint64_t x) {
 }
 
 /*
- * Keyed hashing for Map and Dict keys: SipHash-1-3 under a 128-bit key drawn
- * from host entropy once per process (getrandom or /dev/urandom natively,
- * WASI random_get in wasm). Without the key nobody can predict which keys
- * collide, so crafted keys cannot turn a map quadratic.
+ * Keyed hashing for Map and Dict keys (src/hash.c): a folded-multiply hash
+ * under a 256-bit key drawn from host entropy once per process (getrandom
+ * or /dev/urandom natively, WASI random_get in wasm), and a per-map salt.
+ * Without the key nobody can predict which keys collide, so crafted keys
+ * cannot turn a map quadratic.
  */
-uint64_t wf_hash_keyed(const void* data, size_t n);
-/* The same for a 64-bit payload tagged with a 32-bit type (12 bytes). */
-uint64_t wf_hash_keyed_word(uint64_t payload, uint32_t tag);
+uint64_t wf_hash_keyed(const void* data, size_t n, uint64_t salt);
+/* The same for a 64-bit payload tagged with a 32-bit type. */
+uint64_t wf_hash_keyed_word(uint64_t payload, uint32_t tag, uint64_t salt);
 
-/* SipHash-c-d of data under key (16 bytes, little-endian words); exposed so
- * tests can check the implementation against the published vectors. */
-uint64_t wf_siphash(const uint8_t key[16], const void* data, size_t n, int c, int d);
+/* The two under a given key (tests check that keys matter). */
+uint64_t wf_hash_keyed_with(const uint64_t key[4], uint64_t salt, const void* data, size_t n);
+uint64_t wf_hash_keyed_word_with(const uint64_t key[4], uint64_t salt, uint64_t payload,
+                                 uint32_t tag);
 
-/* Fills key with the process's hash key (drawing it on first use). */
-void wf_hash_key(uint8_t key[16]);
+/* The process's hash key (drawn on first use). */
+void wf_hash_key(uint64_t key[4]);
 
 /* Host entropy (src/native or src/wasm): 0, or -1 when none could be read. */
 int wf_platform_entropy(void* buf, size_t n);

@@ -27,6 +27,8 @@ typedef struct {
   int32_t* slots;   /* entry position, or WF_MAP_EMPTY / WF_MAP_HOLE; after entries */
   int64_t num_slots;
   int32_t nesting; /* src/nesting.h */
+  int32_t reseeds;  /* salt changes since the index last grew */
+  uint64_t salt;    /* this map's hash salt (src/hash.h) */
 } wf_map_cell;
 
 static inline wf_map_cell* wf_map_cell_of(TVMFFIObject* map) {

@@ -15,7 +15,7 @@ int32_t wf_nesting_of(const TVMFFIAny* v) {
   }
 }
 
-int wf_nesting_take(int32_t* nesting, const TVMFFIAny* child, const char* what) {
+int wf_nesting_take_container(int32_t* nesting, const TVMFFIAny* child, const char* what) {
   int32_t below = wf_nesting_of(child);
   if (below >= WF_MAX_NESTING) {
     return wf_err_raise("ValueError", "%s: nesting deeper than %d levels", what, WF_MAX_NESTING);

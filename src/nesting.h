@@ -24,6 +24,14 @@ int32_t wf_nesting_of(const TVMFFIAny* v);
 /* Raises `what: nesting deeper than 256 levels` (a ValueError) unless a
  * container of nesting *nesting can take child; else raises it to cover
  * child. Fails before anything changes. */
-int wf_nesting_take(int32_t* nesting, const TVMFFIAny* child, const char* what);
+int wf_nesting_take_container(int32_t* nesting, const TVMFFIAny* child, const char* what);
+static inline int wf_nesting_take(int32_t* nesting, const TVMFFIAny* child, const char* what) {
+  int32_t t = child->type_index;
+  if (t == kTVMFFIArray || t == kTVMFFIMap || t == kTVMFFIList || t == kTVMFFIDict) {
+    return wf_nesting_take_container(nesting, child, what);
+  }
+  if (*nesting < 1) *nesting = 1;
+  return 0;
+}
 
 #endif /* WEBFFI_SRC_NESTING_H_ */

@@ -199,27 +199,53 @@ void bounded_shared_structure_costs_linear_time(void) {
 }
 
 /* ---------------------------------------------------------- keyed hashing */
-void bounded_siphash_matches_published_vectors(void) {
-  uint8_t key[16], msg[64];
-  for (int i = 0; i < 16; ++i) key[i] = (uint8_t)i;
-  for (int i = 0; i < 64; ++i) msg[i] = (uint8_t)i;
-  /* SipHash-2-4 test vectors from the paper's reference implementation */
-  CHECK(wf_siphash(key, msg, 0, 2, 4) == 0x726fdb47dd0e0e31ull);
-  CHECK(wf_siphash(key, msg, 15, 2, 4) == 0xa129ca6149be45e5ull);
-  CHECK(wf_siphash(key, msg, 63, 2, 4) == 0x958a324ceb064572ull);
-  /* another key, another hash */
-  uint8_t other[16];
-  memcpy(other, key, 16);
-  other[0] ^= 1;
-  CHECK(wf_siphash(other, msg, 15, 2, 4) != wf_siphash(key, msg, 15, 2, 4));
-  CHECK(wf_siphash(other, msg, 15, 1, 3) != wf_siphash(key, msg, 15, 1, 3));
-  /* map hashing uses the process key, which is not all zero */
-  uint8_t process[16] = {0}, zero[16] = {0};
+void bounded_map_hash_is_keyed(void) {
+  uint64_t process[4], other[4];
   wf_hash_key(process);
-  CHECK(memcmp(process, zero, 16) != 0);
-  TVMFFIAny s = any_cstr("a key");
-  CHECK(wf_any_hash(&s) == wf_siphash(process, "a key", 5, 1, 3));
-  CHECK(wf_any_hash(&s) != wf_siphash(zero, "a key", 5, 1, 3));
+  CHECK((process[0] | process[1] | process[2] | process[3]) != 0);
+  memcpy(other, process, sizeof(other));
+  other[0] ^= 2;
+  /* map hashing uses the process key; another key gives other hashes */
+  TVMFFIAny s = any_cstr("a key"), i = any_int(42);
+  CHECK(wf_any_hash(&s) == wf_hash_keyed_with(process, 0, "a key", 5));
+  CHECK(wf_any_hash(&i) == wf_hash_keyed_word_with(process, 0, 42, kTVMFFIInt));
+  CHECK(wf_hash_keyed_with(other, 0, "a key", 5) != wf_hash_keyed_with(process, 0, "a key", 5));
+  CHECK(wf_hash_keyed_word_with(other, 0, 42, kTVMFFIInt) !=
+        wf_hash_keyed_word_with(process, 0, 42, kTVMFFIInt));
+  /* and so does another salt, and every byte and the length count */
+  CHECK(wf_any_hash_salted(&s, 1) != wf_any_hash(&s));
+  CHECK(wf_hash_keyed_with(process, 0, "a kez", 5) != wf_hash_keyed_with(process, 0, "a key", 5));
+  CHECK(wf_hash_keyed_with(process, 0, "a key\0", 6) != wf_hash_keyed_with(process, 0, "a key", 5));
+  const char* long_text = "a string longer than sixteen bytes, to cover whole blocks";
+  CHECK(wf_hash_keyed_with(process, 0, long_text, strlen(long_text)) !=
+        wf_hash_keyed_with(process, 0, long_text, strlen(long_text) - 1));
+  /* structural hashes stay the same in every run: they do not use the key */
+  CHECK(wf_any_hash_stable(&s) != wf_any_hash(&s));
+}
+
+void bounded_map_reseeds_when_probes_run_long(void) {
+  /* A white-box attacker who knows this process's key: 500 int keys that
+   * share their home slot in a 1024-slot index. The map notices the long
+   * probe and re-seeds itself, which scatters them again. */
+  uint64_t key[4];
+  wf_hash_key(key);
+  TVMFFIObject* dict = wf_map_new(kTVMFFIDict, 512);
+  CHECK(dict != NULL && wf_map_cell_of(dict)->num_slots == 1024);
+  int64_t found = 0;
+  for (int64_t v = 0; found < 500; ++v) {
+    if ((wf_hash_keyed_word_with(key, 0, (uint64_t)v, kTVMFFIInt) & 1023) != 0) continue;
+    TVMFFIAny k = any_int(v), x = any_int(found++);
+    CHECK(wf_map_set(dict, &k, &x) == 0);
+  }
+  CHECK(wf_map_cell_of(dict)->reseeds >= 1);
+  CHECK(wf_map_longest_probe(dict) <= 64);
+  int64_t pos = 0, n = 0;
+  for (wf_map_entry* e; (e = wf_map_next(dict, &pos)) != NULL; ++n) {
+    CHECK(wf_map_find(dict, &e->key) == e); /* every key is found again */
+    CHECK_EQ_INT(e->value.v_int64, n);      /* in insertion order */
+  }
+  CHECK_EQ_INT(n, 500);
+  wf_obj_decref(dict);
 }
 
 /* The inverse of the splitmix64 finaliser (wf_hash_mix), as an attacker of
