@@ -58,7 +58,7 @@ static void wf_hash_draw_key(void) {
        * address space is still better than a fixed one. */
       k[0] = wf_hash_mix((uint64_t)time(NULL) ^ 0x243f6a8885a308d3ull);
       k[1] = wf_hash_mix((uint64_t)(uintptr_t)&k ^ k[0]);
-      k[2] = wf_hash_mix(k[1] ^ (uint64_t)clock());
+      k[2] = wf_hash_mix(k[1] ^ (uint64_t)(uintptr_t)&wf_hash_key_state);
       k[3] = wf_hash_mix(k[2] ^ 0x13198a2e03707344ull);
     }
     /* odd multipliers never zero a product by themselves */
