@@ -1,6 +1,7 @@
 /* Bounded work in wasm's small stacks and memory: a chain of 10^6 nested
  * Lists is released without recursing per level, and a DAG with 2^60 paths
- * goes through every structural operation. Built as a wasm command for both
+ * goes through every structural operation, and memory grows geometrically.
+ * Built as a wasm command for both
  * toolchains (run by tests/node/wasm_bounded.test.mjs): one line per check,
  * a non-zero exit on the first failure. */
 #include <stdio.h>
@@ -34,6 +35,23 @@ static void expect(int ok, const char* what) {
 
 int main(void) {
   setvbuf(stdout, NULL, _IONBF, 0);
+  /* First, on fresh memory: 100 MB in 200,000 small blocks grow memory
+   * geometrically, a few times, where growing by the exact deficit took
+   * thousands of steps. */
+  TVMFFIAny before, after;
+  expect(call("testing.heap_growth", NULL, 0, &before) == 0, "testing.heap_growth counts");
+  enum { BLOCKS = 200000 };
+  char** blocks = (char**)malloc(BLOCKS * sizeof(char*));
+  int allocated = blocks != NULL;
+  for (int i = 0; allocated && i < BLOCKS; ++i) {
+    blocks[i] = (char*)malloc(500);
+    if (blocks[i] == NULL) allocated = 0;
+  }
+  expect(allocated && call("testing.heap_growth", NULL, 0, &after) == 0 &&
+             after.v_int64 - before.v_int64 <= 16,
+         "100 MB of small blocks grow memory at most 16 times");
+  for (int i = 0; i < BLOCKS; ++i) free(blocks[i]);
+  free(blocks);
   /* a chain built top-down, which nothing limits in depth */
   TVMFFIAny head, cur, next, r, args[2];
   expect(call("ffi.List", NULL, 0, &head) == 0, "make a List");
@@ -81,5 +99,6 @@ int main(void) {
   release(&next);
   expect(call("ffi.json.Stringify", &v, 1, &r) == -1, "json.Stringify of the DAG is refused");
   release(&v);
+
   return 0;
 }
