@@ -9,13 +9,14 @@ seconds=${WEBFFI_FUZZ_SECONDS:-15}
 # The RPC packet target gets a shorter bound of its own (the whole fuzz stage
 # stays within budget).
 rpc_seconds=${WEBFFI_FUZZ_RPC_SECONDS:-8}
-run_target() { # target, corpus, seconds, extra libFuzzer flags...
-  local target=$1 corpus=$2 secs=$3
-  shift 3
-  local scratch log
+run_target() { # target, seconds, extra libFuzzer flags...
+  local target=$1 secs=$2
+  shift 2
+  local scratch log corpus=()
   scratch=$(mktemp -d)
   log=build/fuzz/fuzz_$target.log
-  if ! build/fuzz/tests/fuzz/fuzz_$target "$scratch" "tests/fuzz/corpus/$corpus" "$@" \
+  [ -d "tests/fuzz/corpus/$target" ] && corpus=("tests/fuzz/corpus/$target")
+  if ! build/fuzz/tests/fuzz/fuzz_$target "$scratch" "${corpus[@]}" "$@" \
       -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
       -max_len=4096 -artifact_prefix="build/fuzz/crash-$target-" >"$log" 2>&1; then
     rm -rf "$scratch"
@@ -27,6 +28,9 @@ run_target() { # target, corpus, seconds, extra libFuzzer flags...
   echo "fuzz: fuzz_$target ran ${secs}s: $(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$log") inputs, no crash"
 }
 for target in json json_graph; do
-  run_target "$target" "$target" "$seconds" -dict=tests/fuzz/json.dict
+  run_target "$target" "$seconds" -dict=tests/fuzz/json.dict
 done
-run_target rpc_packet rpc_packet "$rpc_seconds"
+# graph_ops reads its input as a program of container operations (no corpus
+# or dictionary of its own: libFuzzer starts from empty input).
+run_target graph_ops "$seconds"
+run_target rpc_packet "$rpc_seconds"

@@ -10,7 +10,7 @@ echo "== C tests (gcc)"
 ctest --test-dir build/native --output-on-failure -j "$(nproc)"
 echo "== C tests (clang, ASan + UBSan)"
 ctest --test-dir build/native-asan --output-on-failure -j "$(nproc)"
-echo "== Fuzzing the JSON parser and FromJSONGraph (bounded)"
+echo "== Fuzzing the JSON readers, structural operations and the RPC packet decoder (bounded)"
 bash scripts/fuzz.sh
 echo "== Node and browser tests"
 node --test tests/node/ tests/browser/

@@ -65,7 +65,9 @@ int wf_any_equal(const TVMFFIAny* a, const TVMFFIAny* b) {
   return a->type_index == b->type_index && a->v_uint64 == b->v_uint64;
 }
 
-uint64_t wf_any_hash(const TVMFFIAny* v) {
+uint64_t wf_any_hash(const TVMFFIAny* v) { return wf_any_hash_salted(v, 0); }
+
+uint64_t wf_any_hash_stable(const TVMFFIAny* v) {
   TVMFFIByteArray s;
   if (wf_any_string_view(v, &s)) return wf_hash_bytes(s.data, s.size);
   if (wf_any_bytes_view(v, &s)) return wf_hash_mix(wf_hash_bytes(s.data, s.size));

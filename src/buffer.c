@@ -47,6 +47,14 @@ void wf_buf_append(wf_buf* b, const char* data, size_t n) {
   b->data[b->size] = '\0';
 }
 
+void wf_buf_append_own(wf_buf* b, size_t start, size_t n) {
+  /* reserve first: growing may move the bytes being copied */
+  if (!wf_buf_reserve(b, n)) return;
+  if (n) memcpy(b->data + b->size, b->data + start, n);
+  b->size += n;
+  b->data[b->size] = '\0';
+}
+
 void wf_buf_puts(wf_buf* b, const char* s) { wf_buf_append(b, s, strlen(s)); }
 
 void wf_buf_int(wf_buf* b, long long v) {

@@ -15,6 +15,8 @@ void wf_buf_reset(wf_buf* b);
 void wf_buf_free(wf_buf* b);
 void wf_buf_append(wf_buf* b, const char* data, size_t n);
 void wf_buf_puts(wf_buf* b, const char* s);
+/* Appends a copy of the n bytes at offset start of b itself. */
+void wf_buf_append_own(wf_buf* b, size_t start, size_t n);
 /* Appends an integer in decimal (faster than printf on hot paths). */
 void wf_buf_int(wf_buf* b, long long v);
 void wf_buf_printf(wf_buf* b, const char* fmt, ...)

@@ -12,6 +12,7 @@
 #include "float_format.h"
 #include "global_registry.h"
 #include "map.h"
+#include "memo.h"
 #include "nesting.h"
 #include "repr.h"
 #include "seq.h"
@@ -364,11 +365,58 @@ static void wf_json_newline(wf_buf* out, int indent, int depth) {
   for (int i = 0; i < indent * depth; ++i) wf_buf_append(out, " ", 1);
 }
 
-static int wf_json_emit(const TVMFFIAny* v, int indent, int depth, wf_buf* out) {
+/*
+ * Plain JSON spells a shared value out at every path that reaches it, so a
+ * small graph can stand for a huge text. Each container's text is written
+ * once per indentation depth and copied for every later path (memo value:
+ * where it starts, aux: its length), and the text is bounded like input is,
+ * so the work is linear in the distinct containers plus the bounded output.
+ */
+typedef struct {
+  wf_memo written;
+  int indent;
+  wf_buf* out;
+} wf_json_writer;
+
+static int wf_json_too_long(void) {
+  return wf_err_raise("ValueError", "JSON: output larger than the %u byte limit",
+                      WF_JSON_MAX_INPUT);
+}
+
+static int wf_json_emit_value(wf_json_writer* w, const TVMFFIAny* v, int depth);
+
+static int wf_json_emit(wf_json_writer* w, const TVMFFIAny* v, int depth) {
   if (depth > WF_MAX_NESTING) {
     return wf_err_raise("ValueError", "JSON: nesting deeper than %d levels (or a cycle)",
                         WF_MAX_NESTING);
   }
+  wf_buf* out = w->out;
+  if (out->size > WF_JSON_MAX_INPUT) return wf_json_too_long();
+  int32_t t = v->type_index;
+  if (t != kTVMFFIArray && t != kTVMFFIList && t != kTVMFFIMap && t != kTVMFFIDict) {
+    return wf_json_emit_value(w, v, depth);
+  }
+  /* indentation makes the text depend on the depth, so it is part of the key */
+  const void* at = (const void*)(uintptr_t)(w->indent < 0 ? 1 : depth + 1);
+  wf_memo_entry* seen = wf_memo_find(&w->written, v->v_obj, at);
+  if (seen != NULL) {
+    if ((size_t)seen->aux > WF_JSON_MAX_INPUT - out->size) return wf_json_too_long();
+    wf_buf_append_own(out, (size_t)seen->value, (size_t)seen->aux);
+    return 0;
+  }
+  size_t start = out->size;
+  if (wf_json_emit_value(w, v, depth) != 0) return -1;
+  if (out->failed) return 0; /* reported by wf_json_write */
+  seen = wf_memo_put(&w->written, v->v_obj, at);
+  if (seen == NULL) return -1;
+  seen->value = start;
+  seen->aux = (int64_t)(out->size - start);
+  return 0;
+}
+
+static int wf_json_emit_value(wf_json_writer* w, const TVMFFIAny* v, int depth) {
+  wf_buf* out = w->out;
+  int indent = w->indent;
   TVMFFIByteArray s;
   if (wf_any_string_view(v, &s)) {
     wf_repr_quoted(s.data, s.size, out);
@@ -386,7 +434,7 @@ static int wf_json_emit(const TVMFFIAny* v, int indent, int depth, wf_buf* out) 
       for (int64_t i = 0; i < wf_seq_size(seq); ++i) {
         if (i) wf_buf_append(out, ",", 1);
         wf_json_newline(out, indent, depth + 1);
-        if (wf_json_emit(&wf_seq_data(seq)[i], indent, depth + 1, out) != 0) return -1;
+        if (wf_json_emit(w, &wf_seq_data(seq)[i], depth + 1) != 0) return -1;
       }
       if (wf_seq_size(seq) > 0) wf_json_newline(out, indent, depth);
       wf_buf_append(out, "]", 1);
@@ -406,7 +454,7 @@ static int wf_json_emit(const TVMFFIAny* v, int indent, int depth, wf_buf* out) 
         wf_json_newline(out, indent, depth + 1);
         wf_repr_quoted(s.data, s.size, out);
         wf_buf_puts(out, indent < 0 ? ":" : ": ");
-        if (wf_json_emit(&e->value, indent, depth + 1, out) != 0) return -1;
+        if (wf_json_emit(w, &e->value, depth + 1) != 0) return -1;
       }
       if (i > 0) wf_json_newline(out, indent, depth);
       wf_buf_append(out, "}", 1);
@@ -419,7 +467,10 @@ static int wf_json_emit(const TVMFFIAny* v, int indent, int depth, wf_buf* out) 
 }
 
 int wf_json_write(const TVMFFIAny* v, int indent, wf_buf* out) {
-  if (wf_json_emit(v, indent, 0, out) != 0) return -1;
+  wf_json_writer w = {{0}, indent, out};
+  int rc = wf_json_emit(&w, v, 0);
+  wf_memo_free(&w.written);
+  if (rc != 0) return -1;
   return out->failed ? wf_err_raise_oom(out->capacity * 2) : 0;
 }
 

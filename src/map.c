@@ -9,11 +9,18 @@
 #include "error.h"
 #include "function.h"
 #include "global_registry.h"
+#include "hash.h"
+#include "nesting.h"
 
 #define WF_MAP_EMPTY (-1)
 #define WF_MAP_HOLE (-2)
 /* Slot values are int32 entry positions. */
 #define WF_MAP_MAX_ENTRIES (INT64_C(1) << 30)
+/* An insertion that lands this far from its home slot re-seeds the map:
+ * with keyed hashes and an index at most half full, probes this long are
+ * vanishingly rare unless keys were chosen to collide. */
+#define WF_MAP_PROBE_LIMIT 64
+#define WF_MAP_MAX_RESEEDS 4
 
 static void wf_map_release_entries(wf_map_cell* cell) {
   for (int64_t i = 0; i < cell->used; ++i) {
@@ -40,6 +47,8 @@ static void wf_map_use_inline(wf_map_cell* cell) {
   cell->capacity = WF_MAP_INLINE;
   cell->num_slots = 2 * WF_MAP_INLINE;
   cell->size = cell->used = 0;
+  cell->nesting = 0;
+  cell->reseeds = 0;
   wf_map_reindex(cell);
 }
 
@@ -77,6 +86,7 @@ static int wf_map_reserve(wf_map_cell* cell, int64_t need) {
     wf_map_reindex(cell);
     return 0;
   }
+  if (need > WF_MAP_MAX_ENTRIES) return wf_err_raise_oom((size_t)-1);
   int64_t cap = cell->capacity ? cell->capacity : 4;
   while (cap < need) cap *= 2;
   if (cap > WF_MAP_MAX_ENTRIES) return wf_err_raise_oom((size_t)-1);
@@ -91,8 +101,21 @@ static int wf_map_reserve(wf_map_cell* cell, int64_t need) {
   cell->slots = (int32_t*)(entries + cap);
   cell->num_slots = cap * 2;
   cell->capacity = cap;
+  cell->reseeds = 0;
   wf_map_reindex(cell);
   return 0;
+}
+
+/* A new salt, and every entry hashed and placed again under it. */
+static void wf_map_reseed(wf_map_cell* cell) {
+  ++cell->reseeds;
+  cell->salt = wf_hash_keyed_word(cell->salt + 1, 0x5eedu, (uint64_t)(uintptr_t)cell);
+  for (int64_t i = 0; i < cell->used; ++i) {
+    if (!cell->entries[i].erased) {
+      cell->entries[i].hash = wf_any_hash_salted(&cell->entries[i].key, cell->salt);
+    }
+  }
+  wf_map_reindex(cell);
 }
 
 TVMFFIObject* wf_map_new(int32_t type_index, int64_t capacity) {
@@ -122,15 +145,27 @@ static int64_t wf_map_probe(const wf_map_cell* cell, const TVMFFIAny* key, uint6
 wf_map_entry* wf_map_find(TVMFFIObject* map, const TVMFFIAny* key) {
   wf_map_cell* cell = wf_map_cell_of(map);
   if (cell->size == 0) return NULL;
-  int32_t e = cell->slots[wf_map_probe(cell, key, wf_any_hash(key))];
+  int32_t e = cell->slots[wf_map_probe(cell, key, wf_any_hash_salted(key, cell->salt))];
   return e >= 0 ? &cell->entries[e] : NULL;
 }
 
 int wf_map_set(TVMFFIObject* map, const TVMFFIAny* key, const TVMFFIAny* value) {
   wf_map_cell* cell = wf_map_cell_of(map);
+  const char* name = map->type_index == kTVMFFIDict ? "ffi.Dict" : "ffi.Map";
+  int32_t nesting = cell->nesting;
+  if (wf_nesting_take(&nesting, key, name) != 0 || wf_nesting_take(&nesting, value, name) != 0) {
+    return -1;
+  }
+  cell->nesting = nesting;
   TVMFFIAny owned_value;
   if (TVMFFIAnyViewToOwnedAny(value, &owned_value) != 0) return -1;
-  wf_map_entry* found = wf_map_find(map, key);
+  /* One hash for the lookup and the insertion: growing keeps the salt. */
+  uint64_t hash = wf_any_hash_salted(key, cell->salt);
+  wf_map_entry* found = NULL;
+  if (cell->size > 0) {
+    int32_t e = cell->slots[wf_map_probe(cell, key, hash)];
+    if (e >= 0) found = &cell->entries[e];
+  }
   if (found != NULL) {
     /* Release after storing: the old value may be what keeps key alive. */
     TVMFFIAny old = found->value;
@@ -148,18 +183,19 @@ int wf_map_set(TVMFFIObject* map, const TVMFFIAny* key, const TVMFFIAny* value) 
     wf_any_release(&owned_value);
     return -1;
   }
-  uint64_t hash = wf_any_hash(&owned_key);
   int64_t s = wf_map_probe(cell, &owned_key, hash);
   cell->slots[s] = (int32_t)cell->used;
   cell->entries[cell->used++] = (wf_map_entry){owned_key, owned_value, hash, 0};
   ++cell->size;
+  uint64_t distance = ((uint64_t)s - hash) & ((uint64_t)cell->num_slots - 1);
+  if (distance > WF_MAP_PROBE_LIMIT && cell->reseeds < WF_MAP_MAX_RESEEDS) wf_map_reseed(cell);
   return 0;
 }
 
 int wf_map_erase(TVMFFIObject* map, const TVMFFIAny* key) {
   wf_map_cell* cell = wf_map_cell_of(map);
   if (cell->size == 0) return 0;
-  int64_t s = wf_map_probe(cell, key, wf_any_hash(key));
+  int64_t s = wf_map_probe(cell, key, wf_any_hash_salted(key, cell->salt));
   int32_t e = cell->slots[s];
   if (e < 0) return 0;
   /* A hole keeps probe chains intact; the entry stays as a hole until the
@@ -167,7 +203,7 @@ int wf_map_erase(TVMFFIObject* map, const TVMFFIAny* key) {
   cell->slots[s] = WF_MAP_HOLE;
   wf_map_entry old = cell->entries[e];
   cell->entries[e].erased = 1;
-  --cell->size;
+  if (--cell->size == 0) cell->nesting = 0;
   wf_any_release(&old.key);
   wf_any_release(&old.value);
   return 1;
@@ -195,6 +231,19 @@ wf_map_entry* wf_map_next(TVMFFIObject* map, int64_t* pos) {
     if (!e->erased) return e;
   }
   return NULL;
+}
+
+int64_t wf_map_longest_probe(TVMFFIObject* map) {
+  wf_map_cell* cell = wf_map_cell_of(map);
+  uint64_t mask = (uint64_t)cell->num_slots - 1;
+  int64_t longest = 0;
+  for (int64_t s = 0; s < cell->num_slots; ++s) {
+    int32_t e = cell->slots[s];
+    if (e < 0) continue;
+    int64_t d = (int64_t)(((uint64_t)s - cell->entries[e].hash) & mask);
+    if (d > longest) longest = d;
+  }
+  return longest;
 }
 
 TVMFFIObject* wf_map_copy(TVMFFIObject* map, int32_t type_index) {

@@ -26,6 +26,9 @@ typedef struct {
   int64_t capacity; /* room in entries */
   int32_t* slots;   /* entry position, or WF_MAP_EMPTY / WF_MAP_HOLE; after entries */
   int64_t num_slots;
+  int32_t nesting; /* src/nesting.h */
+  int32_t reseeds;  /* salt changes since the index last grew */
+  uint64_t salt;    /* this map's hash salt (src/hash.h) */
 } wf_map_cell;
 
 static inline wf_map_cell* wf_map_cell_of(TVMFFIObject* map) {
@@ -51,6 +54,10 @@ wf_map_entry* wf_map_next(TVMFFIObject* map, int64_t* pos);
 TVMFFIObject* wf_map_copy(TVMFFIObject* map, int32_t type_index);
 /* Copy-on-write for Maps: makes *map exclusively owned by the caller. */
 int wf_map_make_unique(TVMFFIObject** map);
+
+/* The longest distance from a key's home slot to where it sits: a
+ * diagnostic for tests of collision resistance. */
+int64_t wf_map_longest_probe(TVMFFIObject* map);
 
 /* Registers the ffi.Map* / ffi.Dict* global functions. */
 int wf_map_register(void);

@@ -1,6 +1,7 @@
 /* Objects: storage through the custom allocator hook, strong/weak counts. */
 #include "object.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,20 +82,58 @@ void wf_obj_plain_deleter(void* self, int flags) {
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) wf_obj_free_space(self);
 }
 
+/*
+ * Releasing an object releases its children from inside its deleter, so a
+ * chain of nested objects would recurse once per level. Deleters nest only
+ * WF_OBJ_RELEASE_NESTING deep; an object that dies deeper waits on a list,
+ * linked through its (now unused) reference count, and the outermost release
+ * runs the waiting deleters one after another. Stack use stays bounded for
+ * any depth, and releasing needs no allocation.
+ */
+#define WF_OBJ_RELEASE_NESTING 32
+static WF_THREAD_LOCAL int wf_obj_release_nesting;
+static WF_THREAD_LOCAL TVMFFIObject* wf_obj_release_waiting;
+
+static void wf_obj_run_deleter(TVMFFIObject* obj, int flags) {
+  ++wf_obj_release_nesting;
+  obj->deleter(obj, flags);
+  --wf_obj_release_nesting;
+}
+
+static void wf_obj_run_waiting(void) {
+  ++wf_obj_release_nesting; /* deleters run from here defer as usual */
+  while (wf_obj_release_waiting != NULL) {
+    TVMFFIObject* obj = wf_obj_release_waiting;
+    wf_obj_release_waiting = (TVMFFIObject*)(uintptr_t)obj->combined_ref_count;
+    obj->combined_ref_count = WF_ONE_WEAK; /* as it was: no strong, the last weak */
+    obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskBoth);
+  }
+  --wf_obj_release_nesting;
+}
+
 void wf_obj_decref(TVMFFIObject* obj) {
   uint64_t before = WF_ATOMIC_SUB(&obj->combined_ref_count, WF_ONE_STRONG);
   if ((uint32_t)before != 1) return;
   if (obj->deleter == NULL) return;
   if ((before >> 32) == 1) {
-    /* Last strong reference and no weak ones: destroy and free at once. */
-    obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskBoth);
-    return;
+    /* Last strong reference and no weak ones: destroy and free at once.
+     * Nobody else can see the object, so its count field is free to link. */
+    if (wf_obj_release_nesting >= WF_OBJ_RELEASE_NESTING) {
+      obj->combined_ref_count = (uint64_t)(uintptr_t)wf_obj_release_waiting;
+      wf_obj_release_waiting = obj;
+      return;
+    }
+    wf_obj_run_deleter(obj, kTVMFFIObjectDeleterFlagBitMaskBoth);
+  } else {
+    /* Weak references remain: the object is destroyed now, its space freed
+     * with the last weak reference. Rare, so it is never deferred. */
+    wf_obj_run_deleter(obj, kTVMFFIObjectDeleterFlagBitMaskStrong);
+    /* The strong references together held one weak reference. */
+    if ((WF_ATOMIC_SUB(&obj->combined_ref_count, WF_ONE_WEAK) >> 32) == 1) {
+      wf_obj_run_deleter(obj, kTVMFFIObjectDeleterFlagBitMaskWeak);
+    }
   }
-  obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskStrong);
-  /* The strong references together held one weak reference. */
-  if ((WF_ATOMIC_SUB(&obj->combined_ref_count, WF_ONE_WEAK) >> 32) == 1) {
-    obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskWeak);
-  }
+  if (wf_obj_release_nesting == 0 && wf_obj_release_waiting != NULL) wf_obj_run_waiting();
 }
 
 int TVMFFIObjectIncRef(TVMFFIObjectHandle obj) {

@@ -1,6 +1,7 @@
 /* Text forms of values for ffi.ReprPrint. */
 #include "repr.h"
 
+#include <string.h>
 #include <webffi/typed_call.h>
 
 #include "any.h"
@@ -10,6 +11,7 @@
 #include "float_format.h"
 #include "global_registry.h"
 #include "map.h"
+#include "memo.h"
 #include "nesting.h"
 #include "reflection.h"
 #include "seq.h"
@@ -52,11 +54,18 @@ static void wf_repr_drop_error(void) {
   if (err != NULL) TVMFFIObjectDecRef(err);
 }
 
-/* The objects being printed, outermost first, to cut cycles. */
+/* The objects being printed, outermost first, to cut cycles; and those
+ * printed already (value: where their text starts, aux: its length), so an
+ * object reached again through another path is not printed again: short
+ * texts are repeated, longer ones become `<shared TYPE>`. Output and time
+ * stay linear in the number of distinct objects. */
+#define WF_REPR_REPEAT_MAX 64
+
 typedef struct {
   TVMFFIObject* open[WF_MAX_NESTING];
   int depth;
   wf_buf* out;
+  wf_memo shown;
 } wf_repr_ctx;
 
 static void wf_repr_value(wf_repr_ctx* c, const TVMFFIAny* v);
@@ -198,14 +207,35 @@ static void wf_repr_value(wf_repr_ctx* c, const TVMFFIAny* v) {
     wf_buf_puts(c->out, "...");
     return;
   }
+  wf_memo_entry* seen = wf_memo_find(&c->shown, v->v_obj, NULL);
+  if (seen != NULL) {
+    if (seen->aux <= WF_REPR_REPEAT_MAX && !c->out->failed) {
+      char text[WF_REPR_REPEAT_MAX];
+      memcpy(text, c->out->data + seen->value, (size_t)seen->aux);
+      wf_buf_append(c->out, text, (size_t)seen->aux);
+    } else {
+      wf_buf_printf(c->out, "<shared %s>", wf_type_key(v->type_index));
+    }
+    return;
+  }
+  size_t start = c->out->size;
   c->open[c->depth++] = v->v_obj;
   wf_repr_object(c, v->v_obj);
   --c->depth;
+  if (c->out->failed) return;
+  seen = wf_memo_put(&c->shown, v->v_obj, NULL);
+  if (seen == NULL) {
+    wf_repr_drop_error(); /* printing goes on, only without the memo */
+    return;
+  }
+  seen->value = start;
+  seen->aux = (int64_t)(c->out->size - start);
 }
 
 void wf_repr(const TVMFFIAny* v, wf_buf* out) {
-  wf_repr_ctx c = {{0}, 0, out};
+  wf_repr_ctx c = {{0}, 0, out, {0}};
   wf_repr_value(&c, v);
+  wf_memo_free(&c.shown);
 }
 
 static const char* const wf_repr_any1[] = {"Any"};

@@ -8,6 +8,7 @@
 #include "any.h"
 #include "error.h"
 #include "global_registry.h"
+#include "nesting.h"
 
 /* Elements live in a separate block so a List can grow in place. */
 static void wf_seq_deleter(void* self, int flags) {
@@ -24,12 +25,21 @@ static void wf_seq_deleter(void* self, int flags) {
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) wf_obj_free_space(self);
 }
 
+static const char* wf_seq_name(TVMFFIObject* seq) {
+  return seq->type_index == kTVMFFIList ? "ffi.List" : "ffi.Array";
+}
+
+/* Raises a ValueError unless seq can hold v without nesting too deep. */
+static int wf_seq_take(TVMFFIObject* seq, const TVMFFIAny* v) {
+  return wf_nesting_take(wf_seq_nesting(seq), v, wf_seq_name(seq));
+}
+
 static int wf_seq_reserve(TVMFFIObject* seq, int64_t need) {
   TVMFFISeqCell* cell = wf_seq_cell(seq);
   if (need <= cell->capacity) return 0;
+  if ((uint64_t)need > SIZE_MAX / sizeof(TVMFFIAny) / 2) return wf_err_raise_oom(SIZE_MAX);
   int64_t cap = cell->capacity ? cell->capacity : 4;
   while (cap < need) cap *= 2;
-  if ((uint64_t)cap > SIZE_MAX / sizeof(TVMFFIAny)) return wf_err_raise_oom(SIZE_MAX);
   void* data = realloc(cell->data, (size_t)cap * sizeof(TVMFFIAny));
   if (data == NULL) return wf_err_raise_oom((size_t)cap * sizeof(TVMFFIAny));
   cell->data = data;
@@ -39,8 +49,8 @@ static int wf_seq_reserve(TVMFFIObject* seq, int64_t need) {
 }
 
 TVMFFIObject* wf_seq_new(int32_t type_index, int64_t capacity) {
-  TVMFFIObject* seq =
-      wf_obj_alloc(sizeof(TVMFFIObject) + sizeof(TVMFFISeqCell), 8, type_index, wf_seq_deleter);
+  TVMFFIObject* seq = wf_obj_alloc(sizeof(TVMFFIObject) + sizeof(TVMFFISeqCell) + sizeof(int32_t),
+                                   8, type_index, wf_seq_deleter);
   if (seq == NULL) return NULL;
   if (capacity > 0 && wf_seq_reserve(seq, capacity) != 0) {
     wf_obj_decref(seq);
@@ -51,7 +61,7 @@ TVMFFIObject* wf_seq_new(int32_t type_index, int64_t capacity) {
 
 int wf_seq_push_owned(TVMFFIObject* seq, TVMFFIAny* value) {
   TVMFFISeqCell* cell = wf_seq_cell(seq);
-  if (wf_seq_reserve(seq, cell->size + 1) != 0) {
+  if (wf_seq_take(seq, value) != 0 || wf_seq_reserve(seq, cell->size + 1) != 0) {
     wf_any_release(value);
     return -1;
   }
@@ -80,6 +90,7 @@ int wf_seq_insert(TVMFFIObject* seq, int64_t i, const TVMFFIAny* value) {
     return wf_err_raise("IndexError", "Index %lld out of bounds %lld", (long long)i,
                         (long long)cell->size);
   }
+  if (wf_seq_take(seq, value) != 0) return -1;
   TVMFFIAny owned;
   if (TVMFFIAnyViewToOwnedAny(value, &owned) != 0) return -1;
   if (wf_seq_reserve(seq, cell->size + 1) != 0) {
@@ -94,7 +105,7 @@ int wf_seq_insert(TVMFFIObject* seq, int64_t i, const TVMFFIAny* value) {
 }
 
 int wf_seq_set(TVMFFIObject* seq, int64_t i, const TVMFFIAny* value) {
-  if (wf_seq_check_index(seq, i) != 0) return -1;
+  if (wf_seq_check_index(seq, i) != 0 || wf_seq_take(seq, value) != 0) return -1;
   TVMFFIAny owned;
   if (TVMFFIAnyViewToOwnedAny(value, &owned) != 0) return -1;
   /* Release after storing: the old element may be what keeps value alive. */
@@ -109,13 +120,14 @@ void wf_seq_erase(TVMFFIObject* seq, int64_t i) {
   TVMFFIAny* data = (TVMFFIAny*)cell->data;
   TVMFFIAny old = data[i];
   memmove(&data[i], &data[i + 1], (size_t)(cell->size - i - 1) * sizeof(TVMFFIAny));
-  --cell->size;
+  if (--cell->size == 0) *wf_seq_nesting(seq) = 0;
   wf_any_release(&old);
 }
 
 void wf_seq_clear(TVMFFIObject* seq) {
   TVMFFISeqCell* cell = wf_seq_cell(seq);
   /* Detach first: releasing an element may run code that reads this list. */
+  *wf_seq_nesting(seq) = 0;
   while (cell->size > 0) {
     TVMFFIAny old = ((TVMFFIAny*)cell->data)[--cell->size];
     wf_any_release(&old);
@@ -154,6 +166,10 @@ static int wf_seq_from_args(int32_t type_index, const TVMFFIAny* args, int32_t n
   TVMFFISeqCell* cell = wf_seq_cell(seq);
   TVMFFIAny* data = (TVMFFIAny*)cell->data;
   for (int32_t i = 0; i < n; ++i) {
+    if (wf_seq_take(seq, &args[i]) != 0) {
+      wf_obj_decref(seq);
+      return -1;
+    }
     if (args[i].type_index < kTVMFFIRawStr) {
       data[i] = args[i];
     } else if (TVMFFIAnyViewToOwnedAny(&args[i], &data[i]) != 0) {
@@ -319,7 +335,9 @@ static int wf_list_replace_slice(void* self, const TVMFFIAny* args, int32_t n, T
   TVMFFIObject* items = wf_seq_copy(replacement, kTVMFFIList);
   if (items == NULL) return -1;
   int64_t m = wf_seq_size(items);
-  int rc = wf_seq_reserve(seq, wf_seq_size(seq) - (stop - start) + m);
+  int rc = 0;
+  for (int64_t i = 0; i < m && rc == 0; ++i) rc = wf_seq_take(seq, &wf_seq_data(items)[i]);
+  if (rc == 0) rc = wf_seq_reserve(seq, wf_seq_size(seq) - (stop - start) + m);
   if (rc == 0) rc = wf_list_cut(seq, start, stop);
   if (rc == 0) {
     /* open a gap of m at start and fill it; items are owned, so the copies

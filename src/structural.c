@@ -10,6 +10,7 @@
 #include "global_registry.h"
 #include "hash.h"
 #include "map.h"
+#include "memo.h"
 #include "nesting.h"
 #include "object.h"
 #include "reflection.h"
@@ -38,9 +39,17 @@ static int wf_structural_float_equal(double x, double y) {
   return x == y || (isnan(x) && isnan(y));
 }
 
-static int wf_eq(const TVMFFIAny* a, const TVMFFIAny* b, int depth);
+/* Pairs of objects under comparison (aux 1) or found equal (aux 2): a pair
+ * reached again through another path is not compared again, and one
+ * reached from inside itself is a cycle. */
+typedef struct {
+  wf_memo pairs;
+} wf_eq_ctx;
+
+static int wf_eq(wf_eq_ctx* e, const TVMFFIAny* a, const TVMFFIAny* b, int depth);
 
 typedef struct {
+  wf_eq_ctx* e;
   TVMFFIObject* a;
   TVMFFIObject* b;
   int depth;
@@ -58,21 +67,21 @@ static int wf_eq_field(const TVMFFIFieldInfo* field, void* ctx) {
   if (wf_reflect_get(c->a, field, &x) != 0 || wf_reflect_get(c->b, field, &y) != 0) {
     c->result = -1;
   } else {
-    c->result = wf_eq(&x, &y, c->depth + 1);
+    c->result = wf_eq(c->e, &x, &y, c->depth + 1);
   }
   wf_any_release(&x);
   wf_any_release(&y);
   return c->result != 1; /* stop at the first difference or error */
 }
 
-static int wf_eq_objects(TVMFFIObject* a, TVMFFIObject* b, int depth) {
+static int wf_eq_children(wf_eq_ctx* e, TVMFFIObject* a, TVMFFIObject* b, int depth) {
   switch (a->type_index) {
     case kTVMFFIArray:
     case kTVMFFIList: {
       int64_t n = wf_seq_size(a);
       if (n != wf_seq_size(b)) return 0;
       for (int64_t i = 0; i < n; ++i) {
-        int rc = wf_eq(&wf_seq_data(a)[i], &wf_seq_data(b)[i], depth + 1);
+        int rc = wf_eq(e, &wf_seq_data(a)[i], &wf_seq_data(b)[i], depth + 1);
         if (rc != 1) return rc;
       }
       return 1;
@@ -81,48 +90,78 @@ static int wf_eq_objects(TVMFFIObject* a, TVMFFIObject* b, int depth) {
     case kTVMFFIDict: {
       if (wf_map_size(a) != wf_map_size(b)) return 0;
       int64_t pos = 0;
-      for (wf_map_entry* e; (e = wf_map_next(a, &pos)) != NULL;) {
-        wf_map_entry* other = wf_map_find(b, &e->key);
+      for (wf_map_entry* x; (x = wf_map_next(a, &pos)) != NULL;) {
+        wf_map_entry* other = wf_map_find(b, &x->key);
         if (other == NULL) return 0;
-        int rc = wf_eq(&e->value, &other->value, depth + 1);
+        int rc = wf_eq(e, &x->value, &other->value, depth + 1);
         if (rc != 1) return rc;
       }
       return 1;
     }
-    case kTVMFFIShape: {
-      TVMFFIShapeCell* x = wf_shape_cell(a);
-      TVMFFIShapeCell* y = wf_shape_cell(b);
-      return x->size == y->size &&
-             (x->size == 0 || memcmp(x->data, y->data, x->size * sizeof(int64_t)) == 0);
-    }
-    default:
-      if (!wf_structural_has_fields(a->type_index)) return 0; /* identity only */
-      wf_eq_fields_ctx ctx = {a, b, depth, 1};
+    default: {
+      wf_eq_fields_ctx ctx = {e, a, b, depth, 1};
       wf_reflect_visit_fields(a->type_index, wf_eq_field, &ctx);
       return ctx.result;
+    }
   }
 }
 
-static int wf_eq(const TVMFFIAny* a, const TVMFFIAny* b, int depth) {
+static int wf_eq_objects(wf_eq_ctx* e, TVMFFIObject* a, TVMFFIObject* b, int depth) {
+  int32_t t = a->type_index;
+  if (t == kTVMFFIShape) {
+    TVMFFIShapeCell* x = wf_shape_cell(a);
+    TVMFFIShapeCell* y = wf_shape_cell(b);
+    return x->size == y->size &&
+           (x->size == 0 || memcmp(x->data, y->data, x->size * sizeof(int64_t)) == 0);
+  }
+  if (t != kTVMFFIArray && t != kTVMFFIList && t != kTVMFFIMap && t != kTVMFFIDict &&
+      !wf_structural_has_fields(t)) {
+    return 0; /* identity only */
+  }
+  wf_memo_entry* seen = wf_memo_find(&e->pairs, a, b);
+  if (seen != NULL) return seen->aux == 2 ? 1 : wf_structural_too_deep("RecursiveEq");
+  seen = wf_memo_put(&e->pairs, a, b);
+  if (seen == NULL) return -1;
+  seen->aux = 1;
+  int rc = wf_eq_children(e, a, b, depth);
+  /* Only equal pairs matter later: a difference or an error ends the walk. */
+  if (rc == 1) wf_memo_find(&e->pairs, a, b)->aux = 2;
+  return rc;
+}
+
+static int wf_eq(wf_eq_ctx* e, const TVMFFIAny* a, const TVMFFIAny* b, int depth) {
   if (depth > WF_MAX_NESTING) return wf_structural_too_deep("RecursiveEq");
   if (a->type_index == kTVMFFIFloat && b->type_index == kTVMFFIFloat) {
     return wf_structural_float_equal(a->v_float64, b->v_float64);
   }
   if (wf_any_equal(a, b)) return 1;
   if (!wf_any_is_object(a) || a->type_index != b->type_index) return 0;
-  return wf_eq_objects(a->v_obj, b->v_obj, depth);
+  return wf_eq_objects(e, a->v_obj, b->v_obj, depth);
 }
 
-int wf_structural_equal(const TVMFFIAny* a, const TVMFFIAny* b) { return wf_eq(a, b, 0); }
+int wf_structural_equal(const TVMFFIAny* a, const TVMFFIAny* b) {
+  wf_eq_ctx e = {{0}};
+  int rc = wf_eq(&e, a, b, 0);
+  wf_memo_free(&e.pairs);
+  return rc;
+}
 
 /* ------------------------------------------------------------------ hash */
-static int wf_hash(const TVMFFIAny* v, int depth, uint64_t* out);
+/* Objects being hashed (aux 1) or hashed (aux 2, value): each is hashed
+ * once however many paths reach it; one reached from inside itself is a
+ * cycle. */
+typedef struct {
+  wf_memo done;
+} wf_hash_ctx;
+
+static int wf_hash(wf_hash_ctx* hc, const TVMFFIAny* v, int depth, uint64_t* out);
 
 static uint64_t wf_hash_combine(uint64_t seed, uint64_t h) {
   return wf_hash_mix(seed ^ (h + 0x9e3779b97f4a7c15ull + (seed << 6) + (seed >> 2)));
 }
 
 typedef struct {
+  wf_hash_ctx* hc;
   TVMFFIObject* obj;
   int depth;
   uint64_t h;
@@ -136,20 +175,20 @@ static int wf_hash_field(const TVMFFIFieldInfo* field, void* ctx) {
   TVMFFIAny x;
   uint64_t h = 0;
   wf_any_set_none(&x);
-  int rc = wf_reflect_get(c->obj, field, &x) != 0 ? -1 : wf_hash(&x, c->depth + 1, &h);
+  int rc = wf_reflect_get(c->obj, field, &x) != 0 ? -1 : wf_hash(c->hc, &x, c->depth + 1, &h);
   wf_any_release(&x);
   c->h = wf_hash_combine(c->h, h);
   return rc;
 }
 
-static int wf_hash_object(TVMFFIObject* obj, int depth, uint64_t* out) {
+static int wf_hash_children(wf_hash_ctx* hc, TVMFFIObject* obj, int depth, uint64_t* out) {
   uint64_t h = wf_hash_mix((uint64_t)(uint32_t)obj->type_index);
   switch (obj->type_index) {
     case kTVMFFIArray:
     case kTVMFFIList:
       for (int64_t i = 0; i < wf_seq_size(obj); ++i) {
         uint64_t e;
-        if (wf_hash(&wf_seq_data(obj)[i], depth + 1, &e) != 0) return -1;
+        if (wf_hash(hc, &wf_seq_data(obj)[i], depth + 1, &e) != 0) return -1;
         h = wf_hash_combine(h, e);
       }
       break;
@@ -160,7 +199,8 @@ static int wf_hash_object(TVMFFIObject* obj, int depth, uint64_t* out) {
       int64_t pos = 0;
       for (wf_map_entry* e; (e = wf_map_next(obj, &pos)) != NULL;) {
         uint64_t k, v;
-        if (wf_hash(&e->key, depth + 1, &k) != 0 || wf_hash(&e->value, depth + 1, &v) != 0) {
+        if (wf_hash(hc, &e->key, depth + 1, &k) != 0 ||
+            wf_hash(hc, &e->value, depth + 1, &v) != 0) {
           return -1;
         }
         sum += wf_hash_combine(k, v);
@@ -168,25 +208,47 @@ static int wf_hash_object(TVMFFIObject* obj, int depth, uint64_t* out) {
       h = wf_hash_combine(h, sum);
       break;
     }
-    case kTVMFFIShape: {
-      TVMFFIShapeCell* s = wf_shape_cell(obj);
-      for (size_t i = 0; i < s->size; ++i) h = wf_hash_combine(h, (uint64_t)s->data[i]);
-      break;
-    }
-    default:
-      if (!wf_structural_has_fields(obj->type_index)) {
-        h = wf_hash_combine(h, (uint64_t)(uintptr_t)obj);
-        break;
-      }
-      wf_hash_fields_ctx ctx = {obj, depth, h};
+    default: {
+      wf_hash_fields_ctx ctx = {hc, obj, depth, h};
       if (wf_reflect_visit_fields(obj->type_index, wf_hash_field, &ctx) != 0) return -1;
       h = ctx.h;
+    }
   }
   *out = h;
   return 0;
 }
 
-static int wf_hash(const TVMFFIAny* v, int depth, uint64_t* out) {
+static int wf_hash_object(wf_hash_ctx* hc, TVMFFIObject* obj, int depth, uint64_t* out) {
+  int32_t t = obj->type_index;
+  uint64_t h = wf_hash_mix((uint64_t)(uint32_t)t);
+  if (t == kTVMFFIShape) {
+    TVMFFIShapeCell* s = wf_shape_cell(obj);
+    for (size_t i = 0; i < s->size; ++i) h = wf_hash_combine(h, (uint64_t)s->data[i]);
+    *out = h;
+    return 0;
+  }
+  if (t != kTVMFFIArray && t != kTVMFFIList && t != kTVMFFIMap && t != kTVMFFIDict &&
+      !wf_structural_has_fields(t)) {
+    *out = wf_hash_combine(h, (uint64_t)(uintptr_t)obj);
+    return 0;
+  }
+  wf_memo_entry* seen = wf_memo_find(&hc->done, obj, NULL);
+  if (seen != NULL) {
+    if (seen->aux == 1) return wf_structural_too_deep("RecursiveHash");
+    *out = seen->value;
+    return 0;
+  }
+  seen = wf_memo_put(&hc->done, obj, NULL);
+  if (seen == NULL) return -1;
+  seen->aux = 1;
+  if (wf_hash_children(hc, obj, depth, out) != 0) return -1;
+  seen = wf_memo_find(&hc->done, obj, NULL); /* the table may have grown */
+  seen->aux = 2;
+  seen->value = *out;
+  return 0;
+}
+
+static int wf_hash(wf_hash_ctx* hc, const TVMFFIAny* v, int depth, uint64_t* out) {
   if (depth > WF_MAX_NESTING) return wf_structural_too_deep("RecursiveHash");
   if (v->type_index == kTVMFFIFloat) {
     double x = v->v_float64;
@@ -201,13 +263,18 @@ static int wf_hash(const TVMFFIAny* v, int depth, uint64_t* out) {
     return 0;
   }
   if (!wf_any_is_object(v) || v->type_index == kTVMFFIStr || v->type_index == kTVMFFIBytes) {
-    *out = wf_any_hash(v);
+    *out = wf_any_hash_stable(v);
     return 0;
   }
-  return wf_hash_object(v->v_obj, depth, out);
+  return wf_hash_object(hc, v->v_obj, depth, out);
 }
 
-int wf_structural_hash(const TVMFFIAny* v, uint64_t* out) { return wf_hash(v, 0, out); }
+int wf_structural_hash(const TVMFFIAny* v, uint64_t* out) {
+  wf_hash_ctx hc = {{0}};
+  int rc = wf_hash(&hc, v, 0, out);
+  wf_memo_free(&hc.done);
+  return rc;
+}
 
 /* ------------------------------------------------------ global functions */
 static const char* const wf_structural_any2[] = {"Any", "Any"};

@@ -69,6 +69,9 @@ int64_t WebFFITensorNumBytes(const DLTensor* t) {
     return -1;
   }
   int64_t count = 1;
+  /* The product of the nonzero extents must fit too: strides are made
+   * from it, and an empty tensor may still have huge other extents. */
+  int64_t nonzero = 1;
   for (int32_t i = 0; i < t->ndim; ++i) {
     int64_t extent = t->shape[i];
     if (extent < 0) {
@@ -76,7 +79,12 @@ int64_t WebFFITensorNumBytes(const DLTensor* t) {
                    (long long)extent, (int)i);
       return -1;
     }
-    if (extent != 0 && count > INT64_MAX / extent) goto overflow;
+    if (extent == 0) {
+      count = 0;
+      continue;
+    }
+    if (nonzero > INT64_MAX / extent) goto overflow;
+    nonzero *= extent;
     count *= extent;
   }
   int64_t element_bits = (int64_t)t->dtype.bits * (int64_t)t->dtype.lanes;

@@ -7,4 +7,7 @@ mergeInto(LibraryManager.library, {
   backtrace_drop: function () {},
   call_js: function () {},
   release_js: function () {},
+  // WASI's random_get (src/wasm/entropy_wasm.c), which Emscripten 3.1.6's
+  // own WASI library lacks; js/wasi.js provides it.
+  random_get: function () {},
 });

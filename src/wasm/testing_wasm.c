@@ -34,7 +34,10 @@ static int testing_allocate_bytes(void* self, const TVMFFIAny* args, int32_t n,
   return 0;
 }
 
+int wf_heap_growth_fn(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result);
+
 int wf_platform_register(void) {
   if (wf_global_register("testing.trap", testing_trap, NULL) != 0) return -1;
+  if (wf_global_register("testing.heap_growth", wf_heap_growth_fn, NULL) != 0) return -1;
   return wf_global_register("testing.allocate_bytes", testing_allocate_bytes, NULL);
 }
