@@ -380,7 +380,9 @@ static int wf_module_unload_global(void* self, const TVMFFIAny* args, int32_t n,
   return 0;
 }
 
-/* Dispatches on the extension to `ffi.Module.load_from_file.EXT`. */
+/* Dispatches on the extension to `ffi.Module.load_from_file.FORMAT`,
+ * called as upstream does with (path, format); `dll`, `dylib` and `dso`
+ * are all the format `so`. */
 static int wf_module_load_from_file_global(void* self, const TVMFFIAny* args, int32_t n,
                                            TVMFFIAny* result) {
   (void)self;
@@ -400,9 +402,18 @@ static int wf_module_load_from_file_global(void* self, const TVMFFIAny* args, in
     return wf_err_raise("ValueError", "Cannot load module `%.*s`: the file has no extension",
                         (int)path.size, path.data);
   }
+  const char* format = dot + 1;
+  size_t format_len = (size_t)(path.data + path.size - format);
+  static const char* const so_aliases[] = {"dll", "dylib", "dso"};
+  for (size_t i = 0; i < sizeof(so_aliases) / sizeof(so_aliases[0]); ++i) {
+    if (format_len == strlen(so_aliases[i]) && memcmp(format, so_aliases[i], format_len) == 0) {
+      format = "so";
+      format_len = 2;
+    }
+  }
   wf_buf loader_name = {0};
   wf_buf_puts(&loader_name, "ffi.Module.load_from_file.");
-  wf_buf_append(&loader_name, dot + 1, (size_t)(path.data + path.size - dot - 1));
+  wf_buf_append(&loader_name, format, format_len);
   if (loader_name.failed) {
     wf_buf_free(&loader_name);
     return wf_err_raise_oom(path.size);
@@ -418,7 +429,13 @@ static int wf_module_load_from_file_global(void* self, const TVMFFIAny* args, in
   }
   wf_buf_free(&loader_name);
   if (rc != 0) return -1;
-  rc = wf_func_call((TVMFFIObject*)loader, args, 1, result);
+  TVMFFIAny loader_args[2];
+  loader_args[0] = args[0];
+  TVMFFIByteArray format_text = {format, format_len};
+  loader_args[1].type_index = kTVMFFIByteArrayPtr;
+  loader_args[1].zero_padding = 0;
+  loader_args[1].v_ptr = &format_text;
+  rc = wf_func_call((TVMFFIObject*)loader, loader_args, 2, result);
   wf_obj_decref((TVMFFIObject*)loader);
   return rc;
 }

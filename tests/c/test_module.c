@@ -171,11 +171,15 @@ void module_loaded_table_by_name(void) {
   TVMFFIObjectDecRef(mod);
 }
 
+/* Called as upstream's loaders are: (path, format). */
 static int fake_loader(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)self;
-  (void)n;
   TVMFFIObjectHandle mod = NULL;
-  if (strcmp(any_str(&args[0]), "/models/model.fake") != 0) return -1;
+  CHECK_EQ_INT(n, 2);
+  CHECK_EQ_STR(any_str(&args[0]), "/models/model.fake");
+  CHECK_EQ_INT(args[1].type_index, kTVMFFIByteArrayPtr);
+  const TVMFFIByteArray* format = (const TVMFFIByteArray*)args[1].v_ptr;
+  CHECK(format->size == 4 && memcmp(format->data, "fake", 4) == 0);
   if (WebFFIModuleCreate(NULL, &mod) != 0) return -1;
   *result = any_obj(mod);
   return 0;
@@ -199,6 +203,31 @@ void module_load_from_file_dispatches_on_extension(void) {
   arg = any_cstr("/models.d/model");
   CHECK(call_global("ffi.ModuleLoadFromFile", &arg, 1, &result) == -1);
   CHECK_RAISED("ValueError", "Cannot load module `/models.d/model`: the file has no extension");
+}
+
+static int fake_so_loader(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  (void)result;
+  CHECK_EQ_INT(n, 2);
+  const TVMFFIByteArray* format = (const TVMFFIByteArray*)args[1].v_ptr;
+  CHECK(format->size == 2 && memcmp(format->data, "so", 2) == 0);
+  TVMFFIErrorSetRaisedFromCStr("RuntimeError", any_str(&args[0]));
+  return -1;
+}
+
+void module_load_from_file_dll_dylib_dso_are_so(void) {
+  TVMFFIObjectHandle loader = NULL;
+  CHECK(TVMFFIFunctionCreate(NULL, fake_so_loader, NULL, &loader) == 0);
+  TVMFFIByteArray name = {"ffi.Module.load_from_file.so", 28};
+  /* replaces the platform's own loader for this test */
+  CHECK(TVMFFIFunctionSetGlobal(&name, loader, 1) == 0);
+  TVMFFIObjectDecRef(loader);
+  const char* paths[] = {"lib/a.so", "lib/a.dll", "lib/a.dylib", "lib/a.dso"};
+  for (int i = 0; i < 4; ++i) {
+    TVMFFIAny arg = any_cstr(paths[i]), result;
+    CHECK(call_global("ffi.ModuleLoadFromFile", &arg, 1, &result) == -1);
+    CHECK_RAISED("RuntimeError", paths[i]);
+  }
 }
 
 void module_functions_check_argument_types(void) {
