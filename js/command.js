@@ -10,8 +10,8 @@ import { moduleLoader } from './dylink.js';
 
 const COMMAND_SECTION = 'webffi.command';
 
-/** The export that is main: named by the program's `webffi.command` section. */
-function mainExport(module, exports) {
+/** The name of main's export, from the program's `webffi.command` section. */
+function mainName(module) {
   const [section] = WebAssembly.Module.customSections(module, COMMAND_SECTION);
   let name = null;
   if (section !== undefined) {
@@ -21,11 +21,12 @@ function mainExport(module, exports) {
       name = null;
     }
   }
-  if (typeof name !== 'string' || typeof exports[name] !== 'function') {
+  const exported = WebAssembly.Module.exports(module).some((e) => e.name === name);
+  if (typeof name !== 'string' || !exported) {
     throw new Error('not a webffi command program (build one with `webffi build` from ' +
       'sources that define main())');
   }
-  return exports[name];
+  return name;
 }
 
 const isNode = () => Boolean(globalThis.process?.versions?.node);
@@ -80,11 +81,12 @@ export async function runCommand(source, options = {}) {
     ...createHostImports(() => memory),
   };
   const module = source instanceof WebAssembly.Module ? source : await WebAssembly.compile(source);
+  const name = mainName(module);
   const instance = await WebAssembly.instantiate(module, imports);
   const x = instance.exports;
   memory = x.memory;
   wasi.setMemory(memory);
-  const main = mainExport(module, x);
+  const main = x[name];
   try {
     x._initialize();
     moduleLoader(x, { readFileSync });
