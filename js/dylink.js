@@ -120,8 +120,62 @@ const LIBC_HOST = {
     new Uint8Array(x.memory.buffer).copyWithin(dest, src, src + num);
   },
   emscripten_get_now: () => () => performance.now(),
+  emscripten_get_heap_max: () => () => 2 ** 31,
   exit: () => (code) => fail('RuntimeError', `a module called exit(${code})`),
+  // libc's own allocator entry points are the runtime's (one heap)
+  __libc_malloc: (x) => x.malloc,
+  __libc_calloc: (x) => x.calloc,
+  __libc_free: (x) => x.free,
+  emscripten_builtin_malloc: (x) => x.malloc,
+  emscripten_builtin_free: (x) => x.free,
+  // a module has no files: opening one fails (-ENOSYS)
+  __syscall_open: () => () => -52,
+  __syscall_fcntl64: () => () => -52,
+  __syscall_ioctl: () => () => -52,
+  strftime_l: () => () => 0,
 };
+
+const ERRNO_BADF = 8;
+const ERRNO_NOSYS = 52;
+
+/**
+ * The WASI calls the libc a C++ module carries makes (iostreams): its
+ * stdout/stderr go to the console, line by line; it has no files or
+ * environment.
+ */
+function moduleWasi(x) {
+  const pending = { 1: '', 2: '' };
+  const text = new TextDecoder();
+  return {
+    fd_write(fd, iovs, count, written) {
+      if (fd !== 1 && fd !== 2) return ERRNO_BADF;
+      const view = new DataView(x.memory.buffer);
+      let total = 0;
+      for (let i = 0; i < count; i++) {
+        const ptr = view.getUint32(iovs + 8 * i, true);
+        const len = view.getUint32(iovs + 8 * i + 4, true);
+        pending[fd] += text.decode(new Uint8Array(x.memory.buffer, ptr, len));
+        total += len;
+      }
+      const lines = pending[fd].split('\n');
+      pending[fd] = lines.pop();
+      for (const line of lines) (fd === 1 ? console.log : console.error)(line);
+      view.setUint32(written, total, true);
+      return 0;
+    },
+    fd_read: () => ERRNO_BADF,
+    fd_close: () => 0,
+    fd_seek: () => ERRNO_NOSYS,
+    fd_fdstat_get: (fd) => (fd <= 2 ? ERRNO_NOSYS : ERRNO_BADF),
+    environ_sizes_get(countPtr, sizePtr) {
+      const view = new DataView(x.memory.buffer);
+      view.setUint32(countPtr, 0, true);
+      view.setUint32(sizePtr, 0, true);
+      return 0;
+    },
+    environ_get: () => 0,
+  };
+}
 
 const loaders = new WeakMap();
 
@@ -249,6 +303,7 @@ class ModuleLoader {
       __stack_pointer: x.__stack_pointer,
     };
     const got = { 'GOT.mem': {}, 'GOT.func': {} };
+    let wasi = null; // made when the module's libc needs it
     const fromRuntime = []; // [GOT global, runtime function] to enter into the table
     const fromModule = []; // [GOT global, is a function, export name]: filled after instantiation
     const selfBound = new Map(); // import name -> the module's own function, after instantiation
@@ -281,6 +336,9 @@ class ModuleLoader {
         } else {
           missing.push(imp.name);
         }
+      } else if (imp.module === 'wasi_snapshot_preview1' && imp.kind === 'function') {
+        wasi ??= moduleWasi(x);
+        if (!(imp.name in wasi)) missing.push(`${imp.module}.${imp.name}`);
       } else {
         missing.push(`${imp.module}.${imp.name}`);
       }
@@ -310,7 +368,9 @@ class ModuleLoader {
     const stackPointer = x.__stack_pointer.value;
     let instance;
     try {
-      instance = new WebAssembly.Instance(module, { env, ...got });
+      instance = new WebAssembly.Instance(module, {
+        env, ...got, ...(wasi ? { wasi_snapshot_preview1: wasi } : {}),
+      });
     } catch (e) {
       x.__stack_pointer.value = stackPointer;
       if (raw !== 0) x.WebFFIHeapFree(raw);

@@ -44,3 +44,22 @@ test('no sources, an unknown command or a compile error fail with a message', (t
   assert.match(run.stderr, /missing_variable/);
   assert.match(run.stderr, /webffi: emcc failed \(exit 1\)\n$/);
 });
+
+test('-include FILE and -isystem DIR take their values: never compiled as sources', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'webffi-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(`${dir}/answer.h`, '#define ANSWER 42\n');
+  writeFileSync(`${dir}/k.c`, `#include <tvm/ffi/c_api.h>
+TVM_FFI_DLL_EXPORT int __tvm_ffi_answer(void* s, const TVMFFIAny* a, int32_t n, TVMFFIAny* r) {
+  (void)s; (void)a; (void)n; r->type_index = kTVMFFIInt; r->v_int64 = ANSWER; return 0;
+}`);
+  const run = webffi('build', '--module', '-include', `${dir}/answer.h`, '-isystem', dir,
+    `${dir}/k.c`, '-o', `${dir}/out.wasm`);
+  assert.equal(run.status, 0, run.stderr);
+  const module = new WebAssembly.Module(readFileSync(`${dir}/out.wasm`));
+  assert.ok(WebAssembly.Module.exports(module).some((e) => e.name === '__tvm_ffi_answer'));
+  // a header given as a value is not taken for a source (no `answer.wasm`)
+  assert.equal(webffi('build', '--module', '-include').status, 1);
+  assert.match(webffi('build', '--tvm-ffi-include', dir, `${dir}/k.c`).stderr,
+    /--tvm-ffi-include .*: no tvm\/ffi\/c_api\.h there/);
+});
