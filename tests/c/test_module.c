@@ -263,3 +263,37 @@ void module_loaded_table_globals_for_hosts(void) {
                "Mismatched type on argument #0 when calling: `webffi.ModuleUnload(0: str) -> "
                "bool`. Expected `str` but got `int`");
 }
+
+/* Natively, `.so` files are shared libraries opened with dlopen. */
+void module_load_from_file_so_opens_shared_libraries(void) {
+  TVMFFIAny args[3] = {any_cstr(WEBFFI_TEST_ADD_ONE_SO), any_cstr("so")}, mod, func, out;
+  /* upstream's loader name and arguments */
+  CHECK(call_global("ffi.Module.load_from_file.so", args, 2, &mod) == 0);
+  CHECK_EQ_INT(mod.type_index, kTVMFFIModule);
+  args[0] = mod;
+  args[1] = any_cstr("add_int");
+  args[2] = any_bool(1);
+  CHECK(call_global("ffi.ModuleGetFunction", args, 3, &func) == 0);
+  CHECK_EQ_INT(func.type_index, kTVMFFIFunction);
+  release(&mod); /* the function keeps its library loaded */
+  args[0] = any_int(41);
+  out = any_none();
+  CHECK(TVMFFIFunctionCall(func.v_obj, args, 1, &out) == 0);
+  CHECK_EQ_INT(out.v_int64, 42);
+  args[0] = any_cstr("x");
+  CHECK(TVMFFIFunctionCall(func.v_obj, args, 1, &out) == -1);
+  CHECK_RAISED("TypeError", "add_int expects one int");
+  release(&func);
+  /* through ffi.ModuleLoadFromFile too, which passes the format */
+  args[0] = any_cstr(WEBFFI_TEST_ADD_ONE_SO);
+  CHECK(call_global("ffi.ModuleLoadFromFile", args, 1, &mod) == 0);
+  release(&mod);
+  args[0] = any_cstr("/no/such/lib.so");
+  CHECK(call_global("ffi.ModuleLoadFromFile", args, 1, &mod) == -1);
+  TVMFFIObjectHandle err = NULL;
+  TVMFFIErrorMoveFromRaised(&err);
+  const TVMFFIErrorCell* cell = (const TVMFFIErrorCell*)((char*)err + sizeof(TVMFFIObject));
+  CHECK_EQ_STR(cell->kind.data, "RuntimeError");
+  CHECK(strncmp(cell->message.data, "Cannot load module `/no/such/lib.so`: ", 38) == 0);
+  TVMFFIObjectDecRef(err);
+}
