@@ -120,3 +120,29 @@ extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi_caught_count(void*, const TVMFFIAny*
   result->v_int64 = g_caught;
   return 0;
 }
+
+// A handle made once however often it is asked for (TVMFFIHandleInitOnce,
+// the C ABI's static initialisation for code without C++ statics):
+// init_once_count(k) asks k times and returns how many inits ran.
+static void* g_handle = nullptr;
+static int g_inits = 0;
+
+extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi_init_once_count(void*, const TVMFFIAny* args,
+                                                          int32_t num_args, TVMFFIAny* result) {
+  return SafeCall([&] {
+    if (num_args != 1 || args[0].type_index != kTVMFFIInt) {
+      throw std::invalid_argument("init_once_count expects one int");
+    }
+    for (int64_t i = 0; i < args[0].v_int64; ++i) {
+      int rc = TVMFFIHandleInitOnce(&g_handle, [](void** out) {
+        ++g_inits;
+        *out = &g_inits;
+        return 0;
+      });
+      if (rc != 0) throw std::runtime_error("TVMFFIHandleInitOnce failed");
+    }
+    result->type_index = kTVMFFIInt;
+    result->zero_padding = 0;
+    result->v_int64 = g_handle == &g_inits ? g_inits : -1;
+  });
+}

@@ -33,6 +33,10 @@ async function exercise(webffi, get) {
       e.message === 'checked_div: division by zero', 'checked_div(1, 0)');
   }
   assertEqual(caught() - before, 50);
+  // TVMFFIHandleInitOnce from inside the wasm: one init however often asked
+  const initOnce = get('init_once_count');
+  assertEqual(initOnce(5), 1);
+  assertEqual(initOnce(3), 1);
   // still answering after many exceptions
   assertEqual(sumCsv('40,2'), 42);
   assertEqual(checkedDiv(-9, 3), -3);
