@@ -34,8 +34,10 @@ build:
                .C are C++, the others C)
   --tvm-ffi-include DIR
                compile against upstream tvm-ffi's headers in DIR (searched
-               before webffi's own); repeatable. Default: the
-               TVM_FFI_INCLUDE environment variable (a path list), if set
+               before webffi's own); repeatable; \`auto\` asks an installed
+               tvm-ffi (tvm-ffi-config --includedir --dlpack-includedir).
+               Default: the TVM_FFI_INCLUDE environment variable (a path
+               list), if set
   -o FILE      output (default: the first source's name with .wasm)
   --name NAME  the module's name in the runtime's table of loaded modules
                (default: the output's base name)
@@ -96,14 +98,27 @@ function parseArgs(argv) {
   if (opts.tvmFfiInclude.length === 0 && process.env.TVM_FFI_INCLUDE) {
     opts.tvmFfiInclude = process.env.TVM_FFI_INCLUDE.split(delimiter).filter(Boolean);
   }
-  for (const dir of opts.tvmFfiInclude) {
-    if (!existsSync(join(dir, 'tvm/ffi/c_api.h'))) {
-      die(`--tvm-ffi-include ${dir}: no tvm/ffi/c_api.h there`);
-    }
+  opts.tvmFfiInclude = opts.tvmFfiInclude.flatMap((dir) => (dir === 'auto' ? tvmFfiConfig() : [dir]));
+  if (opts.tvmFfiInclude.length > 0 &&
+      !opts.tvmFfiInclude.some((dir) => existsSync(join(dir, 'tvm/ffi/c_api.h')))) {
+    die(`--tvm-ffi-include ${opts.tvmFfiInclude.join(' ')}: no tvm/ffi/c_api.h there`);
   }
   opts.out ??= `${basename(opts.sources[0], extname(opts.sources[0]))}.wasm`;
   opts.name ??= basename(opts.out).replace(/\.[^.]*$/, '');
   return opts;
+}
+
+/** The include directories an installed tvm-ffi reports (its `tvm-ffi-config`). */
+function tvmFfiConfig() {
+  const ask = (flag) => {
+    const result = spawnSync('tvm-ffi-config', [flag], { encoding: 'utf8' });
+    if (result.error || result.status !== 0) {
+      die('--tvm-ffi-include auto: `tvm-ffi-config` (installed with tvm-ffi) is not on PATH ' +
+        'or failed');
+    }
+    return result.stdout.trim();
+  };
+  return [ask('--includedir'), ask('--dlpack-includedir')].filter(Boolean);
 }
 
 const isObject = (source) => /\.(o|a)$/.test(source);
