@@ -217,7 +217,9 @@ function buildModule(opts, work) {
     die('a module cannot define main(); build a command program without --module');
   }
   const cxx = opts.sources.some((s) => isCxx(opts, s));
-  const link = [opts.opt, '-sSIDE_MODULE=1', '--profiling-funcs', ...objects];
+  // the user's link flags (-Wl,..., -l..., -L..., -sSETTING) reach the link too
+  const userLink = opts.flags.filter((f) => /^-(Wl,|l|L|s[A-Z])/.test(f));
+  const link = [opts.opt, '-sSIDE_MODULE=1', '--profiling-funcs', ...objects, ...userLink];
   if (cxx) {
     if (!exceptionsOff(opts)) link.push('-fwasm-exceptions');
     link.push('-sWASM_BIGINT'); // i64 at the boundary as BigInt: no setTempRet0 imports
