@@ -1,29 +1,54 @@
 #!/usr/bin/env node
-// webffi build: compiles C sources written against include/ to wasm with
-// Emscripten, either linked into the runtime (the default: one wasm whose
-// `ffi.SystemLib()` serves the sources' `__tvm_ffi_*` symbols) or as a
-// module loaded into a running runtime (--module).
+// webffi build: compiles C and C++ sources written against include/ (or
+// upstream tvm-ffi's headers) to wasm with Emscripten, either linked into
+// the runtime (the default: one wasm whose `ffi.SystemLib()` serves the
+// sources' `__tvm_ffi_*` symbols), as a module loaded into a running
+// runtime (--module), or, when a source defines `main`, as a command
+// program that `webffi run` runs under Node.
+//
+// C++ is compiled with wasm exception handling (-fwasm-exceptions): C++
+// exceptions work inside the wasm and stop at the C ABI, where tvm-ffi's
+// safe-call convention turns them into raised errors. A C++ module carries
+// the parts of libc++/libc++abi/libunwind/libc it uses (linked statically)
+// and imports malloc and free from the runtime.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, extname, join } from 'node:path';
+import { basename, delimiter, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const include = join(root, 'include');
 
-const USAGE = `usage: webffi build [--module] [-o OUT.wasm] [--name NAME] [options] SOURCES...
+const USAGE = `usage: webffi build [--module | --command] [-o OUT.wasm] [--name NAME] [options] SOURCES...
+       webffi run PROGRAM.wasm [ARGS...]
 
+build:
   (default)    link the sources into the runtime: one wasm, a drop-in
-               webffi.wasm whose ffi.SystemLib() serves their functions
+               webffi.wasm whose ffi.SystemLib() serves their functions;
+               a source that defines main() makes it a command program
   --module     build a module to load into a running runtime
                (ffi.ModuleLoadFromFile / loadModule)
+  --command    build a command program (fails if no source defines main)
+  --cxx        compile every source as C++ (by default .cc .cpp .cxx .c++
+               .C are C++, the others C)
+  --tvm-ffi-include DIR
+               compile against upstream tvm-ffi's headers in DIR (searched
+               before webffi's own); repeatable; \`auto\` asks an installed
+               tvm-ffi (tvm-ffi-config --includedir --dlpack-includedir).
+               Default: the TVM_FFI_INCLUDE environment variable (a path
+               list), if set
   -o FILE      output (default: the first source's name with .wasm)
   --name NAME  the module's name in the runtime's table of loaded modules
                (default: the output's base name)
-  -I DIR, -D NAME[=VALUE], -O0..-O3, -g
+  -I DIR, -D NAME[=VALUE], -U NAME, -isystem DIR, -include FILE, -std=...,
+  -O0..-O3, -g, -fno-exceptions, ...
                passed to the compiler, as are other flags starting with -
-Needs Emscripten (emcc, emnm) on PATH.`;
+run:
+  runs a command program under Node: argv, stdout, stderr and the exit
+  code are the program's; it can load modules (ffi.ModuleLoadFromFile,
+  ffi.Module.load_from_file.so) from files.
+Needs Emscripten (emcc, em++, emnm) on PATH for build.`;
 
 function die(message) {
   console.error(`webffi: ${message}`);
@@ -37,15 +62,30 @@ function run(tool, args) {
   return result.stdout;
 }
 
+/** Compiler flags whose value is the next argument (never a source). */
+const VALUE_FLAGS = new Set(['-I', '-D', '-U', '-isystem', '-include', '-iquote', '-idirafter',
+  '-imacros', '-x', '-Xclang', '-MF', '-MT', '-MQ', '-s']);
+const CXX_EXTENSIONS = new Set(['.cc', '.cpp', '.cxx', '.c++', '.C']);
+
 function parseArgs(argv) {
-  const opts = { module: false, out: null, name: null, flags: [], sources: [], opt: '-O2' };
+  const opts = {
+    module: false, command: false, cxx: false, out: null, name: null, flags: [], sources: [],
+    opt: '-O2', tvmFfiInclude: [],
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    const value = () => argv[++i] ?? die(`${a} needs a value`);
+    const value = () => {
+      if (i + 1 >= argv.length) die(`${a} needs a value`);
+      return argv[++i];
+    };
     if (a === '--module') opts.module = true;
+    else if (a === '--command') opts.command = true;
+    else if (a === '--cxx') opts.cxx = true;
     else if (a === '-o') opts.out = value();
     else if (a === '--name') opts.name = value();
-    else if (a === '-I' || a === '-D') opts.flags.push(a, value());
+    else if (a === '--tvm-ffi-include') opts.tvmFfiInclude.push(value());
+    else if (a.startsWith('--tvm-ffi-include=')) opts.tvmFfiInclude.push(a.slice(18));
+    else if (VALUE_FLAGS.has(a)) opts.flags.push(a, value());
     else if (/^-O[0-3sz]$/.test(a)) opts.opt = a;
     else if (a === '-h' || a === '--help') {
       console.log(USAGE);
@@ -54,9 +94,84 @@ function parseArgs(argv) {
     else opts.sources.push(a);
   }
   if (opts.sources.length === 0) die(`no sources\n${USAGE}`);
+  if (opts.module && opts.command) die('--module and --command exclude each other');
+  if (opts.tvmFfiInclude.length === 0 && process.env.TVM_FFI_INCLUDE) {
+    opts.tvmFfiInclude = process.env.TVM_FFI_INCLUDE.split(delimiter).filter(Boolean);
+  }
+  opts.tvmFfiInclude = opts.tvmFfiInclude.flatMap((dir) => (dir === 'auto' ? tvmFfiConfig() : [dir]));
+  if (opts.tvmFfiInclude.length > 0 &&
+      !opts.tvmFfiInclude.some((dir) => existsSync(join(dir, 'tvm/ffi/c_api.h')))) {
+    die(`--tvm-ffi-include ${opts.tvmFfiInclude.join(' ')}: no tvm/ffi/c_api.h there`);
+  }
   opts.out ??= `${basename(opts.sources[0], extname(opts.sources[0]))}.wasm`;
-  opts.name ??= basename(opts.out, '.wasm');
+  opts.name ??= basename(opts.out).replace(/\.[^.]*$/, '');
   return opts;
+}
+
+/** The include directories an installed tvm-ffi reports (its `tvm-ffi-config`). */
+function tvmFfiConfig() {
+  const ask = (flag) => {
+    const result = spawnSync('tvm-ffi-config', [flag], { encoding: 'utf8' });
+    if (result.error || result.status !== 0) {
+      die('--tvm-ffi-include auto: `tvm-ffi-config` (installed with tvm-ffi) is not on PATH ' +
+        'or failed');
+    }
+    return result.stdout.trim();
+  };
+  return [ask('--includedir'), ask('--dlpack-includedir')].filter(Boolean);
+}
+
+const isObject = (source) => /\.(o|a)$/.test(source);
+const isCxx = (opts, source) => !isObject(source) &&
+  (opts.cxx || CXX_EXTENSIONS.has(extname(source)));
+const exceptionsOff = (opts) => opts.flags.includes('-fno-exceptions');
+
+/** Include flags: upstream's headers (when given) before webffi's own. */
+function includeFlags(opts) {
+  return [...opts.tvmFfiInclude.map((dir) => `-I${dir}`), `-I${include}`];
+}
+
+/** emcc or em++ arguments that compile one source to an object. */
+function compileArgs(opts, source, object, extra) {
+  const cxx = isCxx(opts, source);
+  const lang = [];
+  if (cxx) {
+    if (!opts.flags.some((f) => f.startsWith('-std='))) lang.push('-std=c++17');
+    if (!exceptionsOff(opts)) lang.push('-fwasm-exceptions');
+    // a .c file given with --cxx
+    if (opts.cxx && !CXX_EXTENSIONS.has(extname(source))) lang.push('-x', 'c++');
+  }
+  return [cxx ? 'em++' : 'emcc',
+    [opts.opt, '-c', ...extra, ...lang, ...includeFlags(opts), ...opts.flags, source, '-o',
+      object]];
+}
+
+function compileAll(opts, work, extra) {
+  return opts.sources.map((source, i) => {
+    if (isObject(source)) return source;
+    const object = join(work, `${i}_${basename(source)}.o`);
+    const [tool, args] = compileArgs(opts, source, object, extra);
+    run(tool, args);
+    return object;
+  });
+}
+
+/** Defined global symbols of the objects: name -> nm type letter. */
+function definedSymbols(objects) {
+  const symbols = new Map();
+  for (const line of run('emnm', ['--defined-only', ...objects]).split('\n')) {
+    const m = /^\S*\s+([A-Za-z])\s+(\S+)$/.exec(line.trim());
+    if (m) symbols.set(m[2], m[1]);
+  }
+  return symbols;
+}
+
+/** The wasm name of a defined `main`: int main(void) and main(argc, argv) differ. */
+function mainSymbol(symbols) {
+  for (const name of ['__main_argc_argv', '__original_main', 'main']) {
+    if (symbols.get(name) === 'T') return name;
+  }
+  return null;
 }
 
 /** Appends a custom section (id 0): name and payload, both length-prefixed. */
@@ -80,9 +195,42 @@ function defined(file, name) {
   return Number(new RegExp(`#define ${name} (\\d+)`).exec(header)[1]);
 }
 
-function buildModule(opts) {
-  run('emcc', [opts.opt, '-sSIDE_MODULE=1', '--profiling-funcs', `-I${include}`, ...opts.flags,
-    ...opts.sources, '-o', opts.out]);
+/** The C++ runtime a C++ module links statically: Emscripten's position-independent archives. */
+function cxxRuntimeArchives() {
+  const sysroot = run('em-config', ['CACHE']).trim();
+  const dir = join(sysroot, 'sysroot/lib/wasm32-emscripten/pic');
+  // libc and compiler-rt too: libc++ needs string conversions (strtol,
+  // wcs*, ...) the runtime does not export; malloc and free still come
+  // from the runtime (libdlmalloc is not linked), so memory is shared.
+  const archives = ['libc++-except.a', 'libc++abi-except.a', 'libunwind-except.a', 'libc.a',
+    'libcompiler_rt.a'].map((name) => join(dir, name));
+  const absent = archives.filter((a) => !existsSync(a));
+  if (absent.length > 0) die(`Emscripten's cache lacks ${absent.join(', ')}`);
+  return archives;
+}
+
+function buildModule(opts, work) {
+  const objects = compileAll(opts, work, ['-sSIDE_MODULE=1']);
+  const symbols = definedSymbols(objects);
+  const main = mainSymbol(symbols);
+  if (main !== null) {
+    die('a module cannot define main(); build a command program without --module');
+  }
+  const cxx = opts.sources.some((s) => isCxx(opts, s));
+  // the user's link flags (-Wl,..., -l..., -L..., -sSETTING) reach the link too
+  const userLink = opts.flags.filter((f) => /^-(Wl,|l|L|s[A-Z])/.test(f));
+  const link = [opts.opt, '-sSIDE_MODULE=1', '--profiling-funcs', ...objects, ...userLink];
+  if (cxx) {
+    if (!exceptionsOff(opts)) link.push('-fwasm-exceptions');
+    link.push('-sWASM_BIGINT'); // i64 at the boundary as BigInt: no setTempRet0 imports
+    // Archives after --no-whole-archive: only the members the code uses.
+    // -Bsymbolic binds the module's own definitions locally (no GOT
+    // entries for them); weak C++ runtime functions stay importable and
+    // the loader resolves them to the module's own exports.
+    link.push('-Wl,--no-whole-archive', ...cxxRuntimeArchives().map((a) => `-Wl,${a}`),
+      '-Wl,-Bsymbolic');
+  }
+  run(cxx ? 'em++' : 'emcc', [...link, '-o', opts.out]);
   const declaration = JSON.stringify({
     name: opts.name,
     module_abi_version: defined('webffi/module.h', 'WEBFFI_MODULE_ABI_VERSION'),
@@ -122,41 +270,74 @@ function registrationSource(symbols) {
   return lines.join('\n');
 }
 
+/** Compiles C sources with one emcc call into their own folder; returns the objects. */
+function compileC(opts, work, sources) {
+  const dir = join(work, 'runtime');
+  mkdirSync(dir);
+  const result = spawnSync('emcc', [opts.opt, '-c', '-mmutable-globals', `-I${include}`,
+    ...sources], { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (result.error) die(`cannot run emcc: ${result.error.message}`);
+  if (result.status !== 0) die(`emcc failed (exit ${result.status})`);
+  return sources.map((source) => join(dir, basename(source).replace(/\.c$/, '.o')));
+}
+
 function buildSystemLib(opts, work) {
-  const objects = opts.sources.map((source, i) => {
-    if (/\.(o|a)$/.test(source)) return source;
-    const object = join(work, `${i}_${basename(source)}.o`);
-    run('emcc', [opts.opt, '-c', '-mmutable-globals', `-I${include}`, ...opts.flags, source,
-      '-o', object]);
-    return object;
-  });
-  // Defined, global `__tvm_ffi_*` symbols: T is code, D/B/R data.
-  const symbols = new Map();
-  for (const line of run('emnm', ['--defined-only', ...objects]).split('\n')) {
-    const m = /^\S*\s+([TDBR])\s+(__tvm_ffi_\w+)$/.exec(line.trim());
-    if (m) symbols.set(m[2], { name: m[2], isFunction: m[1] === 'T' });
-  }
+  const objects = compileAll(opts, work, ['-mmutable-globals']);
+  const defs = definedSymbols(objects);
+  const main = mainSymbol(defs);
+  if (opts.command && main === null) die('--command: no source defines main()');
+  // `__tvm_ffi_*` symbols: T is code, D/B/R data.
+  const symbols = [...defs].filter(([name, type]) => name.startsWith('__tvm_ffi_') &&
+    'TDBR'.includes(type)).map(([name, type]) => ({ name, isFunction: type === 'T' }));
   const registration = join(work, 'webffi_system_lib.c');
-  writeFileSync(registration, registrationSource([...symbols.values()]));
+  writeFileSync(registration, registrationSource(symbols));
   const runtimeSources = ['src', 'src/wasm'].flatMap((dir) => readdirSync(join(root, dir))
     .filter((f) => f.endsWith('.c')).map((f) => join(root, dir, f)));
-  run('emcc', [opts.opt, '-mmutable-globals', `-I${include}`, ...objects, registration,
-    ...runtimeSources, ...runtimeLinkFlags(), '-o', opts.out]);
+  const cxx = opts.sources.some((s) => isCxx(opts, s));
+  // em++ would compile the runtime's C as C++: emcc compiles it first
+  const runtime = cxx ? compileC(opts, work, [registration, ...runtimeSources])
+    : [registration, ...runtimeSources];
+  const link = [opts.opt, '-mmutable-globals', `-I${include}`, ...objects, ...runtime,
+    ...runtimeLinkFlags()];
+  // A command program is a reactor too (so the host sets up module loading
+  // before main runs): it exports main and exit (which flushes stdio).
+  if (main !== null) link.push(`-Wl,--export=${main}`, '-Wl,--export=exit');
+  if (cxx && !exceptionsOff(opts)) link.push('-fwasm-exceptions');
+  run(cxx ? 'em++' : 'emcc', [...link, '-o', opts.out]);
+  if (main !== null) {
+    writeFileSync(opts.out, withCustomSection(readFileSync(opts.out), 'webffi.command',
+      JSON.stringify({ main })));
+  }
 }
 
-function main(argv) {
-  if (argv[0] !== 'build') die(USAGE);
-  const opts = parseArgs(argv.slice(1));
-  if (opts.module) {
-    buildModule(opts);
+async function runProgram(argv) {
+  if (argv.length === 0) die(`run: no program\n${USAGE}`);
+  const { runCommand } = await import(new URL('../js/command.js', import.meta.url));
+  let bytes;
+  try {
+    bytes = readFileSync(argv[0]);
+  } catch (e) {
+    die(`run: ${e.message}`);
+  }
+  try {
+    process.exitCode = await runCommand(bytes, { args: [argv[0], ...argv.slice(1)] });
+  } catch (e) {
+    die(`run: ${argv[0]}: ${e.message}`);
+  }
+}
+
+async function main(argv) {
+  if (argv[0] === 'run') {
+    await runProgram(argv.slice(1));
     return;
   }
+  if (argv[0] !== 'build') die(USAGE);
+  const opts = parseArgs(argv.slice(1));
   const work = mkdtempSync(join(tmpdir(), 'webffi-build-'));
-  try {
-    buildSystemLib(opts, work);
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  // die() exits at once: the scratch folder goes on exit
+  process.on('exit', () => rmSync(work, { recursive: true, force: true }));
+  if (opts.module) buildModule(opts, work);
+  else buildSystemLib(opts, work);
 }
 
-main(process.argv.slice(2));
+await main(process.argv.slice(2));

@@ -7,6 +7,8 @@
 #                     [OPTIONS -O3 -DFOO ...])
 #   # the runtime with the sources linked in, served by ffi.SystemLib()
 #   webffi_add_system_lib_program(my_app SOURCES kernels.c [OUTPUT file.wasm] [OPTIONS ...])
+#   # a command program (a source defines main), run by `npx webffi run prog.wasm ARGS`
+#   webffi_add_command_program(my_tool SOURCES main.c [OUTPUT file.wasm] [OPTIONS ...])
 #
 # Each defines a target (built by `all`) producing OUTPUT, by default
 # ${CMAKE_CURRENT_BINARY_DIR}/<target>.wasm.
@@ -31,7 +33,7 @@ function(_webffi_build target mode)
     list(APPEND sources "${source}")
   endforeach()
   file(GLOB_RECURSE deps CONFIGURE_DEPENDS "${WEBFFI_ROOT}/include/*.h")
-  if(mode STREQUAL "")
+  if(NOT mode STREQUAL "--module")
     # the runtime is compiled in too
     file(GLOB runtime_deps CONFIGURE_DEPENDS "${WEBFFI_ROOT}/src/*.[ch]" "${WEBFFI_ROOT}/src/wasm/*")
     list(APPEND deps ${runtime_deps} "${WEBFFI_ROOT}/cmake/main_exports.txt")
@@ -51,4 +53,9 @@ endfunction()
 
 function(webffi_add_system_lib_program target)
   _webffi_build(${target} "" ${ARGN})
+endfunction()
+
+# A command program (a source defines main), run with `webffi run`.
+function(webffi_add_command_program target)
+  _webffi_build(${target} --command ${ARGN})
 endfunction()

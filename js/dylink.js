@@ -6,9 +6,15 @@
 // `ffi.Module` in the runtime's table of loaded modules (src/module.c).
 //
 // It needs nothing but the runtime instance's exports: it also registers
-// the global functions `ffi.Module.load_from_bytes.wasm` and
-// `ffi.Module.load_from_file.wasm`, so C code and `ffi.ModuleLoadFromFile`
-// reach it too.
+// the global functions `ffi.Module.load_from_bytes.wasm`,
+// `ffi.Module.load_from_file.wasm` and `ffi.Module.load_from_file.so`
+// (upstream's name for "a shared library": C code written for tvm-ffi
+// loads `.so` files), so C code and `ffi.ModuleLoadFromFile` reach it too.
+//
+// C++ modules (built with wasm exception handling) import the exception
+// tag `__cpp_exception`: every module of a runtime gets the same one. Their
+// weak C++ runtime functions are imports they also export: such an import
+// binds to the module's own export when the runtime has none.
 
 /** The custom section `webffi build --module` adds: JSON {name, module_abi_version, tvm_ffi_version}. */
 export const MODULE_SECTION = 'webffi.module';
@@ -105,6 +111,72 @@ const REQUIRED = ['memory', '__indirect_function_table', '__stack_pointer', 'Web
   'WebFFIModuleUnload', 'WebFFIGetABIMetadata', 'TVMFFIFunctionCreate', 'TVMFFIFunctionSetGlobal',
   'TVMFFIErrorSetRaisedFromCStr', 'TVMFFIErrorMoveFromRaised', 'TVMFFIObjectDecRef'];
 
+/**
+ * Host functions the libc a C++ module carries calls (Emscripten's JS
+ * library provides them to its own programs); each gets the runtime's exports.
+ */
+const LIBC_HOST = {
+  emscripten_memcpy_big: (x) => (dest, src, num) => {
+    new Uint8Array(x.memory.buffer).copyWithin(dest, src, src + num);
+  },
+  emscripten_get_now: () => () => performance.now(),
+  emscripten_get_heap_max: () => () => 2 ** 31,
+  exit: () => (code) => fail('RuntimeError', `a module called exit(${code})`),
+  // libc's own allocator entry points are the runtime's (one heap)
+  __libc_malloc: (x) => x.malloc,
+  __libc_calloc: (x) => x.calloc,
+  __libc_free: (x) => x.free,
+  emscripten_builtin_malloc: (x) => x.malloc,
+  emscripten_builtin_free: (x) => x.free,
+  // a module has no files: opening one fails (-ENOSYS)
+  __syscall_open: () => () => -52,
+  __syscall_fcntl64: () => () => -52,
+  __syscall_ioctl: () => () => -52,
+  strftime_l: () => () => 0,
+};
+
+const ERRNO_BADF = 8;
+const ERRNO_NOSYS = 52;
+
+/**
+ * The WASI calls the libc a C++ module carries makes (iostreams): its
+ * stdout/stderr go to the console, line by line; it has no files or
+ * environment.
+ */
+function moduleWasi(x) {
+  const pending = { 1: '', 2: '' };
+  const text = new TextDecoder();
+  return {
+    fd_write(fd, iovs, count, written) {
+      if (fd !== 1 && fd !== 2) return ERRNO_BADF;
+      const view = new DataView(x.memory.buffer);
+      let total = 0;
+      for (let i = 0; i < count; i++) {
+        const ptr = view.getUint32(iovs + 8 * i, true);
+        const len = view.getUint32(iovs + 8 * i + 4, true);
+        pending[fd] += text.decode(new Uint8Array(x.memory.buffer, ptr, len));
+        total += len;
+      }
+      const lines = pending[fd].split('\n');
+      pending[fd] = lines.pop();
+      for (const line of lines) (fd === 1 ? console.log : console.error)(line);
+      view.setUint32(written, total, true);
+      return 0;
+    },
+    fd_read: () => ERRNO_BADF,
+    fd_close: () => 0,
+    fd_seek: () => ERRNO_NOSYS,
+    fd_fdstat_get: (fd) => (fd <= 2 ? ERRNO_NOSYS : ERRNO_BADF),
+    environ_sizes_get(countPtr, sizePtr) {
+      const view = new DataView(x.memory.buffer);
+      view.setUint32(countPtr, 0, true);
+      view.setUint32(sizePtr, 0, true);
+      return 0;
+    },
+    environ_get: () => 0,
+  };
+}
+
 const loaders = new WeakMap();
 
 /**
@@ -143,6 +215,7 @@ class ModuleLoader {
   #scanned = 0; // table slots already entered into #slots
   #sources = new Map(); // path or URL -> module name, for load_from_file
   #readFileSync;
+  #tag; // WebAssembly.Tag of C++ exceptions, made on first use
   #utf8 = new TextEncoder();
   #text = new TextDecoder();
 
@@ -159,8 +232,11 @@ class ModuleLoader {
       globalThis.process?.getBuiltinModule?.('node:fs')?.readFileSync;
     this.#registerGlobal('ffi.Module.load_from_bytes.wasm', (args) =>
       this.loadSync(this.#argBytes(args)));
-    this.#registerGlobal('ffi.Module.load_from_file.wasm', (args) =>
-      this.#loadFile(this.#text.decode(this.#argBytes(args))));
+    // (path) or upstream's (path, format); the format is the file's kind,
+    // which the module's own sections decide here
+    const fromFile = (args) => this.#loadFile(this.#text.decode(this.#argBytes(args)));
+    this.#registerGlobal('ffi.Module.load_from_file.wasm', fromFile, 2);
+    this.#registerGlobal('ffi.Module.load_from_file.so', fromFile, 2);
   }
 
   /** See loadModule. */
@@ -227,14 +303,23 @@ class ModuleLoader {
       __stack_pointer: x.__stack_pointer,
     };
     const got = { 'GOT.mem': {}, 'GOT.func': {} };
+    let wasi = null; // made when the module's libc needs it
     const fromRuntime = []; // [GOT global, runtime function] to enter into the table
     const fromModule = []; // [GOT global, is a function, export name]: filled after instantiation
+    const selfBound = new Map(); // import name -> the module's own function, after instantiation
     const missing = [];
     for (const imp of WebAssembly.Module.imports(module)) {
       if (imp.module === 'env') {
         if (imp.name in env || imp.name === '__memory_base' || imp.name === '__table_base') continue;
         if (imp.kind === 'function' && typeof x[imp.name] === 'function') {
           env[imp.name] = x[imp.name];
+        } else if (imp.kind === 'function' && ownExports.get(imp.name) === 'function') {
+          const symbol = imp.name;
+          env[symbol] = (...args) => selfBound.get(symbol)(...args);
+        } else if (imp.kind === 'function' && imp.name in LIBC_HOST) {
+          env[imp.name] = LIBC_HOST[imp.name](x);
+        } else if (imp.kind === 'tag' && imp.name === '__cpp_exception') {
+          env[imp.name] = this.#cppExceptionTag(name);
         } else {
           missing.push(imp.name);
         }
@@ -251,6 +336,9 @@ class ModuleLoader {
         } else {
           missing.push(imp.name);
         }
+      } else if (imp.module === 'wasi_snapshot_preview1' && imp.kind === 'function') {
+        wasi ??= moduleWasi(x);
+        if (!(imp.name in wasi)) missing.push(`${imp.module}.${imp.name}`);
       } else {
         missing.push(`${imp.module}.${imp.name}`);
       }
@@ -280,13 +368,18 @@ class ModuleLoader {
     const stackPointer = x.__stack_pointer.value;
     let instance;
     try {
-      instance = new WebAssembly.Instance(module, { env, ...got });
+      instance = new WebAssembly.Instance(module, {
+        env, ...got, ...(wasi ? { wasi_snapshot_preview1: wasi } : {}),
+      });
     } catch (e) {
       x.__stack_pointer.value = stackPointer;
       if (raw !== 0) x.WebFFIHeapFree(raw);
       fail('RuntimeError', `Cannot load module \`${name}\`: ${e.message}`);
     }
     const own = instance.exports;
+    for (const symbol of Object.keys(env)) {
+      if (ownExports.get(symbol) === 'function' && !(symbol in x)) selfBound.set(symbol, own[symbol]);
+    }
     // The start function applied data relocations before the GOT held the
     // module's own symbols; __wasm_call_ctors applies them again, then runs
     // the constructors.
@@ -300,6 +393,18 @@ class ModuleLoader {
       fail('RuntimeError', `Cannot load module \`${name}\`: its initialisation failed: ${e.message}`);
     }
     return this.#register(name, own, memoryBase);
+  }
+
+  /** The C++ exception tag every module of this runtime shares. */
+  #cppExceptionTag(name) {
+    if (this.#tag === undefined) {
+      if (typeof WebAssembly.Tag !== 'function') {
+        fail('RuntimeError', `Cannot load module \`${name}\`: it is C++ built with wasm ` +
+          'exception handling, which this JavaScript engine does not support');
+      }
+      this.#tag = new WebAssembly.Tag({ parameters: ['i32'] });
+    }
+    return this.#tag;
   }
 
   /** Creates the C module and adds the instance's `__tvm_ffi_*` functions and data symbols. */
@@ -445,13 +550,16 @@ class ModuleLoader {
    * Registers fn(argsPtr) as global function NAME; fn returns a module
    * handle (a new reference, moved into the result) or throws.
    */
-  #registerGlobal(name, fn) {
+  #registerGlobal(name, fn, maxArgs = 1) {
     const x = this.#x;
     const T = this.#meta.type_index;
     const off = this.#meta.offsetof;
     const safeCall = (self, args, numArgs, result) => {
       try {
-        if (numArgs !== 1) fail('TypeError', `\`${name}\` expects 1 argument but got ${numArgs}`);
+        if (numArgs < 1 || numArgs > maxArgs) {
+          fail('TypeError', `\`${name}\` expects ${maxArgs === 1 ? '1 argument' :
+            `1 to ${maxArgs} arguments`} but got ${numArgs}`);
+        }
         const handle = fn(args);
         const view = new DataView(x.memory.buffer);
         view.setInt32(result + off['TVMFFIAny.type_index'], T['ffi.Module'], true);

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "function.h"
 #include "global_registry.h"
+#include "module.h"
 #include "object.h"
 #include "runtime_init.h"
 #include "str.h"
@@ -23,6 +24,9 @@ typedef struct {
   int is_system;      /* symbols come from the system library table */
   char* prefix;       /* system library: symbol prefix, may be "" */
   wf_strmap symbols;  /* otherwise: the module's own symbols */
+  void* library;      /* a platform library (dlopen): its symbols come from lookup */
+  wf_module_lookup_fn lookup;
+  void (*unload)(void* library);
   char* name;         /* the loaded-table key, or NULL */
   TVMFFIObject** imports;
   size_t num_imports;
@@ -43,6 +47,7 @@ static void wf_module_deleter(void* self, int flags) {
     free(p->imports);
     free(p->prefix);
     free(p->name);
+    if (p->unload != NULL) p->unload(p->library);
   }
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) wf_obj_free_space(self);
 }
@@ -76,8 +81,9 @@ static void* wf_module_symbol(const wf_module_payload* p, const char* part, cons
     if (attempt == 0 && p->is_system) wf_buf_puts(&key, p->prefix);
     wf_buf_append(&key, name, name_len);
     if (key.failed) break;
-    symbol = p->is_system ? wf_env_system_lib_symbol(key.data, key.size)
-                          : wf_strmap_get(&p->symbols, key.data, key.size);
+    symbol = p->is_system  ? wf_env_system_lib_symbol(key.data, key.size)
+             : p->lookup ? p->lookup(p->library, key.data)
+                         : wf_strmap_get(&p->symbols, key.data, key.size);
   }
   wf_buf_free(&key);
   return symbol;
@@ -162,6 +168,24 @@ int WebFFIModuleAddSymbol(TVMFFIObjectHandle module, const char* name, void* sym
     *(void**)symbol = wf_env_context_symbol(name, n);
   }
   return wf_strmap_put(&p->symbols, name, n, symbol);
+}
+
+int wf_module_new_library(void* library, wf_module_lookup_fn lookup, void (*unload)(void*),
+                          TVMFFIObject** out) {
+  TVMFFIObject* mod = wf_module_new();
+  if (mod == NULL) {
+    unload(library);
+    return -1;
+  }
+  wf_module_payload* p = WF_OBJ_CELL(mod, wf_module_payload);
+  p->library = library;
+  p->lookup = lookup;
+  p->unload = unload;
+  /* the library finds its own module (TVMFFIEnvModLookupFromImports) */
+  void** ctx = (void**)lookup(library, "__tvm_ffi__library_ctx");
+  if (ctx != NULL) *ctx = mod;
+  *out = mod;
+  return 0;
 }
 
 /* The loaded table, for the C entry points and the webffi.* globals alike. */
@@ -380,7 +404,9 @@ static int wf_module_unload_global(void* self, const TVMFFIAny* args, int32_t n,
   return 0;
 }
 
-/* Dispatches on the extension to `ffi.Module.load_from_file.EXT`. */
+/* Dispatches on the extension to `ffi.Module.load_from_file.FORMAT`,
+ * called as upstream does with (path, format); `dll`, `dylib` and `dso`
+ * are all the format `so`. */
 static int wf_module_load_from_file_global(void* self, const TVMFFIAny* args, int32_t n,
                                            TVMFFIAny* result) {
   (void)self;
@@ -400,9 +426,18 @@ static int wf_module_load_from_file_global(void* self, const TVMFFIAny* args, in
     return wf_err_raise("ValueError", "Cannot load module `%.*s`: the file has no extension",
                         (int)path.size, path.data);
   }
+  const char* format = dot + 1;
+  size_t format_len = (size_t)(path.data + path.size - format);
+  static const char* const so_aliases[] = {"dll", "dylib", "dso"};
+  for (size_t i = 0; i < sizeof(so_aliases) / sizeof(so_aliases[0]); ++i) {
+    if (format_len == strlen(so_aliases[i]) && memcmp(format, so_aliases[i], format_len) == 0) {
+      format = "so";
+      format_len = 2;
+    }
+  }
   wf_buf loader_name = {0};
   wf_buf_puts(&loader_name, "ffi.Module.load_from_file.");
-  wf_buf_append(&loader_name, dot + 1, (size_t)(path.data + path.size - dot - 1));
+  wf_buf_append(&loader_name, format, format_len);
   if (loader_name.failed) {
     wf_buf_free(&loader_name);
     return wf_err_raise_oom(path.size);
@@ -418,7 +453,13 @@ static int wf_module_load_from_file_global(void* self, const TVMFFIAny* args, in
   }
   wf_buf_free(&loader_name);
   if (rc != 0) return -1;
-  rc = wf_func_call((TVMFFIObject*)loader, args, 1, result);
+  TVMFFIAny loader_args[2];
+  loader_args[0] = args[0];
+  TVMFFIByteArray format_text = {format, format_len};
+  loader_args[1].type_index = kTVMFFIByteArrayPtr;
+  loader_args[1].zero_padding = 0;
+  loader_args[1].v_ptr = &format_text;
+  rc = wf_func_call((TVMFFIObject*)loader, loader_args, 2, result);
   wf_obj_decref((TVMFFIObject*)loader);
   return rc;
 }

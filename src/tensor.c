@@ -212,18 +212,16 @@ int TVMFFITensorToDLPackVersioned(TVMFFIObjectHandle from, DLManagedTensorVersio
   return 0;
 }
 
-/* The view takes the prototype's dtype, shape, strides and byte_offset and
- * the source's data and device; nothing checks that it stays in bounds. */
+/* The view is the prototype (data, device, dtype, shape, strides,
+ * byte_offset: a strided window anywhere in the source, as upstream) and
+ * keeps the source alive; nothing checks that it stays in bounds. */
 int TVMFFITensorCreateUnsafeView(TVMFFIObjectHandle source, const DLTensor* prototype,
                                  TVMFFIObjectHandle* out) {
   if (wf_tensor_check(source, "TVMFFITensorCreateUnsafeView") != 0) return -1;
   if (prototype == NULL || out == NULL) {
     return wf_err_raise("ValueError", "TVMFFITensorCreateUnsafeView: NULL argument");
   }
-  DLTensor proto = *prototype;
-  proto.data = wf_tensor_dl(source)->data;
-  proto.device = wf_tensor_dl(source)->device;
-  TVMFFIObject* t = wf_tensor_new(&proto, WF_TENSOR_VIEW, source);
+  TVMFFIObject* t = wf_tensor_new(prototype, WF_TENSOR_VIEW, source);
   if (t == NULL) return -1;
   wf_obj_incref((TVMFFIObject*)source);
   *out = t;

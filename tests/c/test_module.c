@@ -171,11 +171,15 @@ void module_loaded_table_by_name(void) {
   TVMFFIObjectDecRef(mod);
 }
 
+/* Called as upstream's loaders are: (path, format). */
 static int fake_loader(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)self;
-  (void)n;
   TVMFFIObjectHandle mod = NULL;
-  if (strcmp(any_str(&args[0]), "/models/model.fake") != 0) return -1;
+  CHECK_EQ_INT(n, 2);
+  CHECK_EQ_STR(any_str(&args[0]), "/models/model.fake");
+  CHECK_EQ_INT(args[1].type_index, kTVMFFIByteArrayPtr);
+  const TVMFFIByteArray* format = (const TVMFFIByteArray*)args[1].v_ptr;
+  CHECK(format->size == 4 && memcmp(format->data, "fake", 4) == 0);
   if (WebFFIModuleCreate(NULL, &mod) != 0) return -1;
   *result = any_obj(mod);
   return 0;
@@ -199,6 +203,31 @@ void module_load_from_file_dispatches_on_extension(void) {
   arg = any_cstr("/models.d/model");
   CHECK(call_global("ffi.ModuleLoadFromFile", &arg, 1, &result) == -1);
   CHECK_RAISED("ValueError", "Cannot load module `/models.d/model`: the file has no extension");
+}
+
+static int fake_so_loader(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  (void)result;
+  CHECK_EQ_INT(n, 2);
+  const TVMFFIByteArray* format = (const TVMFFIByteArray*)args[1].v_ptr;
+  CHECK(format->size == 2 && memcmp(format->data, "so", 2) == 0);
+  TVMFFIErrorSetRaisedFromCStr("RuntimeError", any_str(&args[0]));
+  return -1;
+}
+
+void module_load_from_file_dll_dylib_dso_are_so(void) {
+  TVMFFIObjectHandle loader = NULL;
+  CHECK(TVMFFIFunctionCreate(NULL, fake_so_loader, NULL, &loader) == 0);
+  TVMFFIByteArray name = {"ffi.Module.load_from_file.so", 28};
+  /* replaces the platform's own loader for this test */
+  CHECK(TVMFFIFunctionSetGlobal(&name, loader, 1) == 0);
+  TVMFFIObjectDecRef(loader);
+  const char* paths[] = {"lib/a.so", "lib/a.dll", "lib/a.dylib", "lib/a.dso"};
+  for (int i = 0; i < 4; ++i) {
+    TVMFFIAny arg = any_cstr(paths[i]), result;
+    CHECK(call_global("ffi.ModuleLoadFromFile", &arg, 1, &result) == -1);
+    CHECK_RAISED("RuntimeError", paths[i]);
+  }
 }
 
 void module_functions_check_argument_types(void) {
@@ -233,4 +262,38 @@ void module_loaded_table_globals_for_hosts(void) {
   CHECK_RAISED("TypeError",
                "Mismatched type on argument #0 when calling: `webffi.ModuleUnload(0: str) -> "
                "bool`. Expected `str` but got `int`");
+}
+
+/* Natively, `.so` files are shared libraries opened with dlopen. */
+void module_load_from_file_so_opens_shared_libraries(void) {
+  TVMFFIAny args[3] = {any_cstr(WEBFFI_TEST_ADD_ONE_SO), any_cstr("so")}, mod, func, out;
+  /* upstream's loader name and arguments */
+  CHECK(call_global("ffi.Module.load_from_file.so", args, 2, &mod) == 0);
+  CHECK_EQ_INT(mod.type_index, kTVMFFIModule);
+  args[0] = mod;
+  args[1] = any_cstr("add_int");
+  args[2] = any_bool(1);
+  CHECK(call_global("ffi.ModuleGetFunction", args, 3, &func) == 0);
+  CHECK_EQ_INT(func.type_index, kTVMFFIFunction);
+  release(&mod); /* the function keeps its library loaded */
+  args[0] = any_int(41);
+  out = any_none();
+  CHECK(TVMFFIFunctionCall(func.v_obj, args, 1, &out) == 0);
+  CHECK_EQ_INT(out.v_int64, 42);
+  args[0] = any_cstr("x");
+  CHECK(TVMFFIFunctionCall(func.v_obj, args, 1, &out) == -1);
+  CHECK_RAISED("TypeError", "add_int expects one int");
+  release(&func);
+  /* through ffi.ModuleLoadFromFile too, which passes the format */
+  args[0] = any_cstr(WEBFFI_TEST_ADD_ONE_SO);
+  CHECK(call_global("ffi.ModuleLoadFromFile", args, 1, &mod) == 0);
+  release(&mod);
+  args[0] = any_cstr("/no/such/lib.so");
+  CHECK(call_global("ffi.ModuleLoadFromFile", args, 1, &mod) == -1);
+  TVMFFIObjectHandle err = NULL;
+  TVMFFIErrorMoveFromRaised(&err);
+  const TVMFFIErrorCell* cell = (const TVMFFIErrorCell*)((char*)err + sizeof(TVMFFIObject));
+  CHECK_EQ_STR(cell->kind.data, "RuntimeError");
+  CHECK(strncmp(cell->message.data, "Cannot load module `/no/such/lib.so`: ", 38) == 0);
+  TVMFFIObjectDecRef(err);
 }

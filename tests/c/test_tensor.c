@@ -132,17 +132,40 @@ void tensor_from_dlpack_checks_alignment_and_contiguity(void) {
 void tensor_unsafe_view_holds_source(void) {
   int64_t shape[1] = {12};
   TVMFFIObjectHandle t = alloc_tensor((DLDevice){kDLCPU, 0}, 1, shape);
-  int64_t view_shape[2] = {3, 2};
-  DLTensor proto = {NULL, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, view_shape, NULL, 8};
+  float* base = (float*)dl_of(t)->data;
+  for (int i = 0; i < 12; ++i) base[i] = (float)i;
+  /* a 2x2 window with a column stride of 2, starting at element 3 (its
+   * data pointer) plus 1 element (its byte_offset): elements 4, 6, 8, 10 */
+  int64_t view_shape[2] = {2, 2};
+  int64_t view_strides[2] = {4, 2};
+  DLTensor proto = {base + 3, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, view_shape, view_strides, 4};
   TVMFFIObjectHandle v = NULL;
   CHECK(TVMFFITensorCreateUnsafeView(t, &proto, &v) == 0);
-  CHECK(dl_of(v)->data == dl_of(t)->data);
-  CHECK_EQ_INT(dl_of(v)->byte_offset, 8);
-  CHECK_EQ_INT(dl_of(v)->strides[0], 2);
+  DLTensor* dl = dl_of(v);
+  CHECK(dl->data == (void*)(base + 3));
+  CHECK_EQ_INT(dl->byte_offset, 4);
+  CHECK_EQ_INT(dl->strides[0], 4);
+  CHECK_EQ_INT(dl->strides[1], 2);
+  /* the view copied the prototype's shape and strides */
+  CHECK(dl->shape != view_shape && dl->strides != view_strides);
+  const float* first = (const float*)((char*)dl->data + dl->byte_offset);
+  CHECK(first[0] == 4.0f && first[2] == 6.0f && first[4] == 8.0f && first[6] == 10.0f);
   CHECK_EQ_INT(WebFFIObjectStrongCount(t), 2);
   TVMFFIObjectDecRef(t);
-  ((float*)dl_of(v)->data)[11] = 1.0f; /* still alive through the view */
+  ((float*)dl->data)[8] = 1.0f; /* still alive through the view */
   TVMFFIObjectDecRef(v);
+
+  /* without strides the view is compact over the prototype's shape */
+  t = alloc_tensor((DLDevice){kDLCPU, 0}, 1, shape);
+  int64_t flat_shape[2] = {3, 2};
+  DLTensor flat = {(float*)dl_of(t)->data + 6, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, flat_shape,
+                   NULL, 0};
+  CHECK(TVMFFITensorCreateUnsafeView(t, &flat, &v) == 0);
+  CHECK(dl_of(v)->data == (void*)((float*)dl_of(t)->data + 6));
+  CHECK_EQ_INT(dl_of(v)->strides[0], 2);
+  CHECK_EQ_INT(dl_of(v)->strides[1], 1);
+  TVMFFIObjectDecRef(v);
+  TVMFFIObjectDecRef(t);
 }
 
 void tensor_functions_reject_non_tensors(void) {

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,4 +43,49 @@ test('no sources, an unknown command or a compile error fail with a message', (t
   assert.equal(run.status, 1);
   assert.match(run.stderr, /missing_variable/);
   assert.match(run.stderr, /webffi: emcc failed \(exit 1\)\n$/);
+});
+
+test('-include FILE and -isystem DIR take their values: never compiled as sources', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'webffi-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(`${dir}/answer.h`, '#define ANSWER 42\n');
+  writeFileSync(`${dir}/k.c`, `#include <tvm/ffi/c_api.h>
+TVM_FFI_DLL_EXPORT int __tvm_ffi_answer(void* s, const TVMFFIAny* a, int32_t n, TVMFFIAny* r) {
+  (void)s; (void)a; (void)n; r->type_index = kTVMFFIInt; r->v_int64 = ANSWER; return 0;
+}`);
+  const run = webffi('build', '--module', '-include', `${dir}/answer.h`, '-isystem', dir,
+    `${dir}/k.c`, '-o', `${dir}/out.wasm`);
+  assert.equal(run.status, 0, run.stderr);
+  const module = new WebAssembly.Module(readFileSync(`${dir}/out.wasm`));
+  assert.ok(WebAssembly.Module.exports(module).some((e) => e.name === '__tvm_ffi_answer'));
+  // a header given as a value is not taken for a source (no `answer.wasm`)
+  assert.equal(webffi('build', '--module', '-include').status, 1);
+  assert.match(webffi('build', '--tvm-ffi-include', dir, `${dir}/k.c`).stderr,
+    /--tvm-ffi-include .*: no tvm\/ffi\/c_api\.h there/);
+});
+
+test('--tvm-ffi-include: upstream headers are searched first; auto asks tvm-ffi-config', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'webffi-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // a stand-in for upstream's headers: marks itself, then defers to ours
+  mkdirSync(`${dir}/up/tvm/ffi`, { recursive: true });
+  writeFileSync(`${dir}/up/tvm/ffi/c_api.h`,
+    '#define FROM_UPSTREAM_HEADERS 42\n#include_next <tvm/ffi/c_api.h>\n');
+  writeFileSync(`${dir}/k.c`, `#include <tvm/ffi/c_api.h>
+TVM_FFI_DLL_EXPORT int __tvm_ffi_answer(void* s, const TVMFFIAny* a, int32_t n, TVMFFIAny* r) {
+  (void)s; (void)a; (void)n; r->type_index = kTVMFFIInt; r->v_int64 = FROM_UPSTREAM_HEADERS; return 0;
+}`);
+  mkdirSync(`${dir}/bin`);
+  writeFileSync(`${dir}/bin/tvm-ffi-config`, `#!/bin/sh\necho ${dir}/up\n`, { mode: 0o755 });
+  const env = { ...process.env, PATH: `${dir}/bin:${process.env.PATH}` };
+  for (const how of [['--tvm-ffi-include', `${dir}/up`], ['--tvm-ffi-include', 'auto']]) {
+    const run = spawnSync(process.execPath, [`${root}bin/webffi.mjs`, 'build', '--module', ...how,
+      `${dir}/k.c`, '-o', `${dir}/out.wasm`], { encoding: 'utf8', env });
+    assert.equal(run.status, 0, run.stderr);
+  }
+  const run = spawnSync(process.execPath, [`${root}bin/webffi.mjs`, 'build', '--module',
+    `${dir}/k.c`, '-o', `${dir}/out.wasm`], { encoding: 'utf8', env: { ...env, TVM_FFI_INCLUDE: `${dir}/up` } });
+  assert.equal(run.status, 0, run.stderr);
+  // without them, the marker is undefined: a compile error
+  assert.equal(webffi('build', '--module', `${dir}/k.c`, '-o', `${dir}/out.wasm`).status, 1);
 });

@@ -5,6 +5,10 @@
  * this header. Names, numbers and layouts are the ABI's; the layouts are
  * checked by static asserts at the end of this file on every target
  * (wasm32 included, where pointers are 4 bytes).
+ *
+ * The include guard is upstream's: when upstream's c_api.h is included first
+ * this file is a no-op, and when this one is first upstream's C++ headers
+ * find every name they use here (the C++-only accessors at the end too).
  */
 #ifndef TVM_FFI_C_API_H_
 #define TVM_FFI_C_API_H_
@@ -31,6 +35,24 @@
 #endif
 #ifndef TVM_FFI_DLL_EXPORT
 #define TVM_FFI_DLL_EXPORT TVM_FFI_ATTRIBUTE_EXPORT
+#endif
+
+/* A definition the linker may merge with others of the same name. */
+#ifndef TVM_FFI_WEAK
+#ifdef _MSC_VER
+#define TVM_FFI_WEAK __declspec(selectany)
+#else
+#define TVM_FFI_WEAK __attribute__((weak))
+#endif
+#endif
+
+/* No side effects; the result depends only on the arguments and memory. */
+#ifndef TVM_FFI_ATTRIBUTE_PURE
+#if defined(__GNUC__) || defined(__clang__)
+#define TVM_FFI_ATTRIBUTE_PURE __attribute__((__pure__))
+#else
+#define TVM_FFI_ATTRIBUTE_PURE
+#endif
 #endif
 
 #ifdef __cplusplus
@@ -219,11 +241,46 @@ TVM_FFI_DLL int TVMFFISetCustomAllocator(TVMFFICustomAllocator* allocator);
 TVM_FFI_DLL int TVMFFIAnyViewToOwnedAny(const TVMFFIAny* any_view, TVMFFIAny* out);
 
 /* ----------------------------------------------------------- type registry */
+/* How structural equality and hashing treat objects of a type. */
+#ifdef __cplusplus
+enum TVMFFISEqHashKind : int32_t {
+#else
+typedef enum {
+#endif
+  kTVMFFISEqHashKindUnsupported = 0,
+  kTVMFFISEqHashKindTreeNode = 1,
+  kTVMFFISEqHashKindFreeVar = 2,
+  kTVMFFISEqHashKindDAGNode = 3,
+  kTVMFFISEqHashKindConstTreeNode = 4,
+  kTVMFFISEqHashKindUniqueInstance = 5,
+#ifdef __cplusplus
+};
+#else
+} TVMFFISEqHashKind;
+#endif
+
+/* Whether a field defines variables, and whether that reaches into its children. */
+#ifdef __cplusplus
+enum TVMFFIDefRegionKind : int32_t {
+#else
+typedef enum {
+#endif
+  kTVMFFIDefRegionKindNone = 0,
+  kTVMFFIDefRegionKindRecursive = 1,
+  kTVMFFIDefRegionKindNonRecursive = 2,
+#ifdef __cplusplus
+};
+#else
+} TVMFFIDefRegionKind;
+#endif
+
+typedef int (*TVMFFIObjectCreator)(TVMFFIObjectHandle* result);
+
 typedef struct {
   TVMFFIByteArray doc;
-  int (*creator)(TVMFFIObjectHandle* result);
+  TVMFFIObjectCreator creator;
   int32_t total_size;
-  int32_t structural_eq_hash_kind;
+  TVMFFISEqHashKind structural_eq_hash_kind;
 } TVMFFITypeMetadata;
 
 #ifdef __cplusplus
@@ -242,8 +299,10 @@ typedef enum {
   kTVMFFIFieldFlagBitMaskHashOff = 1 << 8,
   kTVMFFIFieldFlagBitMaskInitOff = 1 << 9,
   kTVMFFIFieldFlagBitMaskKwOnly = 1 << 10,
-  kTVMFFIFieldFlagBitMaskSetterIsFunctionObj = 1 << 11,
+  kTVMFFIFieldFlagBitSetterIsFunctionObj = 1 << 11,
   kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive = 1 << 12,
+  /* webffi's earlier spelling of kTVMFFIFieldFlagBitSetterIsFunctionObj */
+  kTVMFFIFieldFlagBitMaskSetterIsFunctionObj = kTVMFFIFieldFlagBitSetterIsFunctionObj,
 #ifdef __cplusplus
 };
 #else
@@ -262,7 +321,7 @@ typedef struct {
   int64_t alignment;
   int64_t offset;
   TVMFFIFieldGetter getter;
-  /* a TVMFFIFieldSetter, or a Function handle with SetterIsFunctionObj */
+  /* a TVMFFIFieldSetter, or a Function handle with kTVMFFIFieldFlagBitSetterIsFunctionObj */
   void* setter;
   TVMFFIAny default_value_or_factory;
   int32_t field_static_type_index;
@@ -303,7 +362,7 @@ TVM_FFI_DLL int32_t TVMFFITypeGetOrAllocIndex(const TVMFFIByteArray* type_key,
                                               int32_t num_child_slots,
                                               int32_t child_slots_can_overflow,
                                               int32_t parent_type_index);
-TVM_FFI_DLL const TVMFFITypeInfo* TVMFFIGetTypeInfo(int32_t type_index);
+TVM_FFI_DLL TVM_FFI_ATTRIBUTE_PURE const TVMFFITypeInfo* TVMFFIGetTypeInfo(int32_t type_index);
 TVM_FFI_DLL int TVMFFITypeRegisterField(int32_t type_index, const TVMFFIFieldInfo* info);
 TVM_FFI_DLL int TVMFFITypeRegisterMethod(int32_t type_index, const TVMFFIMethodInfo* info);
 TVM_FFI_DLL int TVMFFITypeRegisterMetadata(int32_t type_index, const TVMFFITypeMetadata* metadata);
@@ -356,6 +415,15 @@ TVM_FFI_DLL int TVMFFITensorToDLPackVersioned(TVMFFIObjectHandle from,
 TVM_FFI_DLL int TVMFFITensorCreateUnsafeView(TVMFFIObjectHandle source, const DLTensor* prototype,
                                              TVMFFIObjectHandle* out);
 
+/* ------------------------------------------------ handles set up once */
+/* If *handle_addr is NULL, calls init_func and stores what it made there.
+ * An init_func that fails raises an error and returns nonzero; that is
+ * returned and *handle_addr stays NULL. For languages without static
+ * initialisers (DSL-generated code). */
+TVM_FFI_DLL int TVMFFIHandleInitOnce(void** handle_addr, int (*init_func)(void** result));
+/* If *handle_addr is not NULL, calls deinit_func on it and sets it to NULL. */
+TVM_FFI_DLL int TVMFFIHandleDeinitOnce(void** handle_addr, int (*deinit_func)(void* handle));
+
 /* --------------------------------------------------------- layout checks */
 #if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 #define TVM_FFI_STATIC_ASSERT_ _Static_assert
@@ -381,6 +449,37 @@ TVM_FFI_STATIC_ASSERT_(offsetof(TVMFFIErrorCell, backtrace) == 2 * sizeof(TVMFFI
 
 #ifdef __cplusplus
 } /* extern "C" */
-#endif
+
+/* Address arithmetic over the object layouts, for C++ bindings (C code
+ * writes the same offsets itself). Each payload follows the TVMFFIObject. */
+inline int32_t TVMFFIObjectGetTypeIndex(TVMFFIObjectHandle obj) {
+  return static_cast<TVMFFIObject*>(obj)->type_index;
+}
+inline TVMFFIByteArray TVMFFISmallBytesGetContentByteArray(const TVMFFIAny* value) {
+  return TVMFFIByteArray{value->v_bytes, static_cast<size_t>(value->small_str_len)};
+}
+inline TVMFFIByteArray* TVMFFIBytesGetByteArrayPtr(TVMFFIObjectHandle obj) {
+  return reinterpret_cast<TVMFFIByteArray*>(static_cast<char*>(obj) + sizeof(TVMFFIObject));
+}
+inline TVMFFIErrorCell* TVMFFIErrorGetCellPtr(TVMFFIObjectHandle obj) {
+  return reinterpret_cast<TVMFFIErrorCell*>(static_cast<char*>(obj) + sizeof(TVMFFIObject));
+}
+inline TVMFFIFunctionCell* TVMFFIFunctionGetCellPtr(TVMFFIObjectHandle obj) {
+  return reinterpret_cast<TVMFFIFunctionCell*>(static_cast<char*>(obj) + sizeof(TVMFFIObject));
+}
+inline TVMFFIOpaqueObjectCell* TVMFFIOpaqueObjectGetCellPtr(TVMFFIObjectHandle obj) {
+  return reinterpret_cast<TVMFFIOpaqueObjectCell*>(static_cast<char*>(obj) +
+                                                   sizeof(TVMFFIObject));
+}
+inline TVMFFIShapeCell* TVMFFIShapeGetCellPtr(TVMFFIObjectHandle obj) {
+  return reinterpret_cast<TVMFFIShapeCell*>(static_cast<char*>(obj) + sizeof(TVMFFIObject));
+}
+inline DLTensor* TVMFFITensorGetDLTensorPtr(TVMFFIObjectHandle obj) {
+  return reinterpret_cast<DLTensor*>(static_cast<char*>(obj) + sizeof(TVMFFIObject));
+}
+inline DLDevice TVMFFIDLDeviceFromIntPair(int32_t device_type, int32_t device_id) {
+  return DLDevice{static_cast<DLDeviceType>(device_type), device_id};
+}
+#endif /* __cplusplus */
 
 #endif /* TVM_FFI_C_API_H_ */
