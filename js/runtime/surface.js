@@ -1,0 +1,156 @@
+// The public surface: the runtime object load() returns, and the internals
+// js/tensor.js and the backends reach through runtime[INTERNALS].
+import { PTR, RUNTIME, INTERNALS, AS_POD, isHandle } from '../objects.js';
+import { moduleLoader, ModuleLoadError } from '../dylink.js';
+import { DataType } from '../values.js';
+import { makeError } from '../errors.js';
+
+export function install(state) {
+  const { x, w, L, meta, heap, hooks } = state;
+  const { ANY, PAYLOAD, size } = L;
+
+  function parseDevice(spec, id) {
+    if (typeof spec === 'number') return state.deviceOf(spec, id ?? 0);
+    const m = /^([a-z_]+)(?::(\d+))?$/.exec(String(spec));
+    const type = m ? meta.device_type[m[1]] : undefined;
+    if (type === undefined) throw makeError('ValueError', `Unknown device: ${spec}`);
+    return state.deviceOf(type, m[2] !== undefined ? Number(m[2]) : id ?? 0);
+  }
+
+  function parseDataType(text) {
+    if (text instanceof DataType) return text;
+    return state.inFrame(() => {
+      const ba = state.byteArray(String(text));
+      const out = state.alloc(size.DLDataType);
+      state.check(w.TVMFFIDataTypeFromString(ba, out));
+      return state.dataTypeAt(out);
+    });
+  }
+
+  /** Converts a JS value to an FFI handle (e.g. a JS function to a Function). */
+  function toFFI(value) {
+    if (state.poisoned) throw state.fatal();
+    if (isHandle(value)) return value;
+    const [frame, mark] = state.frame();
+    try {
+      const view = state.alloc(ANY);
+      state.writeArg(view, value);
+      if (state.takeMade(mark, heap.u32[(view + PAYLOAD) >> 2])) {
+        // An object made for this conversion alone (a container, a
+        // Function): its reference passes to the wrapper, not released.
+        return state.readAny(view, true);
+      }
+      const out = state.alloc(ANY);
+      state.check(w.TVMFFIAnyViewToOwnedAny(view, out));
+      return state.readAny(out, true);
+    } finally {
+      state.endFrame(frame, mark);
+    }
+  }
+
+  const runtime = {
+    [RUNTIME]: hooks,
+    /** The ABI metadata of the loaded core. */
+    metadata: meta,
+    /** The wasm instance's exports (for tools and benchmarks). */
+    exports: x,
+    getGlobal: state.getGlobal,
+    registerGlobal: state.registerGlobal,
+    listGlobals: state.listGlobals,
+    removeGlobal: state.removeGlobal,
+    device: parseDevice,
+    dtype: parseDataType,
+    /**
+     * Runs fn; every handle created meanwhile (except the value returned) is
+     * disposed when it ends, however it ends.
+     */
+    scope(fn) {
+      return state.scope(fn, isHandle);
+    },
+    toFFI,
+    /**
+     * The JS class of a registered type: reflected fields as properties,
+     * methods on the prototype, static methods (e.g. `__ffi_init__`) on the class.
+     */
+    objectClass(key) {
+      if (state.poisoned) throw state.fatal();
+      return state.inFrame(() => {
+        const out = state.alloc(ANY);
+        if (w.TVMFFITypeKeyToIndex(state.byteArray(String(key)), out) !== 0) {
+          state.fresh();
+          w.TVMFFIErrorMoveFromRaised(out);
+          if (heap.u32[out >> 2]) state.decref(heap.u32[out >> 2]);
+          throw makeError('KeyError', `Unknown type key ${key}`);
+        }
+        state.fresh();
+        return state.wrapperClass(heap.i32[out >> 2]);
+      });
+    },
+    /** Makes objects of `typeKey` JS instances of cls (a subclass of FFIObject). */
+    registerObjectClass(typeKeyOrIndex, cls) {
+      const index = typeof typeKeyOrIndex === 'number' ? typeKeyOrIndex : L.T[typeKeyOrIndex];
+      if (index === undefined) throw makeError('KeyError', `Unknown type key ${typeKeyOrIndex}`);
+      state.objectClasses.set(index, cls);
+    },
+    /**
+     * Loads a C module built with `webffi build --module`: a URL (a path in
+     * Node), wasm bytes or a WebAssembly.Module. A module already loaded
+     * under the same name is returned instead of being instantiated again.
+     */
+    async loadModule(source) {
+      if (state.poisoned) throw state.fatal();
+      let ptr;
+      try {
+        ptr = await moduleLoader(x).load(source);
+      } catch (e) {
+        throw e instanceof ModuleLoadError ? makeError(e.kind, e.message) : e;
+      } finally {
+        state.fresh();
+      }
+      return readModule(ptr);
+    },
+    /** Removes a module from the loaded table (it lives on while referenced). */
+    unloadModule(name) {
+      return state.withGlobal('webffi.ModuleUnload', (f) => f(name));
+    },
+    /** How many JS values C holds references to (callbacks, thrown values). */
+    get liveJSValues() {
+      return state.liveHandles;
+    },
+    /** The trap that poisoned this instance, or null. */
+    get poisoned() {
+      return state.poisoned;
+    },
+    logger: state.logger,
+  };
+
+  /** The module at ptr (a new reference) as its wrapper. */
+  function readModule(ptr) {
+    const cls = state.objectClasses.get(L.T_MODULE) ?? state.wrapperClass(L.T_MODULE);
+    return new cls(hooks, ptr, L.T_MODULE);
+  }
+
+  // For js/tensor.js and the backend registry: frames, errors, wrappers.
+  Object.defineProperty(runtime, INTERNALS, {
+    value: {
+      hooks, inFrame: state.inFrame, alloc: state.alloc, check: state.check,
+      poisonCheck: state.poisonCheck,
+      /**
+       * For a callback's result: moves the wrapper's reference into the
+       * current frame (released when the callback returns, after C took its
+       * own) and returns a value that writes the object.
+       */
+      handOff(wrapper) {
+        const p = hooks.ptrOf(wrapper);
+        state.finalizer.unregister(wrapper);
+        wrapper[PTR] = 0;
+        state.queueDecref(p);
+        return { [AS_POD]: () => [p, wrapper.typeIndex] };
+      },
+      /** How a `DLTensor*` reaches JS (js/tensor.js: a TensorView). */
+      setDLTensorReader: state.setDLTensorReader,
+    },
+  });
+  state.runtime = runtime;
+}
+
