@@ -3,8 +3,9 @@
 // read as JS values (Any -> JS), and calls both ways. Everything here closes
 // over plain locals; the heap views are refreshed by fresh().
 import { Device, DataType, IntValue, FloatValue } from '../values.js';
-import { FFIObject, PTR, RUNTIME, AS_POD, RELEASE, functionPrototype } from '../objects.js';
-import { FFIError, MemoryError, OverflowError, FFITypeError, makeError, describe } from '../errors.js';
+import { FFIObject, PTR, RUNTIME, AS_POD, RELEASE, functionPrototype, runtimeOf, stampRuntime } from '../objects.js';
+import { FFIError, MemoryError, OverflowError, FFITypeError, ValueError } from '../errors.js';
+import { Nesting, MAX_ALLOC, describe, oversized, typedArrayParts, arrayBufferLength } from './checks.js';
 
 /** Bytes of argument space reused by every call (nested calls stack up). */
 const SCRATCH_BYTES = 64 * 1024;
@@ -25,7 +26,7 @@ const WORD_BOOL = 2;
 const WORD_OBJECT = 3;
 
 export function install(state) {
-  const { x, L, heap, hooks, objectClasses, jsValues, jsOpaque, addHandle, releaseHandle, decref, poison } = state;
+  const { x, w: guarded, L, heap, hooks, objectClasses, jsValues, jsOpaque, addHandle, releaseHandle, decref, poison } = state;
   const {
     ANY, OBJ, PAYLOAD, BA, BA_DATA, BA_SIZE, OBJ_TI, OPAQUE_HANDLE, DT, DEV, MAP, SMALL_MAX, size,
     T_NONE, T_INT, T_BOOL, T_FLOAT, T_PTR, T_DLTENSOR_PTR, T_DTYPE, T_DEVICE, T_RAW_STR, T_BYTE_ARRAY,
@@ -54,17 +55,28 @@ export function install(state) {
   let sp = scratch;
   const cleanups = []; // (action, pointer or view) pairs
 
-  /** 16-aligned bytes in the current frame; the heap when scratch runs out. */
+  /**
+   * 16-aligned bytes in the current frame; the heap when scratch runs out.
+   * The size is checked before any arithmetic on it: only a small one is
+   * added to the frame pointer, and a heap request must fit wasm32's sizes.
+   */
   function alloc(nbytes) {
     const p = sp;
-    const next = (p + nbytes + 15) & -16;
-    if (next <= scratchEnd) {
-      sp = next;
-      return p;
+    if (nbytes <= SCRATCH_BYTES) {
+      const next = (p + nbytes + 15) & -16;
+      if (next <= scratchEnd) {
+        sp = next;
+        return p;
+      }
     }
-    const q = x.WebFFIHeapAlloc(nbytes);
+    return allocHeap(nbytes);
+  }
+
+  function allocHeap(nbytes) {
+    if (!(nbytes >= 0 && nbytes <= MAX_ALLOC)) throw oversized(nbytes);
+    const q = guarded.WebFFIHeapAlloc(nbytes);
     fresh();
-    if (!q) throw makeError('MemoryError', `Failed to allocate ${nbytes} bytes`);
+    if (!q) throw oversized(nbytes);
     cleanups.push(FREE, q);
     return q;
   }
@@ -86,7 +98,7 @@ export function install(state) {
       const p = cleanups.pop();
       const action = cleanups.pop();
       if (action === DECREF) decref(p);
-      else if (action === FREE) x.WebFFIHeapFree(p);
+      else if (action === FREE) guarded.WebFFIHeapFree(p);
       else p[RELEASE]();
     }
   }
@@ -264,16 +276,17 @@ export function install(state) {
       return;
     }
     const out = alloc(ANY);
-    check(x.TVMFFIStringFromByteArray(byteArrayOf(data, len), out));
+    check(guarded.TVMFFIStringFromByteArray(byteArrayOf(data, len), out));
     const ti = I32[out >> 2];
     if (ti >= T_OBJECT) queueDecref(U32[(out + PAYLOAD) >> 2]);
     U8.copyWithin(w << 2, out, out + ANY);
   }
 
-  function writeBytes(w, bytes) {
-    const data = alloc(bytes.length + 1);
-    U8.set(bytes, data);
-    const ba = byteArrayOf(data, bytes.length);
+  /** Bytes of [buffer, buffer + n) from offset, as a TVMFFIByteArray* (lengths read by the engine, not the object). */
+  function writeBytes(w, buffer, offset, n) {
+    const data = alloc(n + 1);
+    U8.set(new Uint8Array(buffer, offset, n), data);
+    const ba = byteArrayOf(data, n);
     I32[w] = T_BYTE_ARRAY;
     I32[w + 1] = 0;
     U32[w + 2] = ba;
@@ -312,14 +325,29 @@ export function install(state) {
       heap.dv.setUint16(q + DT.lanes, v.lanes, true);
       return;
     }
-    if (v instanceof Uint8Array) return writeBytes(w, v);
-    if (v instanceof ArrayBuffer) return writeBytes(w, new Uint8Array(v));
-    if (Array.isArray(v)) return writeContainer(w, 'ffi.Array', v, v.length);
-    if (v instanceof Map) return writeContainer(w, 'ffi.Map', v, 2 * v.size);
-    if (v[AS_POD]) return writeObject(w, ...v[AS_POD]()); // a tensor as DLTensor*, a handed-off object
-    if (isPlainObject(v)) return writeContainer(w, 'ffi.Map', Object.entries(v), 2 * Object.keys(v).length);
+    if (v instanceof Uint8Array) {
+      const { buffer, byteOffset, byteLength } = typedArrayParts(v, 'Bytes argument');
+      return writeBytes(w, buffer, byteOffset, byteLength);
+    }
+    if (v instanceof ArrayBuffer) return writeBytes(w, v, 0, arrayBufferLength(v, 'Bytes argument'));
+    if (Array.isArray(v)) return writeArray(w, v);
+    if (v instanceof Map) return writeMap(w, v);
+    if (v[AS_POD]) return writePod(w, v); // a tensor as DLTensor*, a handed-off object
+    if (isPlainObject(v)) return writeRecord(w, v);
     if (v instanceof FFIError) return writeError(w, v);
     throw new FFITypeError(`Cannot convert a JS ${describe(v)} to an FFI value`);
+  }
+
+  /** A value that writes itself as [pointer, type index]; only this runtime's own. */
+  function writePod(w, v) {
+    const owner = runtimeOf(v);
+    if (owner !== hooks) {
+      throw new FFITypeError(owner === undefined
+        ? `Cannot pass a ${describe(v)} as a pointer: this runtime did not make it`
+        : `Cannot pass a ${describe(v)} here: it belongs to another webffi runtime instance`);
+    }
+    const [ptr, typeIndex] = v[AS_POD]();
+    writeObject(w, ptr, typeIndex);
   }
 
   function isPlainObject(v) {
@@ -333,23 +361,65 @@ export function install(state) {
     writeObject(w, queueDecref(errPtr), T_ERROR);
   }
 
-  /** Converts a JS array (or Map entries) through the container constructors. */
-  function writeContainer(w, ctorName, items, count) {
-    const ctor = containerConstructor(ctorName);
-    const argv = alloc(ANY * Math.max(count, 1));
-    if (Array.isArray(items) && ctorName === 'ffi.Array') {
-      for (let i = 0; i < count; i++) writeArgFast(argv + ANY * i, items[i]);
-    } else {
-      let p = argv;
-      for (const [key, value] of items) {
-        writeArg(p, key);
-        writeArg(p + ANY, value);
-        p += 2 * ANY;
-      }
+  // Containers. Each input is read once, before anything is written: the
+  // length of an array, the entries of a Map or object, so a getter that
+  // adds entries while its value is converted cannot make the writes run
+  // past the argument block. Nesting is bounded and cycles are refused.
+  const nesting = new Nesting();
+  const mapForEach = Map.prototype.forEach;
+
+  /** A JS array as an ffi.Array: its length read once (a Proxy's `length` trap runs once). */
+  function writeArray(w, items) {
+    const n = items.length;
+    if (!Number.isSafeInteger(n) || n < 0) throw new ValueError('Cannot convert an array whose length is not a valid length');
+    if (n > MAX_ALLOC / ANY) throw oversized(ANY * n);
+    nesting.enter(items);
+    try {
+      const argv = alloc(ANY * Math.max(n, 1));
+      for (let i = 0; i < n; i++) writeArgFast(argv + ANY * i, items[i]);
+      construct(w, 'ffi.Array', argv, n);
+    } finally {
+      nesting.leave();
     }
+  }
+
+  /** A JS Map as an ffi.Map, from a snapshot of its entries (Map.prototype.forEach: no user iterator). */
+  function writeMap(w, map) {
+    const flat = [];
+    mapForEach.call(map, (value, key) => flat.push(key, value));
+    writePairs(w, map, flat);
+  }
+
+  /** A plain object as an ffi.Map of its own enumerable string keys (each getter runs once). */
+  function writeRecord(w, record) {
+    const entries = Object.entries(record);
+    const flat = new Array(2 * entries.length);
+    for (let i = 0; i < entries.length; i++) {
+      flat[2 * i] = entries[i][0];
+      flat[2 * i + 1] = entries[i][1];
+    }
+    writePairs(w, record, flat);
+  }
+
+  function writePairs(w, source, flat) {
+    const n = flat.length;
+    if (n > MAX_ALLOC / ANY) throw oversized(ANY * n);
+    nesting.enter(source);
+    try {
+      const argv = alloc(ANY * Math.max(n, 1));
+      for (let i = 0; i < n; i++) writeArg(argv + ANY * i, flat[i]);
+      construct(w, 'ffi.Map', argv, n);
+    } finally {
+      nesting.leave();
+    }
+  }
+
+  /** Calls the container constructor on the n Anys at argv; writes the new object at w. */
+  function construct(w, ctorName, argv, n) {
+    const ctor = containerConstructor(ctorName);
     const result = alloc(ANY);
     writeNone(result >> 2);
-    check(webffiInvoke(ctor, argv, count, result));
+    check(webffiInvoke(ctor, argv, n, result));
     writeObject(w, queueDecref(U32[(result + PAYLOAD) >> 2]), I32[result >> 2]);
   }
 
@@ -373,7 +443,7 @@ export function install(state) {
     }
     const view = alloc(ANY);
     writeArg(view, v);
-    check(x.TVMFFIAnyViewToOwnedAny(view, p));
+    check(guarded.TVMFFIAnyViewToOwnedAny(view, p));
   }
 
   // ---------------------------------------------------- Any -> JS
@@ -454,10 +524,19 @@ export function install(state) {
       if (owned) decref(obj);
       return e;
     }
-    if (!owned) x.TVMFFIObjectIncRef(obj);
+    if (!owned) incRef(obj);
     if (ti === T_FUNCTION) return makeCallable(obj);
     const cls = objectClasses.get(ti) ?? state.wrapperClass(ti);
     return new cls(hooks, obj, ti);
+  }
+
+  const incRefExport = x.TVMFFIObjectIncRef;
+  function incRef(obj) {
+    try {
+      incRefExport(obj);
+    } catch (e) {
+      poison(e);
+    }
   }
 
   const dataTypes = new Map();
@@ -604,10 +683,11 @@ export function install(state) {
       case 'boolean':
         return WORD_BOOL;
       case 'function':
-        return v[PTR] ? WORD_OBJECT : -1; // a plain JS function needs wrapping
+        // a plain JS function needs wrapping; another runtime's handle is refused on the general path
+        return v[PTR] && runtimeOf(v) === hooks ? WORD_OBJECT : -1;
       case 'object':
         if (v === null) return WORD_NONE;
-        return v instanceof FFIObject && v[PTR] ? WORD_OBJECT : -1;
+        return v instanceof FFIObject && v[PTR] && runtimeOf(v) === hooks ? WORD_OBJECT : -1;
       default:
         return -1;
     }
@@ -665,6 +745,7 @@ export function install(state) {
       return n <= 4 ? webffiCallFixed(f, n, a0, a1, a2, a3) : webffiCall(f, n, arguments);
     };
     Object.setPrototypeOf(f, functionPrototype);
+    stampRuntime(f, hooks);
     f[RUNTIME] = hooks;
     f[PTR] = obj;
     if (track) hooks.track(f, obj);
@@ -675,7 +756,7 @@ export function install(state) {
   function jsFunctionToFFI(fn) {
     const out = alloc(ANY);
     const h = addHandle(fn);
-    const rc = x.WebFFIFunctionFromJS(h, out);
+    const rc = guarded.WebFFIFunctionFromJS(h, out);
     fresh();
     if (rc !== 0) {
       releaseHandle(h);
@@ -718,6 +799,9 @@ export function install(state) {
       if (state.poisoned) throw e; // a nested call trapped: unwind the wasm frames too
       sp = frame;
       runCleanups(mark);
+      // Raising reads the thrown value (its kind, message, stack), which may
+      // throw again (a Proxy's traps): raiseFromJS falls back to a plain
+      // message and never lets an exception unwind the wasm frames below.
       state.raiseFromJS(e);
       sp = frame;
       runCleanups(mark);

@@ -1,10 +1,11 @@
 // Wrapper lifetimes: every handle owns one strong reference, released by
 // dispose()/a scope, or by the FinalizationRegistry when the wrapper is
 // collected. The hooks object here is what wrappers reach as this[RUNTIME].
-import { PTR } from '../objects.js';
+import { PTR, runtimeOf } from '../objects.js';
+import { describe } from './checks.js';
 import { containerClasses } from '../containers.js';
 import { ModuleObject } from '../module_object.js';
-import { ValueError, makeError } from '../errors.js';
+import { ValueError, FFITypeError, makeError } from '../errors.js';
 
 export function install(state) {
   const { L, hooks } = state;
@@ -24,6 +25,20 @@ export function install(state) {
   objectClasses.set(L.T_MODULE, ModuleObject);
   const cachedGlobals = new Map();
 
+  function foreign(v, owner) {
+    if (owner === undefined) {
+      return new FFITypeError(`Cannot use a ${describe(v)} as a webffi handle: it is not one (a Proxy or a copy of a handle is not a handle)`);
+    }
+    let key;
+    try {
+      key = owner.typeKeyOf(v);
+    } catch {
+      key = 'handle';
+    }
+    return new FFITypeError(`Cannot use this \`${key}\` here: it belongs to another webffi runtime instance`);
+  }
+  state.foreign = foreign;
+
   Object.assign(hooks, {
     track(wrapper, p) {
       finalizer.register(wrapper, p, wrapper);
@@ -33,7 +48,14 @@ export function install(state) {
       finalizer.unregister(wrapper);
       decref(p);
     },
+    /**
+     * The object address of one of this runtime's handles. Another runtime's
+     * handle (an address in another heap) and anything else that only looks
+     * like a handle (a Proxy, a forged object) are refused.
+     */
     ptrOf(wrapper) {
+      const owner = runtimeOf(wrapper);
+      if (owner !== hooks) throw foreign(wrapper, owner);
       const p = wrapper[PTR];
       if (!p) {
         throw new ValueError(`Cannot use a disposed \`${hooks.typeKeyOf(wrapper)}\``);

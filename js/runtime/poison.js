@@ -32,11 +32,11 @@ export function install(state) {
    */
   state.poison = function poison(e) {
     if (e instanceof FatalError) throw e;
-    // SPLIT-ONLY: every other error poisons too (narrowed in the next change)
+    if (!isTrap(e)) throw e;
     if (state.poisoned) throw state.fatal();
     state.poisoned = e;
     throw new FatalError(
-      `webffi: wasm trap (${e?.message ?? e}); the instance is poisoned and refuses every later call`,
+      `webffi: wasm trap (${e.message}); the instance is poisoned and refuses every later call`,
       { cause: e });
   };
 

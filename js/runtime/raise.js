@@ -5,7 +5,7 @@ import { jsStackToBacktrace, crossedWasmFrames, takeCapture } from '../backtrace
 import { makeError, makeDeferredError, kindOf, messageOf } from '../errors.js';
 
 export function install(state) {
-  const { x, L, heap, jsValues, jsOpaque } = state;
+  const { w: x, L, heap, jsValues, jsOpaque } = state; // exports guarded: a trap poisons
   const { OBJ, ERR, T_OPAQUE, OPAQUE_HANDLE, ANY, BA_DATA, BA_SIZE } = L;
 
   /** The text of the TVMFFIByteArray at p. */
@@ -78,10 +78,11 @@ export function install(state) {
    * An ffi.Error (new reference) for a JS value, holding the value itself in
    * extra_context so it comes back out as the same object.
    */
-  function makeRaisableError(value, backtrace) {
+  function makeRaisableError(value, backtrace, kindText = textOf(() => kindOf(value), 'RuntimeError'),
+    messageText = textOf(() => messageOf(value), '(a thrown value whose message cannot be read)')) {
     const { byteArray, alloc, fresh } = state;
-    const kind = byteArray(kindOf(value));
-    const message = byteArray(messageOf(value));
+    const kind = byteArray(kindText);
+    const message = byteArray(messageText);
     const bt = byteArray(backtrace);
     const out = alloc(ANY);
     const h = state.addHandle(value);
@@ -111,19 +112,57 @@ export function install(state) {
    */
   const completeBacktraces = new WeakSet();
 
-  /** Raises a JS exception into C, for a callback that threw. */
-  state.raiseFromJS = function raiseFromJS(value) {
-    const isObject = value !== null && (typeof value === 'object' || typeof value === 'function');
-    let backtrace;
-    if (isObject && typeof value.backtrace === 'string' && value.backtrace !== '') {
-      backtrace = value.backtrace;
-      if (!completeBacktraces.has(value)) backtrace += crossedWasmFrames();
-    } else {
-      const { text, complete } = jsStackToBacktrace(value?.stack);
-      backtrace = complete ? text : text + crossedWasmFrames();
-      if (isObject && complete) completeBacktraces.add(value);
+  /** The string f() gives, or fallback when it throws or gives no string. */
+  function textOf(f, fallback) {
+    try {
+      const s = f();
+      return typeof s === 'string' ? s : fallback;
+    } catch {
+      return fallback;
     }
-    const err = makeRaisableError(value, backtrace);
+  }
+
+  /** The backtrace a thrown value crosses C with (its own, or its JS stack's, plus the C frames crossed). */
+  function backtraceOf(value) {
+    const isObject = value !== null && (typeof value === 'object' || typeof value === 'function');
+    const own = isObject ? value.backtrace : undefined;
+    if (typeof own === 'string' && own !== '') {
+      return completeBacktraces.has(value) ? own : own + crossedWasmFrames();
+    }
+    const stack = isObject ? value.stack : undefined;
+    const { text, complete } = jsStackToBacktrace(typeof stack === 'string' ? stack : undefined);
+    if (isObject && complete) completeBacktraces.add(value);
+    return complete ? text : text + crossedWasmFrames();
+  }
+
+  /**
+   * Raises a JS exception into C, for a callback that threw. It never
+   * throws (but for a trap, which poisons): reading the value may run user
+   * code that throws (a Proxy's traps, getters, toString), and an exception
+   * here would unwind the wasm frames below. The value itself still comes
+   * back out of the outer call.
+   */
+  state.raiseFromJS = function raiseFromJS(value) {
+    let err = 0;
+    try {
+      let backtrace;
+      try {
+        backtrace = backtraceOf(value);
+      } catch {
+        backtrace = '';
+      }
+      err = makeRaisableError(value, backtrace);
+    } catch (e) {
+      if (state.poisoned) throw e;
+      try {
+        // The kind, message or backtrace could not be made (too large to
+        // allocate): the value crosses with a plain one.
+        err = makeRaisableError(value, '', 'RuntimeError', '(a thrown value too large to describe)');
+      } catch (e2) {
+        if (state.poisoned) throw e2;
+        err = 0;
+      }
+    }
     if (err) {
       x.TVMFFIErrorSetRaised(err);
       x.TVMFFIObjectDecRef(err);

@@ -1,6 +1,7 @@
 // The global function registry: lookup, registration, listing, removal.
 import { PTR } from '../objects.js';
 import { FFITypeError, makeError } from '../errors.js';
+import { optionsOf } from './checks.js';
 
 export function install(state) {
   const { w, L, heap, hooks } = state;
@@ -15,8 +16,9 @@ export function install(state) {
   }
   state.lookupGlobal = lookupGlobal;
 
-  function getGlobal(name, { optional = false } = {}) {
+  function getGlobal(name, options) {
     if (state.poisoned) throw state.fatal();
+    const optional = Boolean(optionsOf(options, 'getGlobal').optional);
     const p = lookupGlobal(String(name));
     if (!p) {
       if (optional) return null;
@@ -25,8 +27,9 @@ export function install(state) {
     return state.makeCallable(p);
   }
 
-  function registerGlobal(name, fn, { override = false } = {}) {
+  function registerGlobal(name, fn, options) {
     if (state.poisoned) throw state.fatal();
+    const override = Boolean(optionsOf(options, 'registerGlobal').override);
     if (typeof fn !== 'function') throw new FFITypeError('registerGlobal expects a function');
     return state.inFrame(() => {
       const ba = state.byteArray(String(name));

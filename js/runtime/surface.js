@@ -1,6 +1,7 @@
 // The public surface: the runtime object load() returns, and the internals
 // js/tensor.js and the backends reach through runtime[INTERNALS].
-import { PTR, RUNTIME, INTERNALS, AS_POD, isHandle } from '../objects.js';
+import { PTR, RUNTIME, INTERNALS, AS_POD, isHandle, runtimeOf, stampRuntime } from '../objects.js';
+import { isTrap } from './poison.js';
 import { moduleLoader, ModuleLoadError } from '../dylink.js';
 import { DataType } from '../values.js';
 import { makeError } from '../errors.js';
@@ -30,7 +31,11 @@ export function install(state) {
   /** Converts a JS value to an FFI handle (e.g. a JS function to a Function). */
   function toFFI(value) {
     if (state.poisoned) throw state.fatal();
-    if (isHandle(value)) return value;
+    if (isHandle(value)) {
+      const owner = runtimeOf(value);
+      if (owner !== hooks) throw state.foreign(value, owner);
+      return value;
+    }
     const [frame, mark] = state.frame();
     try {
       const view = state.alloc(ANY);
@@ -103,6 +108,7 @@ export function install(state) {
       try {
         ptr = await moduleLoader(x).load(source);
       } catch (e) {
+        if (isTrap(e)) state.poison(e); // a trap the loader did not handle: the core's state is unknown
         throw e instanceof ModuleLoadError ? makeError(e.kind, e.message) : e;
       } finally {
         state.fresh();
@@ -145,7 +151,8 @@ export function install(state) {
         state.finalizer.unregister(wrapper);
         wrapper[PTR] = 0;
         state.queueDecref(p);
-        return { [AS_POD]: () => [p, wrapper.typeIndex] };
+        const typeIndex = wrapper.typeIndex;
+        return stampRuntime({ [AS_POD]: () => [p, typeIndex] }, hooks);
       },
       /** How a `DLTensor*` reaches JS (js/tensor.js: a TensorView). */
       setDLTensorReader: state.setDLTensorReader,
