@@ -4,7 +4,7 @@
 // (64-byte aligned), device data behind the backend's allocation handle.
 import { FFIObject, INTERNALS, AS_POD, CLONE_GUARD, BY_VALUE_AS, RELEASE, stampRuntime } from './objects.js';
 import { makeError } from './errors.js';
-import { describe, optionsOf, typedArrayParts, MAX_NDIM } from './runtime/checks.js';
+import { describe, optionsOf, typedArrayParts, textOf, MAX_NDIM } from './runtime/checks.js';
 
 /** dtype name -> the typed array that holds its elements (raw bits for float16/bfloat16). */
 const DTYPE_ARRAYS = {
@@ -404,7 +404,7 @@ export function createTensorSupport(runtime, devices) {
     if (!ArrayBuffer.isView(data) || data instanceof DataView) {
       throw makeError('TypeError', `tensor(): data must be a typed array, got ${describe(data)}`);
     }
-    const name = dtype === undefined ? ARRAY_DTYPES.get(data.constructor) : String(dtype);
+    const name = dtype === undefined ? ARRAY_DTYPES.get(data.constructor) : textOf(dtype, 'tensor()');
     const Arr = DTYPE_ARRAYS[name];
     if (!Arr) throw makeError('TypeError', `tensor(): unsupported dtype ${name}; supported: ${Object.keys(DTYPE_ARRAYS).join(', ')}`);
     if (!(data instanceof Arr) && !(Arr === Uint8Array && data instanceof Uint8ClampedArray)) {
@@ -448,7 +448,12 @@ function checkShape(shape) {
   }
   const n = shape.length;
   if (!(n <= MAX_NDIM)) throw makeError('ValueError', `shape has ${n} dimensions, at most ${MAX_NDIM} are supported`);
-  const dims = Array.from({ length: n }, (_, i) => Number(shape[i]));
+  const dims = Array.from({ length: n }, (_, i) => {
+    const d = shape[i];
+    if (typeof d === 'number') return d;
+    if (typeof d === 'bigint') return Number(d);
+    throw makeError('TypeError', `shape must be an array of non-negative integers, got ${describe(d)} at ${i}`);
+  });
   for (const d of dims) {
     if (!Number.isSafeInteger(d) || d < 0) throw makeError('ValueError', `shape [${dims}] has an invalid extent ${d}`);
   }

@@ -96,3 +96,15 @@ export class Nesting {
     this.active.pop();
   }
 }
+
+/**
+ * A name or spec argument (a global's name, a type key, a dtype or device
+ * string) as a string: a string, or a primitive as String() gives it. An
+ * object is a TypeError: converting one runs its toString (an array's joins
+ * every element, which for a sparse 2^32-element array never ends).
+ */
+export function textOf(v, what) {
+  if (typeof v === 'string') return v;
+  if (v === null || (typeof v !== 'object' && typeof v !== 'function')) return String(v);
+  throw new FFITypeError(`${what}: expected a string, got ${describe(v)}`);
+}

@@ -2,6 +2,7 @@
 // ancestors, fields, methods), and the JS classes built from it.
 import { FFIObject, PTR } from '../objects.js';
 import { FFIError, makeError } from '../errors.js';
+import { textOf } from './checks.js';
 
 export function install(state) {
   const { x, w, L, heap, hooks, objectClasses } = state;
@@ -119,7 +120,7 @@ export function install(state) {
     const { inFrame, alloc, check } = state;
     return inFrame(() => {
       const index = alloc(ANY);
-      check(w.TVMFFITypeKeyToIndex(state.byteArray(String(key)), index));
+      check(w.TVMFFITypeKeyToIndex(state.byteArray(textOf(key, 'create')), index));
       const creator = state.creatorOf(heap.i32[index >> 2]);
       if (!creator) throw makeError('TypeError', `Type \`${key}\` has no creator`);
       const out = alloc(ANY);

@@ -1,7 +1,7 @@
 // The global function registry: lookup, registration, listing, removal.
 import { PTR } from '../objects.js';
 import { FFITypeError, makeError } from '../errors.js';
-import { optionsOf } from './checks.js';
+import { optionsOf, textOf } from './checks.js';
 
 export function install(state) {
   const { w, L, heap, hooks } = state;
@@ -19,10 +19,11 @@ export function install(state) {
   function getGlobal(name, options) {
     if (state.poisoned) throw state.fatal();
     const optional = Boolean(optionsOf(options, 'getGlobal').optional);
-    const p = lookupGlobal(String(name));
+    const text = textOf(name, 'getGlobal');
+    const p = lookupGlobal(text);
     if (!p) {
       if (optional) return null;
-      throw makeError('ValueError', `Cannot find global function ${name}`);
+      throw makeError('ValueError', `Cannot find global function ${text}`);
     }
     return state.makeCallable(p);
   }
@@ -32,7 +33,7 @@ export function install(state) {
     const override = Boolean(optionsOf(options, 'registerGlobal').override);
     if (typeof fn !== 'function') throw new FFITypeError('registerGlobal expects a function');
     return state.inFrame(() => {
-      const ba = state.byteArray(String(name));
+      const ba = state.byteArray(textOf(name, 'registerGlobal'));
       const f = fn[PTR] !== undefined ? hooks.ptrOf(fn) : state.queueDecref(state.jsFunctionToFFI(fn));
       state.check(w.TVMFFIFunctionSetGlobal(ba, f, override ? 1 : 0));
     });
@@ -60,7 +61,7 @@ export function install(state) {
   }
 
   function removeGlobal(name) {
-    return withGlobal('ffi.FunctionRemoveGlobal', (f) => f(String(name)));
+    return withGlobal('ffi.FunctionRemoveGlobal', (f) => f(textOf(name, 'removeGlobal')));
   }
 
   Object.assign(state, { getGlobal, registerGlobal, listGlobals, removeGlobal, withGlobal });

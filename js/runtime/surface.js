@@ -3,25 +3,35 @@
 import { PTR, RUNTIME, INTERNALS, AS_POD, isHandle, runtimeOf, stampRuntime } from '../objects.js';
 import { isTrap } from './poison.js';
 import { moduleLoader, ModuleLoadError } from '../dylink.js';
-import { DataType } from '../values.js';
+import { DataType, Device } from '../values.js';
 import { makeError } from '../errors.js';
+import { textOf, describe } from './checks.js';
 
 export function install(state) {
   const { x, w, L, meta, heap, hooks } = state;
   const { ANY, PAYLOAD, size } = L;
 
+  /** A device id or type: an int32 (DLDevice's fields are 32-bit). */
+  function deviceField(v, what) {
+    if (Number.isInteger(v) && v >= -0x80000000 && v <= 0x7fffffff) return v;
+    throw makeError('ValueError', `Invalid device ${what}: ${typeof v === 'number' ? v : describe(v)}`);
+  }
+
   function parseDevice(spec, id) {
-    if (typeof spec === 'number') return state.deviceOf(spec, id ?? 0);
-    const m = /^([a-z_]+)(?::(\d+))?$/.exec(String(spec));
-    const type = m ? meta.device_type[m[1]] : undefined;
-    if (type === undefined) throw makeError('ValueError', `Unknown device: ${spec}`);
-    return state.deviceOf(type, m[2] !== undefined ? Number(m[2]) : id ?? 0);
+    const deviceId = id === undefined || id === null ? 0 : deviceField(id, 'id');
+    if (typeof spec === 'number') return state.deviceOf(deviceField(spec, 'type'), deviceId);
+    if (spec instanceof Device) return id === undefined ? spec : state.deviceOf(spec.deviceType, deviceId);
+    const text = textOf(spec, 'device');
+    const m = /^([a-z_]+)(?::(\d+))?$/.exec(text);
+    const type = m && Object.hasOwn(meta.device_type, m[1]) ? meta.device_type[m[1]] : undefined;
+    if (type === undefined) throw makeError('ValueError', `Unknown device: ${text}`);
+    return state.deviceOf(type, m[2] !== undefined ? deviceField(Number(m[2]), 'id') : deviceId);
   }
 
   function parseDataType(text) {
     if (text instanceof DataType) return text;
     return state.inFrame(() => {
-      const ba = state.byteArray(String(text));
+      const ba = state.byteArray(textOf(text, 'dtype'));
       const out = state.alloc(size.DLDataType);
       state.check(w.TVMFFIDataTypeFromString(ba, out));
       return state.dataTypeAt(out);
@@ -81,11 +91,12 @@ export function install(state) {
       if (state.poisoned) throw state.fatal();
       return state.inFrame(() => {
         const out = state.alloc(ANY);
-        if (w.TVMFFITypeKeyToIndex(state.byteArray(String(key)), out) !== 0) {
+        const text = textOf(key, 'objectClass');
+        if (w.TVMFFITypeKeyToIndex(state.byteArray(text), out) !== 0) {
           state.fresh();
           w.TVMFFIErrorMoveFromRaised(out);
           if (heap.u32[out >> 2]) state.decref(heap.u32[out >> 2]);
-          throw makeError('KeyError', `Unknown type key ${key}`);
+          throw makeError('KeyError', `Unknown type key ${text}`);
         }
         state.fresh();
         return state.wrapperClass(heap.i32[out >> 2]);
@@ -93,8 +104,9 @@ export function install(state) {
     },
     /** Makes objects of `typeKey` JS instances of cls (a subclass of FFIObject). */
     registerObjectClass(typeKeyOrIndex, cls) {
-      const index = typeof typeKeyOrIndex === 'number' ? typeKeyOrIndex : L.T[typeKeyOrIndex];
-      if (index === undefined) throw makeError('KeyError', `Unknown type key ${typeKeyOrIndex}`);
+      const key = typeof typeKeyOrIndex === 'number' ? typeKeyOrIndex : textOf(typeKeyOrIndex, 'registerObjectClass');
+      const index = typeof key === 'number' ? key : Object.hasOwn(L.T, key) ? L.T[key] : undefined;
+      if (index === undefined) throw makeError('KeyError', `Unknown type key ${key}`);
       state.objectClasses.set(index, cls);
     },
     /**
