@@ -39,6 +39,9 @@ export function createRuntime(instance, meta, options = {}) {
     L: layoutOf(meta),
     heap: new Heap(x.memory),
     logger: options.logger ?? console,
+    // The trap that poisoned the instance (null: none). Its own small object,
+    // read on every call: \`state\` itself has too many fields to stay fast.
+    trap: { poisoned: null },
     hooks: {}, // what wrappers reach as this[RUNTIME], filled by the sections
     objectClasses: new Map(), // type index -> wrapper class
   };

@@ -3,7 +3,7 @@
 // read as JS values (Any -> JS), and calls both ways. Everything here closes
 // over plain locals; the heap views are refreshed by fresh().
 import { Device, DataType, IntValue, FloatValue } from '../values.js';
-import { FFIObject, PTR, RUNTIME, AS_POD, RELEASE, functionPrototype, runtimeOf, stampRuntime } from '../objects.js';
+import { FFIObject, PTR, RUNTIME, AS_POD, RELEASE, functionPrototype, runtimeOf, stampRuntime, isHandle } from '../objects.js';
 import { FFIError, MemoryError, OverflowError, FFITypeError, ValueError } from '../errors.js';
 import { Nesting, MAX_ALLOC, describe, oversized, typedArrayParts, arrayBufferLength } from './checks.js';
 
@@ -26,7 +26,7 @@ const WORD_BOOL = 2;
 const WORD_OBJECT = 3;
 
 export function install(state) {
-  const { x, w: guarded, L, heap, hooks, objectClasses, jsValues, jsOpaque, addHandle, releaseHandle, decref, poison } = state;
+  const { x, w: guarded, L, heap, trap, hooks, objectClasses, jsValues, jsOpaque, addHandle, releaseHandle, decref, poison } = state;
   const {
     ANY, OBJ, PAYLOAD, BA, BA_DATA, BA_SIZE, OBJ_TI, OPAQUE_HANDLE, DT, DEV, MAP, SMALL_MAX, size,
     T_NONE, T_INT, T_BOOL, T_FLOAT, T_PTR, T_DLTENSOR_PTR, T_DTYPE, T_DEVICE, T_RAW_STR, T_BYTE_ARRAY,
@@ -643,7 +643,7 @@ export function install(state) {
    * one (no array made); more come as `args`.
    */
   function webffiCall(f, n, args, a0, a1, a2, a3) {
-    if (state.poisoned) throw state.fatal();
+    if (trap.poisoned) throw state.fatal();
     const fn = f[PTR];
     if (!fn) hooks.ptrOf(f);
     const frame = sp;
@@ -714,7 +714,7 @@ export function install(state) {
     const k1 = n < 2 || isInt32(a1) ? WORD_INT : wordKind(a1);
     const k2 = n < 3 || isInt32(a2) ? WORD_INT : wordKind(a2);
     const k3 = n < 4 || isInt32(a3) ? WORD_INT : wordKind(a3);
-    if (!fn || state.poisoned || result + ANY > scratchEnd || (k0 | k1 | k2 | k3) < 0) {
+    if (!fn || trap.poisoned || result + ANY > scratchEnd || (k0 | k1 | k2 | k3) < 0) {
       return webffiCall(f, n, null, a0, a1, a2, a3);
     }
     // Missing arguments go as 0: cheaper to pass than undefined.
@@ -796,7 +796,7 @@ export function install(state) {
       writeOwned(resultPtr, r);
     } catch (e) {
       Error.stackTraceLimit = limit;
-      if (state.poisoned) throw e; // a nested call trapped: unwind the wasm frames too
+      if (trap.poisoned) throw e; // a nested call trapped: unwind the wasm frames too
       sp = frame;
       runCleanups(mark);
       // Raising reads the thrown value (its kind, message, stack), which may
@@ -813,8 +813,37 @@ export function install(state) {
     return 0;
   }
 
+  /** Converts a JS value to an FFI handle (e.g. a JS function to a Function). */
+  function toFFI(value) {
+    if (trap.poisoned) throw state.fatal();
+    if (isHandle(value)) {
+      const owner = runtimeOf(value);
+      if (owner !== hooks) throw state.foreign(value, owner);
+      return value;
+    }
+    const frame = sp;
+    const mark = cleanups.length;
+    try {
+      const view = alloc(ANY);
+      writeArg(view, value);
+      const made = cleanups.length === mark + 2 && cleanups[mark] === DECREF;
+      if (made && cleanups[mark + 1] === U32[(view + PAYLOAD) >> 2]) {
+        // An object made for this conversion alone (a container, a
+        // Function): its reference passes to the wrapper, not released.
+        cleanups.length = mark;
+        return readAny(view, true);
+      }
+      const out = alloc(ANY);
+      check(guarded.TVMFFIAnyViewToOwnedAny(view, out));
+      return readAny(out, true);
+    } finally {
+      sp = frame;
+      if (cleanups.length !== mark) runCleanups(mark);
+    }
+  }
+
   Object.assign(state, {
-    fresh, alloc, inFrame, runCleanups, queueDecref, check, byteArray, byteArrayOf, readInt64,
+    toFFI, fresh, alloc, inFrame, runCleanups, queueDecref, check, byteArray, byteArrayOf, readInt64,
     objectTypeIndex, writeArg, readAny, makeCallable, jsFunctionToFFI, dataTypeAt, deviceOf,
     callJS: webffiCallJS,
     setFloatsAsValues(on) {
@@ -824,20 +853,6 @@ export function install(state) {
     },
     setDLTensorReader(read) {
       dlTensorReader = read;
-    },
-    /** For toFFI: the frame state, to tell an object made for one conversion from a borrowed one. */
-    frame: () => [sp, cleanups.length],
-    /** toFFI's hand-over: the object made at mark passes to the wrapper instead of being released. */
-    takeMade(mark, p) {
-      if (cleanups.length === mark + 2 && cleanups[mark] === DECREF && cleanups[mark + 1] === p) {
-        cleanups.length = mark;
-        return true;
-      }
-      return false;
-    },
-    endFrame(frame, mark) {
-      sp = frame;
-      if (cleanups.length !== mark) runCleanups(mark);
     },
   });
 }

@@ -15,14 +15,13 @@ export function isTrap(e) {
 }
 
 export function install(state) {
-  const x = state.x;
-  state.poisoned = null;
+  const { x, trap } = state;
 
   /** The error every call throws once the instance is poisoned. */
   state.fatal = function fatal() {
     return new FatalError(
-      `webffi: the wasm instance was poisoned by an earlier trap (${state.poisoned.message}); ` +
-        'load a new runtime', { cause: state.poisoned });
+      `webffi: the wasm instance was poisoned by an earlier trap (${trap.poisoned.message}); ` +
+        'load a new runtime', { cause: trap.poisoned });
   };
 
   /**
@@ -33,19 +32,19 @@ export function install(state) {
   state.poison = function poison(e) {
     if (e instanceof FatalError) throw e;
     if (!isTrap(e)) throw e;
-    if (state.poisoned) throw state.fatal();
-    state.poisoned = e;
+    if (trap.poisoned) throw state.fatal();
+    trap.poisoned = e;
     throw new FatalError(
       `webffi: wasm trap (${e.message}); the instance is poisoned and refuses every later call`,
       { cause: e });
   };
 
   state.poisonCheck = function poisonCheck() {
-    if (state.poisoned) throw state.fatal();
+    if (trap.poisoned) throw state.fatal();
   };
 
   state.decref = function decref(p) {
-    if (state.poisoned) return;
+    if (trap.poisoned) return;
     try {
       x.TVMFFIObjectDecRef(p);
     } catch (e) {

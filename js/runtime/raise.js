@@ -153,13 +153,13 @@ export function install(state) {
       }
       err = makeRaisableError(value, backtrace);
     } catch (e) {
-      if (state.poisoned) throw e;
+      if (state.trap.poisoned) throw e;
       try {
         // The kind, message or backtrace could not be made (too large to
         // allocate): the value crosses with a plain one.
         err = makeRaisableError(value, '', 'RuntimeError', '(a thrown value too large to describe)');
       } catch (e2) {
-        if (state.poisoned) throw e2;
+        if (state.trap.poisoned) throw e2;
         err = 0;
       }
     }

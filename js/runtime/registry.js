@@ -17,7 +17,7 @@ export function install(state) {
   state.lookupGlobal = lookupGlobal;
 
   function getGlobal(name, options) {
-    if (state.poisoned) throw state.fatal();
+    if (state.trap.poisoned) throw state.fatal();
     const optional = Boolean(optionsOf(options, 'getGlobal').optional);
     const text = textOf(name, 'getGlobal');
     const p = lookupGlobal(text);
@@ -29,7 +29,7 @@ export function install(state) {
   }
 
   function registerGlobal(name, fn, options) {
-    if (state.poisoned) throw state.fatal();
+    if (state.trap.poisoned) throw state.fatal();
     const override = Boolean(optionsOf(options, 'registerGlobal').override);
     if (typeof fn !== 'function') throw new FFITypeError('registerGlobal expects a function');
     return state.inFrame(() => {

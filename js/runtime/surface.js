@@ -38,31 +38,6 @@ export function install(state) {
     });
   }
 
-  /** Converts a JS value to an FFI handle (e.g. a JS function to a Function). */
-  function toFFI(value) {
-    if (state.poisoned) throw state.fatal();
-    if (isHandle(value)) {
-      const owner = runtimeOf(value);
-      if (owner !== hooks) throw state.foreign(value, owner);
-      return value;
-    }
-    const [frame, mark] = state.frame();
-    try {
-      const view = state.alloc(ANY);
-      state.writeArg(view, value);
-      if (state.takeMade(mark, heap.u32[(view + PAYLOAD) >> 2])) {
-        // An object made for this conversion alone (a container, a
-        // Function): its reference passes to the wrapper, not released.
-        return state.readAny(view, true);
-      }
-      const out = state.alloc(ANY);
-      state.check(w.TVMFFIAnyViewToOwnedAny(view, out));
-      return state.readAny(out, true);
-    } finally {
-      state.endFrame(frame, mark);
-    }
-  }
-
   const runtime = {
     [RUNTIME]: hooks,
     /** The ABI metadata of the loaded core. */
@@ -82,13 +57,13 @@ export function install(state) {
     scope(fn) {
       return state.scope(fn, isHandle);
     },
-    toFFI,
+    toFFI: state.toFFI,
     /**
      * The JS class of a registered type: reflected fields as properties,
      * methods on the prototype, static methods (e.g. `__ffi_init__`) on the class.
      */
     objectClass(key) {
-      if (state.poisoned) throw state.fatal();
+      if (state.trap.poisoned) throw state.fatal();
       return state.inFrame(() => {
         const out = state.alloc(ANY);
         const text = textOf(key, 'objectClass');
@@ -115,7 +90,7 @@ export function install(state) {
      * under the same name is returned instead of being instantiated again.
      */
     async loadModule(source) {
-      if (state.poisoned) throw state.fatal();
+      if (state.trap.poisoned) throw state.fatal();
       let ptr;
       try {
         ptr = await moduleLoader(x).load(source);
@@ -137,7 +112,7 @@ export function install(state) {
     },
     /** The trap that poisoned this instance, or null. */
     get poisoned() {
-      return state.poisoned;
+      return state.trap.poisoned;
     },
     logger: state.logger,
   };
