@@ -32,7 +32,7 @@ const DESC = Symbol('webffi.tensorDesc');
  * @param {object} devices the backend registry (ensure, requireReady, deviceFor)
  */
 export function createTensorSupport(runtime, devices) {
-  const { hooks, inFrame, alloc, check, poisonCheck } = runtime[INTERNALS];
+  const { hooks, inFrame, alloc, check, poisonCheck, guarded } = runtime[INTERNALS];
   const meta = runtime.metadata;
   const x = runtime.exports;
   const off = meta.offsetof;
@@ -390,7 +390,7 @@ export function createTensorSupport(runtime, devices) {
     return inFrame(() => {
       const proto = prototype(dims, dt, dev);
       const out = alloc(8);
-      check(x.TVMFFIEnvTensorAlloc(proto, out));
+      check(guarded.TVMFFIEnvTensorAlloc(proto, out));
       return new Tensor(hooks, u32(out), T_TENSOR);
     });
   }
@@ -428,7 +428,7 @@ export function createTensorSupport(runtime, devices) {
 
   /** Copies all bytes of `from` into `to` (tensors or views) through the C core. */
   function copyTensor(from, to) {
-    check(x.WebFFIDLTensorCopy(from[DESC].dl, to[DESC].dl));
+    check(guarded.WebFFIDLTensorCopy(from[DESC].dl, to[DESC].dl));
   }
 
   return { Tensor, TensorView, tensor, empty, copyTensor };

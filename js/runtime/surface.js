@@ -127,6 +127,8 @@ export function install(state) {
   Object.defineProperty(runtime, INTERNALS, {
     value: {
       hooks, inFrame: state.inFrame, alloc: state.alloc, check: state.check,
+      /** The exports, each guarded: a trap in one poisons the instance. */
+      guarded: w,
       poisonCheck: state.poisonCheck,
       /**
        * For a callback's result: moves the wrapper's reference into the
