@@ -34,7 +34,7 @@ class SequenceObject extends ContainerObject {
   /** Element i; negative i counts from the end. */
   at(i) {
     const n = this.length;
-    const k = i < 0 ? i + n : i;
+    const k = typeof i === 'number' && i < 0 ? i + n : i;
     return call(this, this.constructor.ops.get, k);
   }
 

@@ -6,6 +6,7 @@ import { createHostImports } from './host_imports.js';
 import { createRuntime } from './runtime.js';
 import { defaultWasmUrl } from './locate.js';
 import { RuntimeError } from './errors.js';
+import { optionsOf } from './runtime/checks.js';
 import { createTensorSupport } from './tensor.js';
 import { createBackendRegistry } from './backends/registry.js';
 import { discoverBackends, autoloadEnabled } from './backends/discover.js';
@@ -89,11 +90,20 @@ function readMetadata(exports, heapText) {
  * @param {string|URL} [options.appDir] Node: the application whose
  *   package.json dependencies are searched for backends (default: cwd).
  */
-export async function load(options = {}) {
+export async function load(options) {
+  options = optionsOf(options, 'load');
   const logger = options.logger ?? console;
   const module = await compile(options.wasm ?? defaultWasmUrl(), logger);
   const wasi = createWasi({
-    write: (fd, text) => (fd === 2 ? logger.warn ?? logger.log : logger.log)?.call(logger, text.replace(/\n$/, '')),
+    // Called from inside the core (a WASI import): a logger that throws must
+    // not unwind the wasm frames below, so its errors stop here.
+    write: (fd, text) => {
+      try {
+        (fd === 2 ? logger.warn ?? logger.log : logger.log)?.call(logger, text.replace(/\n$/, ''));
+      } catch {
+        // the output is lost, the instance is not
+      }
+    },
   });
   let memory;
   // The runtime is made after instantiation; the imports reach it through this.

@@ -2,17 +2,20 @@
 // the module's imports), its kind, imports, and function metadata. Modules
 // are loaded with `runtime.loadModule()`.
 import { FFIObject, RUNTIME } from './objects.js';
+import { optionsOf } from './runtime/checks.js';
 
 export class ModuleObject extends FFIObject {
   /**
    * The module's function NAME (a callable handle that keeps the module
    * alive), or null when neither it nor (by default) its imports define it.
    */
-  getFunction(name, { queryImports = true } = {}) {
+  getFunction(name, options) {
+    const queryImports = optionsOf(options, 'getFunction').queryImports ?? true;
     return this[RUNTIME].global('ffi.ModuleGetFunction')(this, name, queryImports);
   }
 
-  implementsFunction(name, { queryImports = true } = {}) {
+  implementsFunction(name, options) {
+    const queryImports = optionsOf(options, 'implementsFunction').queryImports ?? true;
     return this[RUNTIME].global('ffi.ModuleImplementsFunction')(this, name, queryImports);
   }
 

@@ -22,6 +22,38 @@ export const RELEASE = Symbol('webffi.release');
 export const CLONE_GUARD = Symbol(
   'a webffi handle lives in its runtime instance and cannot be posted; send its value with encodeValue() or a worker session');
 
+/**
+ * The runtime a handle belongs to, kept in a private field: it cannot be
+ * forged or changed from outside, and reading it runs no user code (a Proxy
+ * has no such field, whatever its traps say).
+ */
+class Base {
+  constructor(target) {
+    return target;
+  }
+}
+class Owner extends Base {
+  #runtime;
+
+  constructor(target, runtime) {
+    super(target);
+    this.#runtime = runtime;
+  }
+
+  static of(v) {
+    return v !== null && (typeof v === 'object' || typeof v === 'function') && #runtime in v ? v.#runtime : undefined;
+  }
+}
+
+/** Marks target (a handle, a DLTensor* view) as belonging to runtime (its hooks). */
+export function stampRuntime(target, runtime) {
+  if (Owner.of(target) === undefined) new Owner(target, runtime); // eslint-disable-line no-new
+  return target;
+}
+
+/** The hooks of the runtime a stamped value belongs to, or undefined (never runs user code). */
+export const runtimeOf = Owner.of;
+
 const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 
 /** Methods every handle has, FFIObject wrappers and callable Functions alike. */
@@ -52,6 +84,7 @@ const handleGetters = {
  */
 export class FFIObject {
   constructor(runtime, ptr, typeIndex) {
+    new Owner(this, runtime); // eslint-disable-line no-new
     this[RUNTIME] = runtime;
     this[PTR] = ptr;
     this.typeIndex = typeIndex;

@@ -2,8 +2,9 @@
 // object's cell). Memory is allocated by the C core (TVMFFIEnvTensorAlloc),
 // so C and JS share one device registry: CPU data lives in the wasm heap
 // (64-byte aligned), device data behind the backend's allocation handle.
-import { FFIObject, INTERNALS, AS_POD, CLONE_GUARD, BY_VALUE_AS, RELEASE } from './objects.js';
-import { makeError, describe } from './errors.js';
+import { FFIObject, INTERNALS, AS_POD, CLONE_GUARD, BY_VALUE_AS, RELEASE, stampRuntime } from './objects.js';
+import { makeError } from './errors.js';
+import { describe, optionsOf, typedArrayParts, textOf, MAX_NDIM } from './runtime/checks.js';
 
 /** dtype name -> the typed array that holds its elements (raw bits for float16/bfloat16). */
 const DTYPE_ARRAYS = {
@@ -31,7 +32,7 @@ const DESC = Symbol('webffi.tensorDesc');
  * @param {object} devices the backend registry (ensure, requireReady, deviceFor)
  */
 export function createTensorSupport(runtime, devices) {
-  const { hooks, inFrame, alloc, check, poisonCheck } = runtime[INTERNALS];
+  const { hooks, inFrame, alloc, check, poisonCheck, guarded } = runtime[INTERNALS];
   const meta = runtime.metadata;
   const x = runtime.exports;
   const off = meta.offsetof;
@@ -195,11 +196,13 @@ export function createTensorSupport(runtime, devices) {
      */
     set(data) {
       const Arr = arrayFor(this.dtype);
-      if (!(data instanceof Arr) || data.length !== this.size * this.dtype.lanes) {
-        throw makeError('TypeError', `Tensor.set(): expected a ${Arr.name} of ${this.size * this.dtype.lanes} elements, got ${describe(data)}${ArrayBuffer.isView(data) ? ` of ${data.length}` : ''}`);
+      // Lengths as the engine sees them: a subclass's getters cannot make the copy overrun the tensor.
+      const parts = data instanceof Arr ? typedArrayParts(data, 'Tensor.set()') : null;
+      if (!parts || parts.length !== this.size * this.dtype.lanes || parts.byteLength !== this.nbytes) {
+        throw makeError('TypeError', `Tensor.set(): expected a ${Arr.name} of ${this.size * this.dtype.lanes} elements, got ${describe(data)}${parts ? ` of ${parts.length}` : ''}`);
       }
       this.#requireCompact('set()');
-      const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+      const bytes = new Uint8Array(parts.buffer, parts.byteOffset, parts.byteLength);
       if (this.device.deviceType === CPU) {
         new Uint8Array(memory.buffer, this.dataPtr + this.byteOffset, bytes.length).set(bytes);
       } else {
@@ -235,7 +238,7 @@ export function createTensorSupport(runtime, devices) {
 
     /** Passes this tensor to C as a borrowed `DLTensor*` (kTVMFFIDLTensorPtr). */
     asDLTensorPtr() {
-      return new DLTensorRef(this, this[DESC].dl, T_DLTENSOR_PTR);
+      return stampRuntime(new DLTensorRef(this, this[DESC].dl, T_DLTENSOR_PTR), hooks);
     }
 
     #requireCPU(what) {
@@ -277,6 +280,7 @@ export function createTensorSupport(runtime, devices) {
 
     constructor(dl) {
       super();
+      stampRuntime(this, hooks); // written as its DLTensor* only to this runtime
       this.#d = describeForeign(dl);
       this.webffiHandle = CLONE_GUARD; // postMessage(view) throws
     }
@@ -386,7 +390,7 @@ export function createTensorSupport(runtime, devices) {
     return inFrame(() => {
       const proto = prototype(dims, dt, dev);
       const out = alloc(8);
-      check(x.TVMFFIEnvTensorAlloc(proto, out));
+      check(guarded.TVMFFIEnvTensorAlloc(proto, out));
       return new Tensor(hooks, u32(out), T_TENSOR);
     });
   }
@@ -395,29 +399,36 @@ export function createTensorSupport(runtime, devices) {
    * A CPU tensor holding a copy of a typed array; `shape` defaults to 1-D,
    * `dtype` to the array's (float16/bfloat16 take Uint16Array bits, bool a Uint8Array).
    */
-  function tensor(data, { shape, dtype } = {}) {
+  function tensor(data, options) {
+    const { shape, dtype } = optionsOf(options, 'tensor()');
     if (!ArrayBuffer.isView(data) || data instanceof DataView) {
       throw makeError('TypeError', `tensor(): data must be a typed array, got ${describe(data)}`);
     }
-    const name = dtype === undefined ? ARRAY_DTYPES.get(data.constructor) : String(dtype);
+    const name = dtype === undefined ? ARRAY_DTYPES.get(data.constructor) : textOf(dtype, 'tensor()');
     const Arr = DTYPE_ARRAYS[name];
     if (!Arr) throw makeError('TypeError', `tensor(): unsupported dtype ${name}; supported: ${Object.keys(DTYPE_ARRAYS).join(', ')}`);
     if (!(data instanceof Arr) && !(Arr === Uint8Array && data instanceof Uint8ClampedArray)) {
       throw makeError('TypeError', `tensor(): dtype ${name} needs a ${Arr.name}, got a ${data.constructor.name}`);
     }
-    const dims = shape === undefined ? [data.length] : checkShape(shape);
+    // Read once, through the engine's accessors (not the object's own getters).
+    const parts = typedArrayParts(data, 'tensor()');
+    const dims = shape === undefined ? [parts.length] : checkShape(shape);
     const count = dims.reduce((a, b) => a * b, 1);
-    if (count !== data.length) {
-      throw makeError('ValueError', `tensor(): shape [${dims}] has ${count} elements, the data ${data.length}`);
+    if (count !== parts.length) {
+      throw makeError('ValueError', `tensor(): shape [${dims}] has ${count} elements, the data ${parts.length}`);
     }
     const t = empty(dims, name, 'cpu');
-    new Uint8Array(memory.buffer, t.dataPtr, data.byteLength).set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+    if (t.nbytes !== parts.byteLength) {
+      t.dispose();
+      throw makeError('ValueError', `tensor(): the data holds ${parts.byteLength} bytes, a ${name} tensor of shape [${dims}] ${t.nbytes}`);
+    }
+    new Uint8Array(memory.buffer, t.dataPtr, parts.byteLength).set(new Uint8Array(parts.buffer, parts.byteOffset, parts.byteLength));
     return t;
   }
 
   /** Copies all bytes of `from` into `to` (tensors or views) through the C core. */
   function copyTensor(from, to) {
-    check(x.WebFFIDLTensorCopy(from[DESC].dl, to[DESC].dl));
+    check(guarded.WebFFIDLTensorCopy(from[DESC].dl, to[DESC].dl));
   }
 
   return { Tensor, TensorView, tensor, empty, copyTensor };
@@ -435,7 +446,14 @@ function checkShape(shape) {
   if (!Array.isArray(shape) && !ArrayBuffer.isView(shape)) {
     throw makeError('TypeError', `shape must be an array of non-negative integers, got ${describe(shape)}`);
   }
-  const dims = Array.from(shape, Number);
+  const n = shape.length;
+  if (!(n <= MAX_NDIM)) throw makeError('ValueError', `shape has ${n} dimensions, at most ${MAX_NDIM} are supported`);
+  const dims = Array.from({ length: n }, (_, i) => {
+    const d = shape[i];
+    if (typeof d === 'number') return d;
+    if (typeof d === 'bigint') return Number(d);
+    throw makeError('TypeError', `shape must be an array of non-negative integers, got ${describe(d)} at ${i}`);
+  });
   for (const d of dims) {
     if (!Number.isSafeInteger(d) || d < 0) throw makeError('ValueError', `shape [${dims}] has an invalid extent ${d}`);
   }

@@ -464,6 +464,146 @@ export function coreTests(webffi, wasm) {
       ok(e instanceof webffi.KeyError, String(e));
     },
 
+    // ---- the boundary holds: each test below is one class of hostile input
+    async 'another runtime\'s handle is refused, never used as an address in this heap'() {
+      const other = await webffi.load({ wasm });
+      const mine = g('ffi.List')(1, 2, 3);
+      const theirs = other.getGlobal('ffi.List')(7);
+      for (const [what, call] of [
+        ['general path', () => g('ffi.ListClear')(theirs)],
+        ['as a nested element', () => echo([theirs])],
+        ['toFFI', () => rt.toFFI(theirs)],
+        ['a Function', () => g('testing.apply')(other.getGlobal('testing.add_one'), 1)],
+        ['a callback result', () => g('testing.apply')(() => theirs)],
+        ['registerGlobal', () => rt.registerGlobal('js.foreign', other.getGlobal('testing.nop'))],
+      ]) {
+        const e = throws(call, what);
+        ok(e instanceof TypeError && e instanceof webffi.FFIError, `${what}: ${e}`);
+        ok(/belongs to another webffi runtime instance/.test(e.message), `${what}: ${e.message}`);
+      }
+      same(JSON.stringify(mine.toJS()), '[1,2,3]', 'this runtime\'s List is untouched');
+      same(JSON.stringify(theirs.toJS()), '[7]', 'the other runtime\'s List is untouched');
+      const proxied = new Proxy(mine, {});
+      ok(throws(() => echo(proxied), 'a Proxy of a handle') instanceof TypeError, 'a Proxy is not a handle');
+      const tv = other.tensor(new Float32Array([1]));
+      ok(/another webffi runtime/.test(throws(() => echo(tv.asDLTensorPtr()), 'DLTensor*').message), 'DLTensor*');
+      ok(/another webffi runtime/.test(throws(() => echo(tv), 'tensor').message), 'tensor');
+      same(rt.poisoned, null, 'not poisoned');
+    },
+
+    'a Map or object whose getters add entries while converted cannot write past the arguments'() {
+      const canaries = Array.from({ length: 20 }, (_, i) => g('ffi.List')(i, `canary ${i}`));
+      const m = new Map([['a', 1]]);
+      const key = { get k() { for (let i = 0; i < 50; i++) m.set(`added ${i}`, i); return 1; } };
+      m.set(key, 2);
+      const made = rt.toFFI(m);
+      same(made.size, 2, 'the Map as it was when the conversion started');
+      const rec = { a: 1, get b() { rec.c = 3; rec.d = 4; return 2; } };
+      same(rt.toFFI(rec).size, 2, 'the object as its keys were read');
+      const arr = [1, 2];
+      Object.defineProperty(arr, 0, { get() { for (let i = 0; i < 100; i++) arr.push(i); return 1; } });
+      same(rt.toFFI(arr).length, 2, 'the array as its length was read');
+      canaries.forEach((c, i) => same(JSON.stringify(c.toJS()), JSON.stringify([i, `canary ${i}`]), `canary ${i}`));
+    },
+
+    'huge sparse arrays and oversized requests are MemoryErrors, and the runtime keeps working'() {
+      for (const n of [2 ** 27, 2 ** 28 + 1, 2 ** 32 - 1]) {
+        const a = [];
+        a.length = n;
+        const e = throws(() => echo(a), `length ${n}`);
+        ok(e instanceof webffi.MemoryError, `length ${n}: ${e}`);
+      }
+      const lie = new Proxy([], { get: (t, k) => (k === 'length' ? -5 : t[k]) });
+      ok(throws(() => echo(lie), 'negative length') instanceof webffi.ValueError, 'negative length');
+      same(echo('still working'), 'still working');
+      same(rt.poisoned, null);
+    },
+
+    'a callback that throws a hostile Proxy does not poison: the same value comes back out'() {
+      const hostile = new Proxy({}, {
+        get() { throw new Error('get trap'); },
+        getPrototypeOf() { throw new Error('getPrototypeOf trap'); },
+        has() { throw new Error('has trap'); },
+        defineProperty() { throw new Error('defineProperty trap'); },
+      });
+      const e = throws(() => g('testing.apply')(() => { throw hostile; }), 'hostile throw');
+      ok(e === hostile, 'identity'); // (same() would print the Proxy, which throws)
+      const big = new Error('x'.repeat(2 ** 20));
+      same(throws(() => g('testing.apply')(() => { throw big; }), 'large message'), big);
+      same(rt.poisoned, null, 'not poisoned');
+      same(g('testing.add_one')(1), 2);
+    },
+
+    'cyclic and too deeply nested JS values are ValueErrors, not stack overflows'() {
+      const a = [1];
+      a.push(a);
+      const o = { x: 1 };
+      o.self = o;
+      const m = new Map();
+      m.set('m', m);
+      for (const [what, v] of [['array', a], ['object', o], ['Map', m], ['indirect', [{ y: [a] }]]]) {
+        const e = throws(() => echo(v), what);
+        ok(e instanceof webffi.ValueError && /cyclic/.test(e.message), `${what}: ${e}`);
+      }
+      let deep = [];
+      for (let i = 0; i < 10000; i++) deep = [deep];
+      const e = throws(() => rt.toFFI(deep), 'deep');
+      ok(e instanceof webffi.ValueError && /deeper than 256 levels/.test(e.message), String(e));
+      let ok200 = [];
+      for (let i = 0; i < 200; i++) ok200 = [ok200];
+      same(rt.toFFI(ok200).length, 1, '200 levels convert');
+      const shared = [1, 2];
+      same(JSON.stringify(rt.toFFI([shared, shared]).toJS()), '[[1,2],[1,2]]', 'a shared (not cyclic) value converts');
+    },
+
+    'detached buffers are TypeErrors of ours'() {
+      const buf = new ArrayBuffer(8);
+      const view = new Uint8Array(buf);
+      structuredClone(buf, { transfer: [buf] });
+      for (const [what, v] of [['ArrayBuffer', buf], ['Uint8Array', view]]) {
+        const e = throws(() => echo(v), what);
+        ok(e instanceof TypeError && e instanceof webffi.FFIError && /detached/.test(e.message), `${what}: ${e}`);
+      }
+      const f = new Float32Array(4);
+      structuredClone(f.buffer, { transfer: [f.buffer] });
+      const e = throws(() => rt.tensor(f), 'tensor');
+      ok(e instanceof webffi.FFIError && /detached/.test(e.message), String(e));
+      sameBytes(echo(new Uint8Array(0)), [], 'an empty (not detached) Uint8Array still converts');
+    },
+
+    'typed arrays whose getters lie cannot make a copy overrun its destination'() {
+      class Liar extends Uint8Array {
+        get length() { return 1; }
+        get byteLength() { return 1; }
+        get byteOffset() { return 0; }
+      }
+      const canary = g('ffi.List')('canary');
+      const back = echo(new Liar(64).fill(7));
+      same(back.length, 64, 'the engine\'s length is used');
+      class BigLiar extends Float32Array {
+        get length() { return 1 << 20; }
+        get byteLength() { return 1 << 22; }
+      }
+      const t = rt.tensor(new BigLiar([1, 2]), { dtype: 'float32' });
+      same(JSON.stringify(Array.from(t.view())), '[1,2]');
+      same(throws(() => t.set(new BigLiar(3)), 'set').kind, 'TypeError');
+      same(canary.at(0), 'canary');
+    },
+
+    async 'null and odd options objects are TypeErrors of ours'() {
+      for (const [what, call] of [
+        ['getGlobal', () => rt.getGlobal('testing.echo', null)],
+        ['registerGlobal', () => rt.registerGlobal('js.x', () => 1, 5)],
+        ['tensor', () => rt.tensor(new Float32Array(1), null)],
+      ]) {
+        const e = throws(call, what);
+        ok(e instanceof TypeError && e instanceof webffi.FFIError && /options must be an object/.test(e.message), `${what}: ${e}`);
+      }
+      const e = await rejects(webffi.load(null), 'load(null)');
+      ok(e instanceof webffi.FFIError && /options must be an object/.test(e.message), String(e));
+      same(rt.getGlobal('testing.echo', {})(1), 1);
+    },
+
     async 'a wasm trap poisons the instance: every later call throws one fatal error'() {
       const doomed = await webffi.load({ wasm });
       const add = doomed.getGlobal('testing.add_one');

@@ -270,10 +270,11 @@ export function tensorCases(rt, env) {
     },
 
     async 'a DLTensor* pointing outside wasm memory is a ValueError, and the runtime keeps working'() {
-      const { AS_POD } = await import('../../js/objects.js');
+      const { AS_POD, RUNTIME, stampRuntime } = await import('../../js/objects.js');
       const echo = rt.getGlobal('testing.echo');
       const end = rt.exports.memory.buffer.byteLength;
-      const bogus = (p) => ({ [AS_POD]: () => [p, 7] }); // kTVMFFIDLTensorPtr
+      // kTVMFFIDLTensorPtr, made as the runtime's own (an unstamped one is refused)
+      const bogus = (p) => stampRuntime({ [AS_POD]: () => [p, 7] }, rt[RUNTIME]);
       await assertThrows(() => echo(bogus(end - 8)), 'ValueError',
         new RegExp(`^DLTensor\\* 0x${(end - 8).toString(16)}: the DLTensor lies outside wasm memory$`));
       assertEqual(echo(bogus(0)), null, 'a NULL DLTensor* reads as null:');

@@ -1,0 +1,63 @@
+// The facts every runtime section reads from the core's ABI metadata: type
+// indices, struct offsets and sizes, and the constants derived from them.
+// Built once per runtime into a frozen record.
+
+/**
+ * @param {object} meta the core's ABI metadata (already checked by js/loader.js)
+ */
+export function layoutOf(meta) {
+  const T = meta.type_index;
+  const off = meta.offsetof;
+  const size = meta.sizeof;
+  const ANY = size.TVMFFIAny;
+  // The Any's type index and small length are read as words 0 and 1 of the
+  // Any, its payload from word 2 on: js/loader.js refuses any other layout.
+  const PAYLOAD = off['TVMFFIAny.v_int64'];
+  return Object.freeze({
+    T, off, size, ANY, PAYLOAD,
+    OBJ: size.TVMFFIObject,
+    BA: size.TVMFFIByteArray,
+    BA_DATA: off['TVMFFIByteArray.data'],
+    BA_SIZE: off['TVMFFIByteArray.size'],
+    OBJ_TI: off['TVMFFIObject.type_index'],
+    ERR: {
+      kind: off['TVMFFIErrorCell.kind'],
+      message: off['TVMFFIErrorCell.message'],
+      backtrace: off['TVMFFIErrorCell.backtrace'],
+      extra: off['TVMFFIErrorCell.extra_context'],
+    },
+    OPAQUE_HANDLE: off['TVMFFIOpaqueObjectCell.handle'],
+    DT: { code: off['DLDataType.code'], bits: off['DLDataType.bits'], lanes: off['DLDataType.lanes'] },
+    DEV: { type: off['DLDevice.device_type'], id: off['DLDevice.device_id'] },
+    MAP: {
+      entries: off['wf_map_cell.entries'],
+      used: off['wf_map_cell.used'],
+      entrySize: size.wf_map_entry,
+      erased: off['wf_map_entry.erased'],
+      key: off['wf_map_entry.key'],
+      value: off['wf_map_entry.value'],
+    },
+    T_NONE: T.None,
+    T_INT: T.int,
+    T_BOOL: T.bool,
+    T_FLOAT: T.float,
+    T_PTR: T['void*'],
+    T_DLTENSOR_PTR: T['DLTensor*'],
+    T_DTYPE: T.DataType,
+    T_DEVICE: T.Device,
+    T_RAW_STR: T['const char*'],
+    T_BYTE_ARRAY: T['TVMFFIByteArray*'],
+    T_SMALL_STR: T['ffi.SmallStr'],
+    T_SMALL_BYTES: T['ffi.SmallBytes'],
+    T_OBJECT: T['ffi.StaticObjectBegin'],
+    T_STR: T['ffi.String'],
+    T_BYTES: T['ffi.Bytes'],
+    T_ERROR: T['ffi.Error'],
+    T_FUNCTION: T['ffi.Function'],
+    T_OPAQUE: T['ffi.OpaquePyObject'],
+    T_MODULE: T['ffi.Module'],
+    SMALL_MAX: ANY - PAYLOAD - 1, // inline bytes, NUL included
+    typeKeys: new Map(Object.entries(T).filter(([k]) => !k.endsWith('ObjectBegin')).map(([k, v]) => [v, k])),
+    deviceNames: new Map(Object.entries(meta.device_type).map(([k, v]) => [v, k])),
+  });
+}

@@ -1,0 +1,152 @@
+// The public surface: the runtime object load() returns, and the internals
+// js/tensor.js and the backends reach through runtime[INTERNALS].
+import { PTR, RUNTIME, INTERNALS, AS_POD, isHandle, runtimeOf, stampRuntime } from '../objects.js';
+import { isTrap } from './poison.js';
+import { moduleLoader, ModuleLoadError } from '../dylink.js';
+import { DataType, Device } from '../values.js';
+import { makeError } from '../errors.js';
+import { textOf, describe } from './checks.js';
+
+export function install(state) {
+  const { x, w, L, meta, heap, hooks } = state;
+  const { ANY, PAYLOAD, size } = L;
+
+  /** A device id or type: an int32 (DLDevice's fields are 32-bit). */
+  function deviceField(v, what) {
+    if (Number.isInteger(v) && v >= -0x80000000 && v <= 0x7fffffff) return v;
+    throw makeError('ValueError', `Invalid device ${what}: ${typeof v === 'number' ? v : describe(v)}`);
+  }
+
+  function parseDevice(spec, id) {
+    const deviceId = id === undefined || id === null ? 0 : deviceField(id, 'id');
+    if (typeof spec === 'number') return state.deviceOf(deviceField(spec, 'type'), deviceId);
+    if (spec instanceof Device) return id === undefined ? spec : state.deviceOf(spec.deviceType, deviceId);
+    const text = textOf(spec, 'device');
+    const m = /^([a-z_]+)(?::(\d+))?$/.exec(text);
+    const type = m && Object.hasOwn(meta.device_type, m[1]) ? meta.device_type[m[1]] : undefined;
+    if (type === undefined) throw makeError('ValueError', `Unknown device: ${text}`);
+    return state.deviceOf(type, m[2] !== undefined ? deviceField(Number(m[2]), 'id') : deviceId);
+  }
+
+  function parseDataType(text) {
+    if (text instanceof DataType) return text;
+    return state.inFrame(() => {
+      const ba = state.byteArray(textOf(text, 'dtype'));
+      const out = state.alloc(size.DLDataType);
+      state.check(w.TVMFFIDataTypeFromString(ba, out));
+      return state.dataTypeAt(out);
+    });
+  }
+
+  const runtime = {
+    [RUNTIME]: hooks,
+    /** The ABI metadata of the loaded core. */
+    metadata: meta,
+    /** The wasm instance's exports (for tools and benchmarks). */
+    exports: x,
+    getGlobal: state.getGlobal,
+    registerGlobal: state.registerGlobal,
+    listGlobals: state.listGlobals,
+    removeGlobal: state.removeGlobal,
+    device: parseDevice,
+    dtype: parseDataType,
+    /**
+     * Runs fn; every handle created meanwhile (except the value returned) is
+     * disposed when it ends, however it ends.
+     */
+    scope(fn) {
+      return state.scope(fn, isHandle);
+    },
+    toFFI: state.toFFI,
+    /**
+     * The JS class of a registered type: reflected fields as properties,
+     * methods on the prototype, static methods (e.g. `__ffi_init__`) on the class.
+     */
+    objectClass(key) {
+      if (state.trap.poisoned) throw state.fatal();
+      return state.inFrame(() => {
+        const out = state.alloc(ANY);
+        const text = textOf(key, 'objectClass');
+        if (w.TVMFFITypeKeyToIndex(state.byteArray(text), out) !== 0) {
+          state.fresh();
+          w.TVMFFIErrorMoveFromRaised(out);
+          if (heap.u32[out >> 2]) state.decref(heap.u32[out >> 2]);
+          throw makeError('KeyError', `Unknown type key ${text}`);
+        }
+        state.fresh();
+        return state.wrapperClass(heap.i32[out >> 2]);
+      });
+    },
+    /** Makes objects of `typeKey` JS instances of cls (a subclass of FFIObject). */
+    registerObjectClass(typeKeyOrIndex, cls) {
+      const key = typeof typeKeyOrIndex === 'number' ? typeKeyOrIndex : textOf(typeKeyOrIndex, 'registerObjectClass');
+      const index = typeof key === 'number' ? key : Object.hasOwn(L.T, key) ? L.T[key] : undefined;
+      if (index === undefined) throw makeError('KeyError', `Unknown type key ${key}`);
+      state.objectClasses.set(index, cls);
+    },
+    /**
+     * Loads a C module built with `webffi build --module`: a URL (a path in
+     * Node), wasm bytes or a WebAssembly.Module. A module already loaded
+     * under the same name is returned instead of being instantiated again.
+     */
+    async loadModule(source) {
+      if (state.trap.poisoned) throw state.fatal();
+      let ptr;
+      try {
+        ptr = await moduleLoader(x).load(source);
+      } catch (e) {
+        if (isTrap(e)) state.poison(e); // a trap the loader did not handle: the core's state is unknown
+        throw e instanceof ModuleLoadError ? makeError(e.kind, e.message) : e;
+      } finally {
+        state.fresh();
+      }
+      return readModule(ptr);
+    },
+    /** Removes a module from the loaded table (it lives on while referenced). */
+    unloadModule(name) {
+      return state.withGlobal('webffi.ModuleUnload', (f) => f(name));
+    },
+    /** How many JS values C holds references to (callbacks, thrown values). */
+    get liveJSValues() {
+      return state.liveHandles;
+    },
+    /** The trap that poisoned this instance, or null. */
+    get poisoned() {
+      return state.trap.poisoned;
+    },
+    logger: state.logger,
+  };
+
+  /** The module at ptr (a new reference) as its wrapper. */
+  function readModule(ptr) {
+    const cls = state.objectClasses.get(L.T_MODULE) ?? state.wrapperClass(L.T_MODULE);
+    return new cls(hooks, ptr, L.T_MODULE);
+  }
+
+  // For js/tensor.js and the backend registry: frames, errors, wrappers.
+  Object.defineProperty(runtime, INTERNALS, {
+    value: {
+      hooks, inFrame: state.inFrame, alloc: state.alloc, check: state.check,
+      /** The exports, each guarded: a trap in one poisons the instance. */
+      guarded: w,
+      poisonCheck: state.poisonCheck,
+      /**
+       * For a callback's result: moves the wrapper's reference into the
+       * current frame (released when the callback returns, after C took its
+       * own) and returns a value that writes the object.
+       */
+      handOff(wrapper) {
+        const p = hooks.ptrOf(wrapper);
+        state.finalizer.unregister(wrapper);
+        wrapper[PTR] = 0;
+        state.queueDecref(p);
+        const typeIndex = wrapper.typeIndex;
+        return stampRuntime({ [AS_POD]: () => [p, typeIndex] }, hooks);
+      },
+      /** How a `DLTensor*` reaches JS (js/tensor.js: a TensorView). */
+      setDLTensorReader: state.setDLTensorReader,
+    },
+  });
+  state.runtime = runtime;
+}
+
