@@ -361,6 +361,7 @@ export function createTensorSupport(runtime, devices) {
 
   runtime.registerObjectClass(T_TENSOR, Tensor);
   runtime[INTERNALS].setDLTensorReader((dl) => new TensorView(dl));
+  runtime[INTERNALS].setTypedArrayConverter((array) => runtime[INTERNALS].handOff(tensor(array)));
 
   /** Writes a prototype DLTensor for (shape, dtype, device) in the current frame. */
   function prototype(shape, dtype, device) {

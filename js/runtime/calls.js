@@ -330,12 +330,24 @@ export function install(state) {
       return writeBytes(w, buffer, byteOffset, byteLength);
     }
     if (v instanceof ArrayBuffer) return writeBytes(w, v, 0, arrayBufferLength(v, 'Bytes argument'));
+    if (ArrayBuffer.isView(v) && !(v instanceof DataView)) return writeTypedArray(w, v);
     if (Array.isArray(v)) return writeArray(w, v);
     if (v instanceof Map) return writeMap(w, v);
     if (v[AS_POD]) return writePod(w, v); // a tensor as DLTensor*, a handed-off object
     if (isPlainObject(v)) return writeRecord(w, v);
     if (v instanceof FFIError) return writeError(w, v);
     throw new FFITypeError(`Cannot convert a JS ${describe(v)} to an FFI value`);
+  }
+
+  /**
+   * Any other typed array is a 1-D CPU tensor holding a copy of it (Uint8Array
+   * is Bytes), owned by the call (js/tensor.js installs the converter).
+   */
+  function writeTypedArray(w, v) {
+    if (!typedArrayConverter) {
+      throw new FFITypeError(`Cannot convert a JS ${describe(v)} to an FFI value: this runtime has no tensor support`);
+    }
+    return writePod(w, typedArrayConverter(v));
   }
 
   /** A value that writes itself as [pointer, type index]; only this runtime's own. */
@@ -488,6 +500,7 @@ export function install(state) {
 
   /** A `DLTensor*` as a TensorView (js/tensor.js installs the reader). */
   let dlTensorReader = null;
+  let typedArrayConverter = null;
   function readDLTensor(dl) {
     if (!dl) return null;
     if (!dlTensorReader) throw new FFITypeError('Cannot convert an FFI `DLTensor*` to JS: this runtime has no tensor support');
@@ -853,6 +866,9 @@ export function install(state) {
     },
     setDLTensorReader(read) {
       dlTensorReader = read;
+    },
+    setTypedArrayConverter(convert) {
+      typedArrayConverter = convert;
     },
   });
 }

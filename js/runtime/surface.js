@@ -145,6 +145,8 @@ export function install(state) {
       },
       /** How a `DLTensor*` reaches JS (js/tensor.js: a TensorView). */
       setDLTensorReader: state.setDLTensorReader,
+      /** How a typed array argument becomes an FFI value (js/tensor.js: a 1-D CPU tensor the call owns). */
+      setTypedArrayConverter: state.setTypedArrayConverter,
     },
   });
   state.runtime = runtime;
