@@ -182,7 +182,9 @@ export function sessionTests(webffi, env) {
       same(cycle.message, 'Cycle detected during serialization: a List contains itself');
       const js = [1];
       js.push(js);
-      ok(/nesting deeper than 1000 levels/.test(refusal(js).message), 'a JS array that contains itself');
+      const jsCycle = refusal(js);
+      ok(jsCycle instanceof webffi.ValueError, String(jsCycle));
+      same(jsCycle.message, 'Cycle detected during serialization: an Array contains itself');
       same(rt.getGlobal('testing.add_one')(1), 2, 'the runtime keeps working');
     },
 
