@@ -28,8 +28,12 @@ import { jsStackToBacktrace } from './backtrace.js';
 export const LIMITS = Object.freeze({
   /** Nesting of containers (and error causes), as in the C core. */
   depth: 256,
-  /** Elements in all containers of one value together (array items, map entries, object fields, packed ints). */
-  items: 1 << 24,
+  /**
+   * Elements in all containers of one value together (array items, map
+   * entries, object fields): a sparse array costs its length. Typed arrays,
+   * and ints packed into one, are memory that was really sent: not counted.
+   */
+  items: 1 << 22,
   /** Characters of an error's message and of its backtrace (longer ones are cut when encoded). */
   text: 1 << 22,
   /** Characters of a kind, type key, dtype or device name. */
@@ -304,7 +308,6 @@ function encodeContents(h, key, hooks, s) {
     // All small ints (indices, sizes): one Int32Array, far cheaper to clone than a JS array.
     const ints = hooks.seqInt32(h);
     if (ints) {
-      countItems(s, ints.length);
       addTransfer(s, ints.buffer);
       return [`${c.tag}i`, ints];
     }
@@ -443,7 +446,9 @@ function failure(e) {
   const path = paths.get(e);
   if (path) {
     paths.delete(e);
-    e.message = `decodeValue: ${e.message}${path.length ? ` (at value${path.reverse().join('')})` : ''}`;
+    path.reverse();
+    const shown = path.length > 16 ? `${path.slice(0, 8).join('')}...${path.slice(-8).join('')}` : path.join('');
+    e.message = `decodeValue: ${e.message}${path.length ? ` (at value${shown})` : ''}`;
     return e;
   }
   if (e instanceof FFIError || e instanceof FatalError) return e;
@@ -595,7 +600,6 @@ function decodeNode(d, s) {
       if (!ArrayBuffer.isView(ints) || Object.getPrototypeOf(ints) !== Int32Array.prototype) {
         throw at(invalid(`packed ints are an Int32Array, not ${kindName(ints)}`, FFITypeError), '[1]');
       }
-      countDecoded(s, ints.length);
       const items = numbers(ints);
       if (!rt) return items;
       return made(s, tag === 'Ai' ? rt.toFFI(items) : rt[RUNTIME].global('ffi.List')(...items));
