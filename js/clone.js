@@ -30,10 +30,11 @@ export const LIMITS = Object.freeze({
   depth: 256,
   /**
    * Elements in all containers of one value together (array items, map
-   * entries, object fields): a sparse array costs its length. Typed arrays,
-   * and ints packed into one, are memory that was really sent: not counted.
+   * entries, object fields). Typed arrays, and ints packed into one, are
+   * memory that was really sent: not counted. (encodeValue makes packed
+   * arrays; an array with holes is refused at its first hole.)
    */
-  items: 1 << 22,
+  items: 1 << 24,
   /** Characters of an error's message and of its backtrace (longer ones are cut when encoded). */
   text: 1 << 22,
   /** Characters of a kind, type key, dtype or device name. */
@@ -650,17 +651,24 @@ function name(v, what) {
  */
 function decodeItems(d, len, s, give) {
   countDecoded(s, len - 1);
-  const out = new Array(len - 1);
+  const out = []; // grown, not preallocated: a length is only a claim until the elements are read
   let i = 1;
   try {
     for (; i < len; i++) {
-      out[i - 1] = decode(d[i], s);
+      const x = d[i];
+      if (x === undefined && !(i in d)) throw hole();
+      out.push(decode(x, s));
     }
   } catch (e) {
     throw at(e, `[${i}]`);
   }
   if (give && s.created.length) for (const x of out) if (isHandle(x)) s.given.add(x);
   return out;
+}
+
+/** A missing element: sparse arrays are not data encodeValue makes (and their length is no measure of their size). */
+function hole() {
+  return invalid('an array with holes is not data made by encodeValue');
 }
 
 /** A typed array's elements as a JS array. */
@@ -677,14 +685,14 @@ function decodeMap(d, len, s) {
   const m = new Map();
   let i = 1;
   try {
-    for (; i < len; i += 2) {
-      const k = decode(d[i], s);
-      const v = decode(d[i + 1], s);
-      if (s.created.length) {
-        if (isHandle(k)) s.given.add(k);
-        if (isHandle(v)) s.given.add(v);
-      }
-      m.set(k, v);
+    let k;
+    for (; i < len; i++) {
+      const x = d[i];
+      if (x === undefined && !(i in d)) throw hole();
+      const v = decode(x, s);
+      if (s.created.length && isHandle(v)) s.given.add(v);
+      if (i & 1) k = v; // keys at odd indices, each followed by its value
+      else m.set(k, v);
     }
   } catch (e) {
     throw at(e, `[${i}]`);

@@ -455,7 +455,7 @@ export function sessionTests(webffi, env) {
       const sparse = [];
       sparse.length = 2 ** 27;
       const big = throws(() => encodeValue(sparse), 'sparse');
-      ok(big instanceof webffi.ValueError && /more than 4194304 elements/.test(big.message), big.message);
+      ok(big instanceof webffi.ValueError && /more than 16777216 elements/.test(big.message), big.message);
       // A getter that throws propagates, and leaves the encoder in working order.
       const boom = new Error('read');
       same(throws(() => encodeValue([1, { get x() { throw boom; } }]), 'getter'), boom);
