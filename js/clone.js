@@ -110,6 +110,13 @@ function isPlainObject(v) {
 
 /** Marks the node being encoded or decoded (a second visit while it is open is a cycle). */
 const OPEN = Symbol('open');
+/**
+ * Nodes are looked up and recorded (memoised) only after this many visits
+ * in one value: small values, the common case, cost no Map operations, and a
+ * DAG or a cycle is caught once it is past this size (the nodes visited
+ * before are handled at most once more).
+ */
+const MEMO_AFTER = 32;
 
 // -------------------------------------------------------------- encode
 /** State of one encodeValue: reused while idle (no allocation per call). */
@@ -118,6 +125,7 @@ class EncodeState {
     this.busy = false;
     this.depth = 0;
     this.items = 0;
+    this.visits = 0;
     this.transfer = null;
     this.seen = new Map(); // JS object -> encoded form (OPEN while encoding)
     this.ptrs = new Map(); // FFI object address -> encoded form (OPEN while encoding)
@@ -127,6 +135,7 @@ class EncodeState {
     this.busy = false;
     this.depth = 0;
     this.items = 0;
+    this.visits = 0;
     this.transfer = null;
     if (this.seen.size) this.seen.clear();
     if (this.ptrs.size) this.ptrs.clear();
@@ -253,7 +262,7 @@ function encodeChild(v, container, s, owned) {
       throw new ValueError(`encodeValue: nesting deeper than ${LIMITS.depth} levels`);
     }
     try {
-      return encode(v, s, true);
+      return encode(v, s, ++s.visits > MEMO_AFTER);
     } finally {
       s.depth--;
     }
@@ -276,8 +285,8 @@ function encodeHandle(h, s, memo) {
       if (known === OPEN) throw cycle(key.slice(key.indexOf('.') + 1));
       return known;
     }
+    s.ptrs.set(ptr, OPEN);
   }
-  s.ptrs.set(ptr, OPEN);
   // FFI floats are read as FloatValue so that 1.0 stays a float.
   const before = hooks.setFloatsAsValues(true);
   let out;
@@ -286,7 +295,7 @@ function encodeHandle(h, s, memo) {
   } finally {
     hooks.setFloatsAsValues(before);
   }
-  s.ptrs.set(ptr, out);
+  if (memo) s.ptrs.set(ptr, out);
   return out;
 }
 
@@ -373,6 +382,7 @@ class DecodeState {
     this.rt = null;
     this.depth = 0;
     this.items = 0;
+    this.visits = 0;
     this.seen = new Map(); // encoded node -> decoded value (OPEN while decoding)
     this.created = []; // handles made while decoding
     this.given = new Set(); // ... of which these reach the caller (in JS containers or as the result)
@@ -383,6 +393,7 @@ class DecodeState {
     this.rt = null;
     this.depth = 0;
     this.items = 0;
+    this.visits = 0;
     if (this.seen.size) this.seen.clear();
     if (this.created.length) this.created.length = 0;
     if (this.given.size) this.given.clear();
@@ -430,15 +441,23 @@ export function decodeValue(data, options) {
     const out = decode(data, s, false);
     if (s.created.length) {
       if (isHandle(out)) s.given.add(out);
-      for (const h of s.created) if (!s.given.has(h)) h.dispose();
+      for (const h of s.created) if (!s.given.has(h)) release(h);
     }
     ok = true;
     return out;
   } catch (e) {
     throw failure(e);
   } finally {
-    if (!ok) for (const h of s.created) h.dispose();
+    if (!ok) for (const h of s.created) release(h);
     s.reset();
+  }
+}
+
+function release(h) {
+  try {
+    h.dispose();
+  } catch {
+    // a poisoned runtime: its next call says so
   }
 }
 
@@ -452,9 +471,15 @@ function failure(e) {
     e.message = `decodeValue: ${e.message}${path.length ? ` (at value${shown})` : ''}`;
     return e;
   }
-  if (e instanceof FFIError || e instanceof FatalError) return e;
+  let text;
+  try {
+    if (e instanceof FFIError || e instanceof FatalError) return e;
+    text = messageOf(e);
+  } catch {
+    text = 'a value that cannot be read was thrown'; // a Proxy thrown by a Proxy's trap
+  }
   // A read of the data that threw (a getter, a Proxy), or a codec's own error.
-  const out = new ValueError(`decodeValue: malformed data: ${messageOf(e)}`);
+  const out = new ValueError(`decodeValue: malformed data: ${text}`);
   Object.defineProperty(out, 'cause', { value: e, writable: true, configurable: true });
   return out;
 }
@@ -497,14 +522,18 @@ function decode(d, s, memo = true) {
     throw invalid(`a ${kindName(d)} is not data made by encodeValue (expected a primitive, typed array, ArrayBuffer or tagged array)`, FFITypeError);
   }
   if (!memo) return decodeNode(d, s);
-  const known = s.seen.get(d);
-  if (known !== undefined) {
-    if (known === OPEN) throw invalid('the data contains itself (a cycle)');
-    return known;
+  if (++s.depth > LIMITS.depth) {
+    s.depth--;
+    throw invalid(`nesting deeper than ${LIMITS.depth} levels`);
   }
-  if (++s.depth > LIMITS.depth) throw invalid(`nesting deeper than ${LIMITS.depth} levels`);
-  s.seen.set(d, OPEN);
   try {
+    if (++s.visits <= MEMO_AFTER) return decodeNode(d, s);
+    const known = s.seen.get(d);
+    if (known !== undefined) {
+      if (known === OPEN) throw invalid('the data contains itself (a cycle)');
+      return known;
+    }
+    s.seen.set(d, OPEN);
     const out = decodeNode(d, s);
     s.seen.set(d, out);
     return out;
@@ -656,14 +685,21 @@ function decodeItems(d, len, s, give) {
   try {
     for (; i < len; i++) {
       const x = d[i];
-      if (x === undefined && !(i in d)) throw hole();
-      out.push(decode(x, s));
+      if (typeof x === 'object' && x !== null) out.push(decode(x, s));
+      else if (typeof x === 'function' || typeof x === 'symbol' || (x === undefined && !(i in d))) out.push(decode(leaf(x, d, i), s));
+      else out.push(x);
     }
   } catch (e) {
     throw at(e, `[${i}]`);
   }
   if (give && s.created.length) for (const x of out) if (isHandle(x)) s.given.add(x);
   return out;
+}
+
+/** An element that is not a primitive (refused by decode) or a hole. */
+function leaf(x, d, i) {
+  if (x === undefined && !(i in d)) throw hole();
+  return x;
 }
 
 /** A missing element: sparse arrays are not data encodeValue makes (and their length is no measure of their size). */

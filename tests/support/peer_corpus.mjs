@@ -46,6 +46,10 @@ export const BAD_PAYLOADS = [
   ['an object that is a Map', () => ['o', new Map([['a', 1]])], /an encoded object is a plain object, not Map/],
   ['an object that is an array', () => ['o', [1, 2]], /an encoded object is a plain object, not array/],
   ['a Proxy whose traps throw', () => ['o', new Proxy({}, { ownKeys() { throw new Error('trap ran'); } })], /malformed data: trap ran/],
+  ['a Proxy whose trap throws an unreadable Proxy', () => {
+    const unreadable = new Proxy({}, { getPrototypeOf() { throw unreadable; }, get() { throw unreadable; } });
+    return ['o', new Proxy({}, { ownKeys() { throw unreadable; } })];
+  }, /malformed data: a value that cannot be read was thrown/],
   ['a tagged array behind a throwing Proxy', () => new Proxy(['a', 1], { get() { throw new Error('get trap'); } }), /malformed data: get trap/],
   ['a float that is a string', () => ['f', '1.5'], /a float is a number, not string/],
   ['an int that is not an integer', () => ['i', 1.5], /an int is an integer number or BigInt, not number 1.5/],
