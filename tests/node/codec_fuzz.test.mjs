@@ -103,7 +103,7 @@ test('mutated encodings decode to a value or a webffi error, and the runtime sur
     }
     decodeAnyhow(cloned);
     return true;
-  }), runs(400));
+  }), runs(1000));
   runtimeIntact();
 });
 
@@ -114,7 +114,7 @@ test('arbitrary data decodes to a value or a webffi error', () => {
   check('anything', fc.property(fc.oneof(tagged, fc.anything({ maxDepth: 3, withTypedArray: true, withMap: true })), (data) => {
     decodeAnyhow(data);
     return true;
-  }), runs(400));
+  }), runs(1000));
   runtimeIntact();
   console.log(`# codec fuzz total: ${tally.inputs} inputs (${tally.values} values, ${tally.errors} webffi errors, 0 other), ${(tally.ms / 1000).toFixed(1)} s`);
 });

@@ -83,7 +83,7 @@ test('random and mutated messages to a serving worker: it answers the next call 
   for (const seed of seeds()) {
     const t0 = performance.now();
     const before = posted;
-    const numRuns = runs(200);
+    const numRuns = runs(500);
     await fc.assert(fc.asyncProperty(fc.array(messageArb, { minLength: 1, maxLength: BATCH }), async (batch) => {
       for (const m of batch) if (postRaw(w, m)) posted++;
       await knownCall();
@@ -116,7 +116,7 @@ test('garbage from a worker to a client: the session keeps its pending calls cor
   for (const seed of seeds()) {
     const t0 = performance.now();
     const before = sprayed;
-    const numRuns = runs(200);
+    const numRuns = runs(500);
     await fc.assert(fc.asyncProperty(sprayArb, fc.integer({ min: 0, max: 1000 }), async (spray, k) => {
       // Ids of calls already answered are fair game too: they must be ignored.
       const bad = spray.map((m) => (m && typeof m === 'object' && !Array.isArray(m) && calls > 0 && k % 3 === 0 ? { ...m, id: 1 + (k % calls) } : m));
