@@ -65,7 +65,11 @@ function exposure(expose) {
   return (name) => {
     let yes = cache.get(name);
     if (yes === undefined) {
-      yes = test(name);
+      try {
+        yes = test(name);
+      } catch {
+        yes = false; // a predicate that throws exposes nothing
+      }
       if (cache.size < 4096) cache.set(name, yes);
     }
     return yes;

@@ -500,6 +500,10 @@ export function sessionTests(webffi, env) {
       await pred.client.call('testing.echo', [6]);
       same(JSON.stringify(seen), '[["testing.echo",false],["ffi.String",true],["testing.nop",false]]', 'asked once per name');
       pred.close();
+      const throwing = await serveOn({ expose: () => { throw new Error('predicate'); } });
+      same((await rejects(throwing.client.call('ffi.String', ['z']), 'throwing predicate')).message, 'Cannot find global function ffi.String');
+      same((await rejects(throwing.client.call('ffi.String', ['z']), 'and again')).message, 'Cannot find global function ffi.String');
+      throwing.close();
       const all = await serveOn({ expose: ['*'] });
       same(await all.client.call('testing.add_one', [9]), 10, 'everything, explicitly');
       all.close();
