@@ -40,7 +40,10 @@ function description(encoded, ctx) {
   let count = 1;
   for (let i = 0; i < dims.length; i++) {
     const n = shape[i];
-    if (!Number.isSafeInteger(n) || n < 0) throw ctx.invalid(`dimension ${i} of a tensor is a non-negative integer, not ${String(n).slice(0, 40)}`);
+    if (!Number.isSafeInteger(n) || n < 0) {
+      // Only a number is shown: the text of untrusted data can be arbitrarily costly (a sparse array's join).
+      throw ctx.invalid(`dimension ${i} of a tensor is a non-negative integer, not ${typeof n === 'number' ? n : n === null ? 'null' : Array.isArray(n) ? 'an array' : `a value of type ${typeof n}`}`);
+    }
     dims[i] = n;
     // Stays exact: count never exceeds data.length (a safe integer) before this multiplication.
     count *= n;

@@ -67,6 +67,11 @@ export const BAD_PAYLOADS = [
     /the shape of a tensor is an array of at most 64 dimensions/],
   ['a tensor with a negative dimension', () => ['X', 'ffi.Tensor', { shape: [-1], dtype: 'float32', data: new Float32Array(1) }],
     /dimension 0 of a tensor is a non-negative integer, not -1/],
+  ['a tensor whose dimension is a sparse array (its text would be a billion commas)', () => {
+    const sparse = ['a'];
+    sparse.length = 2 ** 30;
+    return ['X', 'ffi.Tensor', { shape: [2, sparse], dtype: 'float32', data: new Float32Array(2) }];
+  }, /dimension 1 of a tensor is a non-negative integer, not an array/],
   ['a tensor whose data is a DataView', () => ['X', 'ffi.Tensor', { shape: [1], dtype: 'uint8', data: new DataView(new ArrayBuffer(1)) }],
     /the data of a tensor is a typed array/],
   ['a tensor with an extra field', () => ['X', 'ffi.Tensor', { shape: [1], dtype: 'uint8', data: new Uint8Array(1), device: 'webgpu' }],
