@@ -157,9 +157,11 @@ function apply(node, nodes, op, slot, value) {
 }
 
 /** Structural equality of a value and what came back from its encoding (no runtime on the decoding side). */
-export function sameValue(a, b) {
-  if (a instanceof webffi.FloatValue || a instanceof webffi.IntValue) return Object.is(a.value, b);
-  if (typeof a !== 'object' || a === null) return Object.is(a, b);
+export function sameValue(a, b, key = false) {
+  // A Map key is compared as Map compares them (SameValueZero: a key -0 is stored as 0).
+  const is = key ? (x, y) => x === y || (x !== x && y !== y) : Object.is;
+  if (a instanceof webffi.FloatValue || a instanceof webffi.IntValue) return is(a.value, b);
+  if (typeof a !== 'object' || a === null) return is(a, b);
   if (ArrayBuffer.isView(a)) {
     return b?.constructor === a.constructor && a.length === b.length && a.every((x, i) => Object.is(x, b[i]));
   }
@@ -171,7 +173,7 @@ export function sameValue(a, b) {
     if (!(b instanceof Map) || a.size !== b.size) return false;
     const x = [...a];
     const y = [...b];
-    return x.every(([k, v], i) => sameValue(k, y[i][0]) && sameValue(v, y[i][1]));
+    return x.every(([k, v], i) => sameValue(k, y[i][0], true) && sameValue(v, y[i][1]));
   }
   const ka = Object.keys(a);
   const kb = Object.keys(b);
