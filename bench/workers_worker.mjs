@@ -18,5 +18,5 @@ if (workerData.role === 'sink') {
 } else if (workerData.role === 'echo') {
   parentPort.on('message', (m) => parentPort.postMessage({ wrpc: 'ok', id: m.id, value: 2 }));
 } else {
-  serve(load(), parentPort);
+  serve(load(), parentPort, { expose: ['testing.add_one'] });
 }

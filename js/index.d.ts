@@ -410,9 +410,22 @@ export function encodeValue(value: unknown, options?: EncodeOptions): unknown;
 /**
  * Rebuilds encoded data: errors as their registered class (no runtime
  * needed); FFI containers and reflected objects as handles of `runtime`, or
- * as plain JS without one.
+ * as plain JS without one. Data is validated first (it may come from an
+ * untrusted peer): anything encodeValue cannot have made, or past
+ * VALUE_LIMITS, throws a ValueError or TypeError saying what and where.
  */
 export function decodeValue(data: unknown, options?: { runtime?: Runtime | null }): any;
+/** Bounds of one encoded value, enforced by both encodeValue and decodeValue. */
+export const VALUE_LIMITS: Readonly<{
+  /** Nesting of containers and error causes (256, as in the C core). */
+  depth: number;
+  /** Elements in all containers of one value together (typed arrays not counted). */
+  items: number;
+  /** Characters of an error's message and of its backtrace (encodeValue cuts longer ones). */
+  text: number;
+  /** Characters of an error kind, type key, dtype or device name. */
+  name: number;
+}>;
 
 export interface ValueEncodeContext {
   /** The caller's transfer list when it asked to transfer, else null. */
@@ -423,6 +436,8 @@ export interface ValueEncodeContext {
 export interface ValueDecodeContext {
   runtime: Runtime | null;
   decode(data: unknown): any;
+  /** A ValueError about malformed `data` (throw it); decodeValue adds where it was. */
+  invalid(what: string): Error;
 }
 /** The by-value form of an FFI object type, by type key (how CPU tensors travel). */
 export interface ValueCodec {
@@ -476,9 +491,33 @@ export class Session {
 }
 /** Connects to a worker that serves a runtime (or forwards to one). */
 export function connect(port: MessagePortLike, options?: SessionOptions): Promise<Session>;
+/** Protocol bounds: calls in flight per server (default of `maxInFlight`), characters of a function name. */
+export const SESSION_LIMITS: Readonly<{ inFlight: number; name: number }>;
+/**
+ * Globals a peer cannot call unless `serve`'s `expose` names them:
+ * `testing.*`, `webffi.*`, `ffi.Module*`, `ffi.SystemLib`, `ffi.Function*`,
+ * `ffi.GetGlobalFuncMetadata`, `ffi.MakeField*`.
+ */
+export const PEER_DENIED: readonly string[];
+export interface ServeOptions {
+  /**
+   * The globals a peer may call: names and `prefix*` patterns (`'*'`: all),
+   * exactly those; or a predicate given the name and whether the default
+   * exposes it. Default: every global except PEER_DENIED when serving a
+   * runtime; everything when forwarding (the next server decides). A call
+   * to a global not exposed is answered like one to a missing global.
+   */
+  expose?: readonly string[] | ((name: string, exposedByDefault: boolean) => boolean);
+  /** Calls accepted at once (default SESSION_LIMITS.inFlight); more are answered with an RPCError. */
+  maxInFlight?: number;
+  /** Move the ArrayBuffers of results instead of copying them. */
+  transferResults?: boolean;
+}
 /**
  * Serves calls arriving on `port`: a runtime's global functions, or
  * forwarded to a Session; a promise of either starts listening at once.
+ * Every message is validated; a malformed call is answered with an error
+ * (or ignored when it has no id) and serving goes on.
  */
 export function serve(target: Runtime | Session | Promise<Runtime | Session>, port: MessagePortLike,
-  options?: { transferResults?: boolean }): { close(): void };
+  options?: ServeOptions): { close(): void };

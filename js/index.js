@@ -10,6 +10,6 @@ export { Device, DataType, IntValue, FloatValue, asInt, asFloat } from './values
 export { FFIObject, isHandle } from './objects.js';
 export { ArrayObject, ListObject, MapObject, DictObject, ShapeObject } from './containers.js';
 export { ModuleObject } from './module_object.js';
-export { encodeValue, decodeValue, registerValueCodec } from './clone.js';
+export { encodeValue, decodeValue, registerValueCodec, LIMITS as VALUE_LIMITS } from './clone.js';
 import './tensor_codec.js';
-export { serve, connect, Session, transportOf, PROTOCOL_VERSION } from './session.js';
+export { serve, connect, Session, transportOf, PROTOCOL_VERSION, SESSION_LIMITS, PEER_DENIED } from './session.js';

@@ -3,8 +3,7 @@
 // both ways, so the page keeps its main thread free while C multiplies.
 importScripts('../dist/webffi.iife.js');
 
-// What the page calls here. Passed as `expose` so that a session that only
-// serves the globals it is told to still serves these.
+// What the page calls here: a peer reaches only the globals a server exposes.
 const EXPOSED = ['demo.matmul', 'demo.matmul_timed'];
 
 async function setup() {

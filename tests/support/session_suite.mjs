@@ -4,6 +4,7 @@
 //   spawn(role): a worker running tests/support/session_worker.mjs as `role`;
 //   kill(worker): terminates it; crashMessage: what a crash is reported as.
 import { assert as ok, same, thrown as throws, rejected as rejects } from '../browser/harness_page.mjs';
+import { BAD_PAYLOADS, BAD_CALLS, BAD_REPLIES, sharedGraph } from './peer_corpus.mjs';
 
 /** What postMessage delivers: a real structured clone through a MessageChannel. */
 function post(value, transfer = []) {
@@ -182,7 +183,9 @@ export function sessionTests(webffi, env) {
       same(cycle.message, 'Cycle detected during serialization: a List contains itself');
       const js = [1];
       js.push(js);
-      ok(/nesting deeper than 1000 levels/.test(refusal(js).message), 'a JS array that contains itself');
+      const jsCycle = refusal(js);
+      ok(jsCycle instanceof webffi.ValueError, String(jsCycle));
+      same(jsCycle.message, 'Cycle detected during serialization: an Array contains itself');
       same(rt.getGlobal('testing.add_one')(1), 2, 'the runtime keeps working');
     },
 
@@ -379,6 +382,195 @@ export function sessionTests(webffi, env) {
       port2.close();
     },
 
+    async 'decodeValue refuses malformed data with a ValueError or TypeError naming what and where'() {
+      let posted = 0;
+      for (const [what, build, pattern, needsRuntime] of BAD_PAYLOADS) {
+        const data = build(webffi);
+        const runtime = needsRuntime ? other : null;
+        const e = throws(() => decodeValue(data, { runtime }), what);
+        ok((e instanceof webffi.ValueError || e instanceof webffi.FFITypeError) && e instanceof webffi.FFIError, `${what}: ${e}`);
+        ok(e.message.startsWith('decodeValue: ') && pattern.test(e.message), `${what}: ${e.message.slice(0, 300)}`);
+        // The same data as a peer sends it (what structured clone can carry).
+        let cloned;
+        try {
+          cloned = await post(data);
+        } catch {
+          continue; // getters, Proxies and functions do not survive postMessage
+        }
+        posted++;
+        const e2 = throws(() => decodeValue(cloned, { runtime }), `${what} (posted)`);
+        ok(e2 instanceof webffi.FFIError && pattern.test(e2.message), `${what} (posted): ${e2.message.slice(0, 300)}`);
+      }
+      ok(posted > 30, `most cases posted too (${posted})`);
+      // A cycle made by structured clone, and prototype pollution that did not happen.
+      const loop = ['a', 1];
+      loop.push(loop);
+      const c = throws(() => decodeValue(loop), 'cycle');
+      ok(c instanceof webffi.ValueError && /the data contains itself \(a cycle\) \(at value\[2\]\[2\]/.test(c.message), c.message);
+      same(({}).polluted, undefined, 'Object.prototype untouched');
+      const clean = decodeValue(await post(['o', JSON.parse('{"a": ["a", 1], "b": null}')]));
+      same(Object.getPrototypeOf(clean), Object.prototype, 'a plain object back');
+      same(clean.a[0], 1);
+      // Bad options are refused too.
+      const r = throws(() => decodeValue(1, { runtime: {} }), 'runtime option');
+      ok(r instanceof webffi.FFITypeError && /options.runtime is a webffi runtime/.test(r.message), r.message);
+      same(decodeValue(7, null), 7, 'null options');
+      // Handles made before the failure are released, and the runtime keeps working.
+      const half = ['a', ['A', 1, 2], ['L', 3], ['Ai', { length: 5 }]];
+      throws(() => decodeValue(half, { runtime: other }), 'half built');
+      same(String(decodeValue(['L', 1, ['A', 2]], { runtime: other })), '[1, (2)]', 'the runtime keeps working');
+    },
+
+    async 'shared nodes are encoded and decoded once; cycles and deep nesting are ValueErrors'() {
+      // 2^40 paths through 41 nodes: linear work only if each node is handled once.
+      const dag = sharedGraph(40);
+      const encoded = encodeValue(dag);
+      let bottom = encoded;
+      for (let i = 0; i < 38; i++) bottom = bottom[1];
+      ok(bottom[1] === bottom[2], 'a shared node is one encoded node'); // (same() would print the 2^40 paths)
+      const back = decodeValue(await post(encoded));
+      let depth = 0;
+      for (let x = back; Array.isArray(x) && x.length === 2; x = x[0]) {
+        ok(depth < 34 || x[0] === x[1], 'sharing kept (memoised past the first 32 nodes)');
+        depth++;
+      }
+      same(depth, 40, 'all levels');
+      // The same through FFI containers (new handles on every read, shared by address).
+      const g = rt.getGlobal('ffi.List');
+      let list = g(1);
+      for (let i = 0; i < 30; i++) list = g(list, list);
+      const ffiBack = decodeValue(await post(encodeValue(list)), { runtime: other });
+      same(ffiBack.typeKey, 'ffi.List');
+      same(String(other.getGlobal('ffi.ListSize')(ffiBack)), '2');
+      // An error that is its own cause.
+      const e = new webffi.ValueError('me');
+      e.cause = e;
+      const loop = throws(() => encodeValue(e), 'error cycle');
+      ok(loop instanceof webffi.ValueError && /Cycle detected during serialization: a ValueError contains itself/.test(loop.message), loop.message);
+      let deep = [1];
+      for (let i = 0; i < 300; i++) deep = [deep];
+      const d = throws(() => encodeValue(deep), 'deep');
+      ok(d instanceof webffi.ValueError && /nesting deeper than 256 levels/.test(d.message), d.message);
+      let ok255 = [1];
+      for (let i = 0; i < 255; i++) ok255 = [ok255];
+      ok(Array.isArray(decodeValue(await post(encodeValue(ok255)))), '256 levels encode and decode');
+      const sparse = [];
+      sparse.length = 2 ** 27;
+      const big = throws(() => encodeValue(sparse), 'sparse');
+      ok(big instanceof webffi.ValueError && /more than 16777216 elements/.test(big.message), big.message);
+      // A getter that throws propagates, and leaves the encoder in working order.
+      const boom = new Error('read');
+      same(throws(() => encodeValue([1, { get x() { throw boom; } }]), 'getter'), boom);
+      same(decodeValue(encodeValue([[1], [2]]))[1][0], 2, 'the encoder keeps working');
+      // Error text past the limit is cut when encoded, so that it still decodes.
+      const long = decodeValue(await post(encodeValue(new webffi.KeyError('x'.repeat(2 ** 22 + 100)))));
+      ok(long instanceof webffi.KeyError && long.message.length === 2 ** 22 && long.message.endsWith('[... cut off]'), 'cut');
+    },
+
+    async 'a peer reaches only what the server exposes (default: no testing.*, module loading, registry)'() {
+      const w = spawn('default');
+      const s = await webffi.connect(w, { timeout: 20000 });
+      same(await s.call('test.busy', [1]), 1, 'a global of the server');
+      same(await s.call('ffi.String', ['x']), 'x', 'a container constructor');
+      for (const name of ['testing.trap', 'testing.add_one', 'ffi.ModuleLoadFromFile', 'ffi.FunctionRemoveGlobal',
+        'ffi.FunctionListGlobalNamesFunctor', 'ffi.GetGlobalFuncMetadata', 'webffi.ModuleUnload', 'ffi.SystemLib']) {
+        const e = await rejects(s.call(name, ['test.busy']), name);
+        ok(e instanceof webffi.ValueError, String(e));
+        same(e.message, `Cannot find global function ${name}`, 'answered as a missing global');
+      }
+      same(await s.call('test.busy', [2]), 2, 'still serving, test.busy still registered');
+      ok(webffi.PEER_DENIED.includes('testing.*') && webffi.PEER_DENIED.includes('ffi.Module*'), 'the denied list is exported');
+      // Explicit lists and predicates, in this thread over a MessageChannel.
+      const serveOn = async (options) => {
+        const { port1, port2 } = new MessageChannel();
+        const server = webffi.serve(other, port1, options);
+        const client = await webffi.connect(port2, { timeout: 5000 });
+        return { client, close: () => { client.close(); server.close(); port1.close(); port2.close(); } };
+      };
+      const only = await serveOn({ expose: ['testing.add_one', 'ffi.Array*'] });
+      same(await only.client.call('testing.add_one', [1]), 2, 'named');
+      same(await only.client.call('ffi.ArraySize', [[1, 2]]), 2, 'by prefix');
+      same((await rejects(only.client.call('ffi.String', ['x']), 'not listed')).message, 'Cannot find global function ffi.String');
+      only.close();
+      const seen = [];
+      const pred = await serveOn({ expose: (name, byDefault) => { seen.push([name, byDefault]); return byDefault || name === 'testing.echo'; } });
+      same(await pred.client.call('testing.echo', [5]), 5, 'widened');
+      same(await pred.client.call('ffi.String', ['y']), 'y', 'default kept');
+      await rejects(pred.client.call('testing.nop'), 'not widened');
+      await pred.client.call('testing.echo', [6]);
+      same(JSON.stringify(seen), '[["testing.echo",false],["ffi.String",true],["testing.nop",false]]', 'asked once per name');
+      pred.close();
+      const throwing = await serveOn({ expose: () => { throw new Error('predicate'); } });
+      same((await rejects(throwing.client.call('ffi.String', ['z']), 'throwing predicate')).message, 'Cannot find global function ffi.String');
+      same((await rejects(throwing.client.call('ffi.String', ['z']), 'and again')).message, 'Cannot find global function ffi.String');
+      throwing.close();
+      const all = await serveOn({ expose: ['*'] });
+      same(await all.client.call('testing.add_one', [9]), 10, 'everything, explicitly');
+      all.close();
+      const bad = throws(() => webffi.serve(other, new MessageChannel().port1, { expose: 'testing.*' }), 'expose string');
+      ok(bad instanceof webffi.FFITypeError && /expose is an array/.test(bad.message), bad.message);
+      s.close();
+    },
+
+    async 'malformed messages get an error reply or none, and the server keeps serving'() {
+      const w = spawn('default');
+      const raw = rawPeer(w);
+      for (const [what, m, expected] of BAD_CALLS) {
+        raw.post(m);
+        // A good call after each: answered, so the bad one was handled (or ignored) first.
+        same((await raw.call('test.busy', [0])).value, 0, `served after ${what}`);
+        const id = m?.id;
+        const reply = raw.replies.get(id);
+        if (!expected) {
+          ok(reply === undefined, `${what}: no reply`);
+          continue;
+        }
+        ok(reply?.wrpc === 'err', `${what}: an error reply`);
+        const e = decodeValue(reply.error);
+        same(e.kind, expected[0], what);
+        ok(expected[1].test(e.message), `${what}: ${e.message.slice(0, 200)}`);
+      }
+      raw.close();
+      // Duplicates and the in-flight bound, on a server whose runtime never arrives.
+      const { port1, port2 } = new MessageChannel();
+      const server = webffi.serve(new Promise(() => {}), port1, { maxInFlight: 2 });
+      const peer = rawPeer(port2);
+      for (const id of [1, 2, 1, 3]) peer.post({ wrpc: 'call', id, name: 'x', args: ['a'] });
+      const dup = await peer.reply(1);
+      ok(/call id 1 is already in use/.test(decodeValue(dup.error).message), 'duplicate id');
+      const over = await peer.reply(3);
+      const e = decodeValue(over.error);
+      ok(e instanceof webffi.RPCError && /too many calls in flight \(at most 2\)/.test(e.message), e.message);
+      peer.close();
+      server.close();
+      port1.close();
+      port2.close();
+    },
+
+    async 'a client survives garbage replies and keeps its pending calls correct'() {
+      const w = spawn('default');
+      const s = await webffi.connect(w, { timeout: 20000 });
+      same(await s.call('test.busy', [0]), 0);
+      w.postMessage({ spray: BAD_REPLIES });
+      same(await s.call('test.busy', [3]), 3, 'a call after the garbage (id 2)');
+      // A malformed error for a pending call rejects it clearly; the session goes on.
+      w.postMessage({ spray: [{ wrpc: 'err', id: 3, error: ['E', 5, 'x', ''] }] });
+      const e = await rejects(s.call('test.busy', [4]), 'malformed error');
+      ok(e instanceof webffi.RPCError && /answered the call to `test.busy` with a malformed error \(decodeValue: an error kind/.test(e.message), e.message);
+      w.postMessage({ spray: [{ wrpc: 'err', id: 4, error: 42 }] });
+      const e2 = await rejects(s.call('test.busy', [5]), 'not an error');
+      ok(e2 instanceof webffi.RPCError && /malformed error \(not an error but number\)/.test(e2.message), e2.message);
+      w.postMessage({ spray: [{ wrpc: 'ok', id: 5, value: ['Ai', { length: 1e9 }] }] });
+      const e3 = await rejects(s.call('test.busy', [6]), 'malformed value');
+      ok(e3 instanceof webffi.FFITypeError && /packed ints are an Int32Array/.test(e3.message), e3.message);
+      same(await s.call('test.busy', [7]), 7, 'the session keeps working');
+      const n = await rejects(s.call(5, []), 'name not a string');
+      ok(n instanceof webffi.FFITypeError, String(n));
+      const a = await rejects(s.call('test.busy', 5), 'args not an array');
+      ok(a instanceof webffi.FFITypeError, String(a));
+      s.close();
+    },
+
     'teardown'() {
       for (const w of workers) env.kill(w);
     },
@@ -387,6 +579,43 @@ export function sessionTests(webffi, env) {
   function rtError(kind, message) {
     return throws(() => rt.getGlobal('testing.test_raise_error')(kind, message), kind);
   }
+}
+
+/**
+ * Talks the protocol by hand to a worker or port: post(raw message),
+ * call(name, args) -> its reply, reply(id) -> the reply to id, replies: id -> reply.
+ */
+function rawPeer(port) {
+  const replies = new Map();
+  const waiting = new Map();
+  let next = 100000;
+  const on = (m) => {
+    const d = port.on ? m : m.data;
+    if (d !== null && typeof d === 'object' && (d.wrpc === 'ok' || d.wrpc === 'err')) {
+      replies.set(d.id, d);
+      waiting.get(d.id)?.(d);
+    }
+  };
+  if (port.on) port.on('message', on);
+  else {
+    port.addEventListener('message', on);
+    port.start?.();
+  }
+  const reply = (id) => replies.has(id) ? Promise.resolve(replies.get(id)) : new Promise((resolve) => waiting.set(id, resolve));
+  return {
+    replies,
+    post: (m) => port.postMessage(m),
+    reply,
+    call(name, args) {
+      const id = ++next;
+      port.postMessage({ wrpc: 'call', id, name, args: ['a', ...args] });
+      return reply(id);
+    },
+    close() {
+      if (port.off) port.off('message', on);
+      else port.removeEventListener('message', on);
+    },
+  };
 }
 
 /** Posts to a worker and resolves with its next message. */

@@ -1,7 +1,10 @@
 // A worker for the session tests, in Node worker_threads and browser Workers.
 // Its role comes from workerData (Node) or the URL's `role` (browser):
 //   server:    serves a runtime with a few test globals on its port, and on
-//              any port it is sent as { serveOn };
+//              any port it is sent as { serveOn }, exposing `testing.*` and
+//              `test.*` (the peer here is the test itself);
+//   default:   serves the same runtime with serve's default exposure, and
+//              posts back raw whatever it is sent as { spray: [messages] };
 //   forwarder: serves calls by forwarding them to the port sent as { next };
 //   decoder:   never loads a runtime; decodes errors it is sent and reports.
 // Listeners are attached before the first await: a browser worker drops
@@ -50,10 +53,17 @@ async function runtime(webffi) {
   return rt;
 }
 
+const TEST_GLOBALS = ['testing.*', 'test.*'];
+
 if (role === 'server') {
   const rt = runtime(webffi);
-  webffi.serve(rt, port);
-  onData((m) => m?.serveOn && webffi.serve(rt, m.serveOn));
+  webffi.serve(rt, port, { expose: TEST_GLOBALS });
+  onData((m) => m?.serveOn && webffi.serve(rt, m.serveOn, { expose: TEST_GLOBALS }));
+} else if (role === 'default') {
+  webffi.serve(runtime(webffi), port);
+  onData((m) => {
+    if (Array.isArray(m?.spray)) for (const x of m.spray) port.postMessage(x);
+  });
 } else if (role === 'forwarder') {
   webffi.serve(new Promise((resolve) => onData((m) => m?.next && resolve(webffi.connect(m.next)))), port);
 } else if (role === 'decoder') {
