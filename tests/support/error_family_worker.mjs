@@ -26,5 +26,5 @@ if (workerData.role === 'decoder') {
       return ms;
     });
     return rt;
-  }), parentPort);
+  }), parentPort, { expose: ['test.busy', 'testing.test_raise_error'] });
 }
