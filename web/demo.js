@@ -237,7 +237,7 @@
         if (id === 'js') reference = r.out;
         const diff = maxAbsDiff(r.out, reference);
         const ok = diff <= tolerance(n);
-        const res = { ms: r.ms, stall: r.stall, diff, ok, note: r.note, gflops: (2 * n ** 3) / (r.ms * 1e6) };
+        const res = { ms: r.ms, stall: r.stall, diff, ok, note: r.note, gflops: r.ms > 0 ? (2 * n ** 3) / (r.ms * 1e6) : null };
         record.results[id] = res;
         showResult(id, res);
         drawChart(record);
@@ -294,7 +294,7 @@
       return;
     }
     time.textContent = `${fmtMs(r.ms)} ms`;
-    detail.textContent = [`${r.gflops.toFixed(2)} GFLOP/s`, r.note,
+    detail.textContent = [r.gflops === null ? 'faster than the timer resolves' : `${r.gflops.toFixed(2)} GFLOP/s`, r.note,
       `main thread stalled up to ${fmtMs(r.stall)} ms`].filter(Boolean).join(' · ');
     check.textContent = id === 'js' ? 'reference'
       : r.ok ? `matches JS (max |Δ| ${r.diff.toExponential(1)})`
@@ -333,7 +333,7 @@
       const r = record.results[id];
       add('text', { x: 0, y: y + 13, class: 'chart-label' }, label);
       add('rect', { x: 0, y: y + 20, width: barMax, height: 16, rx: 3, class: 'chart-track' });
-      if (r?.ms > 0) {
+      if (typeof r?.ms === 'number') { // 0 ms: faster than the timer resolves, still a (minimal) bar
         const w = Math.max(2, (r.ms / max) * barMax);
         add('rect', { x: 0, y: y + 20, width: w, height: 16, rx: 3, fill: COLORS[id], 'data-engine': id });
         add('text', { x: w + 6, y: y + 33, class: 'chart-value' }, `${fmtMs(r.ms)} ms`);
