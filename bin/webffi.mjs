@@ -22,6 +22,7 @@ const include = join(root, 'include');
 
 const USAGE = `usage: webffi build [--module | --command] [-o OUT.wasm] [--name NAME] [options] SOURCES...
        webffi run PROGRAM.wasm [ARGS...]
+       webffi help | -h | --help
 
 build:
   (default)    link the sources into the runtime: one wasm, a drop-in
@@ -53,6 +54,12 @@ Needs Emscripten (emcc, em++, emnm) on PATH for build.`;
 function die(message) {
   console.error(`webffi: ${message}`);
   process.exit(1);
+}
+
+/** A command line webffi cannot parse: exit 2 (as getopt tools do), usage on stderr. */
+function usageError(message) {
+  console.error(`webffi: ${message}\n${USAGE}`);
+  process.exit(2);
 }
 
 function run(tool, args) {
@@ -331,7 +338,13 @@ async function main(argv) {
     await runProgram(argv.slice(1));
     return;
   }
-  if (argv[0] !== 'build') die(USAGE);
+  if (argv.length === 0 || ['help', '-h', '--help'].includes(argv[0])) {
+    // no command at all is a usage error; asking for help is not
+    if (argv.length === 0) usageError('no command');
+    console.log(USAGE);
+    return;
+  }
+  if (argv[0] !== 'build') usageError(`unknown command \`${argv[0]}\``);
   const opts = parseArgs(argv.slice(1));
   const work = mkdtempSync(join(tmpdir(), 'webffi-build-'));
   // die() exits at once: the scratch folder goes on exit

@@ -29,13 +29,27 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi_answer(void* s, const TVMFFIAny* a, int32_t n, 
   assert.ok(WebAssembly.Module.exports(module).some((e) => e.name === '__tvm_ffi_answer'));
 });
 
+test('--help, -h and `help` print the usage on stdout and succeed', () => {
+  for (const args of [['--help'], ['-h'], ['help'], ['build', '--help']]) {
+    const run = webffi(...args);
+    assert.equal(run.status, 0, `${args.join(' ')}: ${run.stderr}`);
+    assert.match(run.stdout, /^usage: webffi build .*\n {7}webffi run PROGRAM\.wasm/);
+    assert.match(run.stdout, /--module +build a module to load/);
+    assert.equal(run.stderr, '');
+  }
+});
+
 test('no sources, an unknown command or a compile error fail with a message', (t) => {
   let run = webffi('build');
   assert.equal(run.status, 1);
   assert.match(run.stderr, /^webffi: no sources\nusage: webffi build/);
   run = webffi('compile', 'x.c');
-  assert.equal(run.status, 1);
-  assert.match(run.stderr, /^webffi: usage: webffi build/);
+  assert.equal(run.status, 2);
+  assert.match(run.stderr, /^webffi: unknown command `compile`\nusage: webffi build/);
+  assert.equal(run.stdout, '');
+  run = webffi();
+  assert.equal(run.status, 2);
+  assert.match(run.stderr, /^webffi: no command\nusage: webffi build/);
   const dir = mkdtempSync(join(tmpdir(), 'webffi-cli-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(`${dir}/bad.c`, 'int f(void) { return missing_variable; }\n');
