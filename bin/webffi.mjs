@@ -64,9 +64,33 @@ function usageError(message) {
 
 function run(tool, args) {
   const result = spawnSync(tool, args, { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  if (result.error?.code === 'ENOENT') die(`${tool} is not on PATH: ${INSTALL_EMSCRIPTEN}`);
   if (result.error) die(`cannot run ${tool}: ${result.error.message}`);
   if (result.status !== 0) die(`${tool} failed (exit ${result.status})`);
   return result.stdout;
+}
+
+/** The Emscripten versions webffi's tests run under. */
+const TESTED_EMSCRIPTEN = ['3.1.6'];
+
+const INSTALL_EMSCRIPTEN = 'install Emscripten: on Debian or Ubuntu `apt-get install emscripten`; ' +
+  'elsewhere the emsdk (https://emscripten.org/docs/getting_started/downloads.html), ' +
+  'then `source ./emsdk_env.sh` so emcc, em++ and emnm are on PATH';
+
+/**
+ * Checks that emcc runs before anything is built: without it, says how to
+ * install Emscripten; with a version the tests have not run under, warns once.
+ */
+function checkEmscripten() {
+  const result = spawnSync('emcc', ['--version'], { encoding: 'utf8' });
+  if (result.error?.code === 'ENOENT') die(`emcc is not on PATH: ${INSTALL_EMSCRIPTEN}`);
+  if (result.error) die(`cannot run emcc: ${result.error.message}`);
+  if (result.status !== 0) die(`\`emcc --version\` failed (exit ${result.status}): ${result.stderr.trim()}`);
+  const version = /\b(\d+\.\d+\.\d+)\b/.exec(result.stdout.split('\n')[0])?.[1];
+  if (!TESTED_EMSCRIPTEN.includes(version)) {
+    console.error(`webffi: warning: Emscripten ${version ?? '(unknown version)'} is not a version ` +
+      `webffi is tested with (${TESTED_EMSCRIPTEN.join(', ')}); continuing`);
+  }
 }
 
 /** Compiler flags whose value is the next argument (never a source). */
@@ -346,6 +370,7 @@ async function main(argv) {
   }
   if (argv[0] !== 'build') usageError(`unknown command \`${argv[0]}\``);
   const opts = parseArgs(argv.slice(1));
+  checkEmscripten();
   const work = mkdtempSync(join(tmpdir(), 'webffi-build-'));
   // die() exits at once: the scratch folder goes on exit
   process.on('exit', () => rmSync(work, { recursive: true, force: true }));

@@ -3,9 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -102,4 +102,53 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi_answer(void* s, const TVMFFIAny* a, int32_t n, 
   assert.equal(run.status, 0, run.stderr);
   // without them, the marker is undefined: a compile error
   assert.equal(webffi('build', '--module', `${dir}/k.c`, '-o', `${dir}/out.wasm`).status, 1);
+});
+
+const answerSource = `#include <tvm/ffi/c_api.h>
+TVM_FFI_DLL_EXPORT int __tvm_ffi_answer(void* s, const TVMFFIAny* a, int32_t n, TVMFFIAny* r) {
+  (void)s; (void)a; (void)n; r->type_index = kTVMFFIInt; r->v_int64 = 42; return 0;
+}`;
+
+test('without emcc on PATH, build says how to install Emscripten', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'webffi-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(`${dir}/bin`);
+  symlinkSync(process.execPath, `${dir}/bin/node`);
+  writeFileSync(`${dir}/k.c`, answerSource);
+  const run = spawnSync(process.execPath, [`${root}bin/webffi.mjs`, 'build', '--module',
+    `${dir}/k.c`, '-o', `${dir}/k.wasm`], { encoding: 'utf8', env: { PATH: `${dir}/bin` } });
+  assert.equal(run.status, 1);
+  assert.match(run.stderr, /^webffi: emcc is not on PATH: install Emscripten: .*`apt-get install emscripten`.*emsdk/);
+  assert.doesNotMatch(run.stderr, /ENOENT|spawnSync/);
+  assert.equal(existsSync(`${dir}/k.wasm`), false);
+});
+
+test('an Emscripten version not tested gives one warning naming the tested ones, and builds', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'webffi-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const realEmcc = spawnSync('sh', ['-c', 'command -v emcc'], { encoding: 'utf8' }).stdout.trim();
+  assert.ok(realEmcc, 'emcc on PATH');
+  mkdirSync(`${dir}/bin`);
+  // an emcc that reports another version and otherwise is the real one
+  writeFileSync(`${dir}/bin/emcc`, `#!/bin/sh
+if [ "$1" = --version ]; then
+  echo 'emcc (Emscripten gcc/clang-like replacement + linker emulating GNU ld) 9.8.7 (abc)'
+  exit 0
+fi
+exec '${realEmcc}' "$@"
+`, { mode: 0o755 });
+  writeFileSync(`${dir}/k.c`, answerSource);
+  const build = (env) => spawnSync(process.execPath, [`${root}bin/webffi.mjs`, 'build', '--module',
+    `${dir}/k.c`, '-o', `${dir}/k.wasm`], { encoding: 'utf8', env });
+  let run = build({ ...process.env, PATH: `${dir}/bin${delimiter}${process.env.PATH}` });
+  assert.equal(run.status, 0, run.stderr);
+  const warnings = run.stderr.split('\n').filter((line) => /warning/.test(line));
+  assert.equal(warnings.length, 1, run.stderr);
+  assert.match(warnings[0], /^webffi: warning: Emscripten 9\.8\.7 is not a version webffi is tested with \(3\.1\.6\)/);
+  assert.ok(WebAssembly.Module.exports(new WebAssembly.Module(readFileSync(`${dir}/k.wasm`)))
+    .some((e) => e.name === '__tvm_ffi_answer'));
+  // the tested version: no warning
+  run = build(process.env);
+  assert.equal(run.status, 0, run.stderr);
+  assert.doesNotMatch(run.stderr, /warning: Emscripten/);
 });
