@@ -177,6 +177,68 @@ function moduleWasi(x) {
   };
 }
 
+/** The kind of a runtime export as WebAssembly.Module.exports names it, or undefined. */
+function kindOf(value) {
+  if (typeof value === 'function') return 'function';
+  if (value instanceof WebAssembly.Global) return 'global';
+  if (value instanceof WebAssembly.Memory) return 'memory';
+  if (value instanceof WebAssembly.Table) return 'table';
+  return undefined;
+}
+
+/** Imports the loader provides itself (the shared memory, table, stack pointer and bases). */
+const BUILTIN_ENV = new Set(['memory', '__indirect_function_table', '__stack_pointer',
+  '__memory_base', '__table_base']);
+
+/** The WASI functions moduleWasi provides. */
+const MODULE_WASI = new Set(['fd_write', 'fd_read', 'fd_close', 'fd_seek', 'fd_fdstat_get',
+  'environ_sizes_get', 'environ_get']);
+
+/**
+ * How the loader satisfies one import of a module: 'builtin', 'runtime'
+ * (the runtime's export), 'self' (the module's own export), 'host'
+ * (LIBC_HOST), 'tag', 'wasi', 'got-runtime', 'got-self'; null when
+ * nothing does. runtimeKind(name) is the kind of the runtime's export NAME.
+ */
+function resolveImport(imp, runtimeKind, ownExports) {
+  if (imp.module === 'env') {
+    if (BUILTIN_ENV.has(imp.name)) return 'builtin';
+    if (imp.kind === 'function' && runtimeKind(imp.name) === 'function') return 'runtime';
+    if (imp.kind === 'function' && ownExports.get(imp.name) === 'function') return 'self';
+    if (imp.kind === 'function' && imp.name in LIBC_HOST) return 'host';
+    if (imp.kind === 'tag' && imp.name === '__cpp_exception') return 'tag';
+    return null;
+  }
+  if (imp.module === 'GOT.mem' || imp.module === 'GOT.func') {
+    const kind = imp.module === 'GOT.func' ? 'function' : 'global';
+    if (runtimeKind(imp.name) === kind) return 'got-runtime';
+    if (ownExports.get(imp.name) === kind) return 'got-self';
+    return null;
+  }
+  if (imp.module === 'wasi_snapshot_preview1' && imp.kind === 'function' &&
+      MODULE_WASI.has(imp.name)) {
+    return 'wasi';
+  }
+  return null;
+}
+
+/**
+ * The imports of a compiled module that a runtime with these exports
+ * cannot satisfy (`webffi build --module` checks them at build time): names
+ * from `env` and the GOT bare, others as `module.name`.
+ * @param {WebAssembly.Module} module
+ * @param {WebAssembly.Module} runtime the runtime's compiled wasm
+ * @returns {string[]}
+ */
+export function unresolvedImports(module, runtime) {
+  const runtimeKinds = new Map(WebAssembly.Module.exports(runtime).map((e) => [e.name, e.kind]));
+  const ownExports = new Map(WebAssembly.Module.exports(module).map((e) => [e.name, e.kind]));
+  return WebAssembly.Module.imports(module)
+    .filter((imp) => resolveImport(imp, (n) => runtimeKinds.get(n), ownExports) === null)
+    .map((imp) => (imp.module === 'env' || imp.module.startsWith('GOT.') ? imp.name :
+      `${imp.module}.${imp.name}`));
+}
+
 const loaders = new WeakMap();
 
 /**
@@ -309,38 +371,27 @@ class ModuleLoader {
     const selfBound = new Map(); // import name -> the module's own function, after instantiation
     const missing = [];
     for (const imp of WebAssembly.Module.imports(module)) {
-      if (imp.module === 'env') {
-        if (imp.name in env || imp.name === '__memory_base' || imp.name === '__table_base') continue;
-        if (imp.kind === 'function' && typeof x[imp.name] === 'function') {
-          env[imp.name] = x[imp.name];
-        } else if (imp.kind === 'function' && ownExports.get(imp.name) === 'function') {
-          const symbol = imp.name;
-          env[symbol] = (...args) => selfBound.get(symbol)(...args);
-        } else if (imp.kind === 'function' && imp.name in LIBC_HOST) {
-          env[imp.name] = LIBC_HOST[imp.name](x);
-        } else if (imp.kind === 'tag' && imp.name === '__cpp_exception') {
-          env[imp.name] = this.#cppExceptionTag(name);
-        } else {
-          missing.push(imp.name);
-        }
-      } else if (imp.module in got) {
+      const how = resolveImport(imp, (n) => kindOf(x[n]), ownExports);
+      if (how === null) {
+        missing.push(imp.module === 'env' || imp.module in got ? imp.name : `${imp.module}.${imp.name}`);
+      } else if (how === 'runtime') {
+        env[imp.name] = x[imp.name];
+      } else if (how === 'self') {
+        const symbol = imp.name;
+        env[symbol] = (...args) => selfBound.get(symbol)(...args);
+      } else if (how === 'host') {
+        env[imp.name] = LIBC_HOST[imp.name](x);
+      } else if (how === 'tag') {
+        env[imp.name] = this.#cppExceptionTag(name);
+      } else if (how === 'wasi') {
+        wasi ??= moduleWasi(x);
+      } else if (how !== 'builtin') { // a GOT entry
         const global = new WebAssembly.Global({ value: 'i32', mutable: true }, 0);
         got[imp.module][imp.name] = global;
         const func = imp.module === 'GOT.func';
-        if (func && typeof x[imp.name] === 'function') {
-          fromRuntime.push([global, x[imp.name]]);
-        } else if (!func && x[imp.name] instanceof WebAssembly.Global) {
-          global.value = x[imp.name].value;
-        } else if (ownExports.get(imp.name) === (func ? 'function' : 'global')) {
-          fromModule.push([global, func, imp.name]);
-        } else {
-          missing.push(imp.name);
-        }
-      } else if (imp.module === 'wasi_snapshot_preview1' && imp.kind === 'function') {
-        wasi ??= moduleWasi(x);
-        if (!(imp.name in wasi)) missing.push(`${imp.module}.${imp.name}`);
-      } else {
-        missing.push(`${imp.module}.${imp.name}`);
+        if (how === 'got-self') fromModule.push([global, func, imp.name]);
+        else if (func) fromRuntime.push([global, x[imp.name]]);
+        else global.value = x[imp.name].value;
       }
     }
     if (missing.length > 0) {

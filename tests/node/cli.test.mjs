@@ -152,3 +152,42 @@ exec '${realEmcc}' "$@"
   assert.equal(run.status, 0, run.stderr);
   assert.doesNotMatch(run.stderr, /warning: Emscripten/);
 });
+
+test('build --module fails, naming them, when the module imports what the runtime does not export', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'webffi-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(`${dir}/needs.c`, `#include <tvm/ffi/c_api.h>
+extern int nobody_defines_this(int);
+extern int nobody_defines_data;
+TVM_FFI_DLL_EXPORT int __tvm_ffi_needs(void* s, const TVMFFIAny* a, int32_t n, TVMFFIAny* r) {
+  (void)s; (void)n;
+  r->type_index = kTVMFFIInt;
+  r->v_int64 = nobody_defines_this((int)a[0].v_int64) + nobody_defines_data;
+  return 0;
+}`);
+  const out = `${dir}/needs.wasm`;
+  const runtime = `${root}build/wasm/webffi.wasm`;
+  for (const extra of [[], ['--runtime', runtime]]) {
+    const run = webffi('build', '--module', ...extra, `${dir}/needs.c`, '-o', out);
+    assert.equal(run.status, 1, run.stderr);
+    assert.match(run.stderr, /^webffi: .*needs\.wasm: the module imports `nobody_defines_this`, `nobody_defines_data`, which the runtime \(.*webffi\.wasm\) does not export, so it could not load/m);
+    assert.equal(existsSync(out), false, 'no module that cannot load is left behind');
+  }
+  assert.match(webffi('build', '--module', '--runtime', `${dir}/absent.wasm`, `${dir}/needs.c`,
+    '-o', out).stderr, /--runtime .*absent\.wasm: no such file/);
+  // asked not to check, it builds (for a runtime built with more exports)
+  const run = webffi('build', '--module', '--no-import-check', `${dir}/needs.c`, '-o', out);
+  assert.equal(run.status, 0, run.stderr);
+  assert.ok(existsSync(out));
+  // a module using only what the runtime exports (libc's stdio included) builds
+  writeFileSync(`${dir}/fine.c`, `#include <stdio.h>
+#include <string.h>
+#include <tvm/ffi/c_api.h>
+TVM_FFI_DLL_EXPORT int __tvm_ffi_fine(void* s, const TVMFFIAny* a, int32_t n, TVMFFIAny* r) {
+  (void)s; (void)a; (void)n;
+  fprintf(stderr, "%d\\n", (int)strlen("abc"));
+  r->type_index = kTVMFFIInt; r->v_int64 = 1; return 0;
+}`);
+  const fine = webffi('build', '--module', '--runtime', runtime, `${dir}/fine.c`, '-o', `${dir}/fine.wasm`);
+  assert.equal(fine.status, 0, fine.stderr);
+});
