@@ -263,10 +263,22 @@ export function moduleLoader(exports, options = {}) {
  * Loads a module into the runtime: `source` is a URL or path (string or
  * URL), wasm bytes, or a WebAssembly.Module. Resolves to the module's
  * handle (a new `ffi.Module` reference the caller releases). A module whose
- * name is already loaded is returned, not instantiated again.
+ * name is already loaded is returned, not instantiated again, when it is the
+ * same module (the same bytes, or the same compiled WebAssembly.Module, whose
+ * bytes are not at hand); a different one under that name is refused
+ * (a ValueError) unless `options.replace` is true, which unloads the old one
+ * from the table of loaded modules (it lives on while referenced) first.
+ * @param {{ replace?: boolean, readFileSync?: Function }} [options]
  */
 export function loadModule(exports, source, options) {
-  return moduleLoader(exports, options).load(source);
+  return moduleLoader(exports, options).load(source, options);
+}
+
+/** Whether two byte arrays hold the same bytes. */
+function sameBytes(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 class ModuleLoader {
@@ -275,7 +287,7 @@ class ModuleLoader {
   #meta;
   #slots = new Map(); // wasm function -> its table index
   #scanned = 0; // table slots already entered into #slots
-  #sources = new Map(); // path or URL -> module name, for load_from_file
+  #loaded = new Map(); // module name -> { module, bytes (null when not known) } it was loaded from
   #readFileSync;
   #tag; // WebAssembly.Tag of C++ exceptions, made on first use
   #utf8 = new TextEncoder();
@@ -302,44 +314,76 @@ class ModuleLoader {
   }
 
   /** See loadModule. */
-  async load(source) {
+  async load(source, options = {}) {
     if (source instanceof WebAssembly.Module || ArrayBuffer.isView(source) ||
         source instanceof ArrayBuffer) {
-      return this.loadSync(source);
+      return this.loadSync(source, undefined, options);
     }
+    // read every time: the file may have been rebuilt since
     const where = String(source);
-    const known = this.#findBySource(where);
-    if (known) return known;
     const bytes = await fetchBytes(where, this.#readFileSync);
     const module = await WebAssembly.compile(bytes).catch((e) => fail('ValueError',
       `${where} is not a wasm module: ${e.message}`));
-    return this.#loadCompiled(module, where);
+    return this.#loadCompiled(module, bytes, where, options);
   }
 
-  /** Loads bytes or a compiled WebAssembly.Module synchronously; see loadModule. */
-  loadSync(source, path) {
+  /**
+   * Loads bytes or a compiled WebAssembly.Module synchronously; see
+   * loadModule. `path` labels it in errors.
+   */
+  loadSync(source, path, options = {}) {
     const label = path ?? 'the module';
-    let module = source;
-    if (!(module instanceof WebAssembly.Module)) {
-      try {
-        module = new WebAssembly.Module(source);
-      } catch (e) {
-        fail('ValueError', `${label} is not a wasm module: ${e.message}`);
-      }
+    if (source instanceof WebAssembly.Module) return this.#loadCompiled(source, null, path, options);
+    let bytes;
+    try {
+      bytes = source instanceof ArrayBuffer ? new Uint8Array(source)
+        : new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+    } catch (e) {
+      fail('TypeError', `${label} must be wasm bytes or a WebAssembly.Module: ${e.message}`);
     }
-    return this.#loadCompiled(module, path);
+    let module;
+    try {
+      module = new WebAssembly.Module(bytes);
+    } catch (e) {
+      fail('ValueError', `${label} is not a wasm module: ${e.message}`);
+    }
+    return this.#loadCompiled(module, bytes, path, options);
   }
 
-  /** Loads a compiled module; its path or URL, when known, is remembered for load_from_file. */
-  #loadCompiled(module, path) {
+  /** Loads a compiled module (from `bytes` when known, else null). */
+  #loadCompiled(module, bytes, path, options) {
     const label = path ?? 'the module';
     const dylink = readDylink(module, label);
     const decl = readDeclaration(module, label);
     this.#checkCompatible(decl, label);
-    let handle = this.#withCString(decl.name, (name) => this.#x.WebFFIModuleFindLoaded(name));
-    if (handle === 0) handle = this.#instantiate(module, dylink, decl.name);
-    if (path !== undefined) this.#sources.set(path, decl.name);
+    const name = decl.name;
+    let handle = this.#withCString(name, (p) => this.#x.WebFFIModuleFindLoaded(p));
+    if (handle !== 0) {
+      if (this.#isLoaded(name, module, bytes)) return handle;
+      this.#x.TVMFFIObjectDecRef(handle);
+      if (options?.replace !== true) {
+        fail('ValueError', `Cannot load ${label}: a different module named \`${name}\` is ` +
+          'already loaded (unload it first, or load with { replace: true })' +
+          (bytes === null ? '; a compiled WebAssembly.Module counts as the same only when it ' +
+            'is the one loaded: pass its bytes to compare them' : ''));
+      }
+      this.#withCString(name, (p) => this.#x.WebFFIModuleUnload(p));
+      this.#loaded.delete(name);
+    }
+    // copied: the caller may reuse its buffer
+    const copy = bytes === null ? null : bytes.slice();
+    handle = this.#instantiate(module, dylink, name);
+    this.#loaded.set(name, { module, bytes: copy });
     return handle;
+  }
+
+  /** Whether the loaded module NAME is this one: the same bytes, or the same compiled module. */
+  #isLoaded(name, module, bytes) {
+    const known = this.#loaded.get(name);
+    if (known === undefined) return false; // put in the table by something else
+    if (known.module === module) return true;
+    // a compiled module's bytes are not at hand: it is the same only as itself
+    return known.bytes !== null && bytes !== null && sameBytes(known.bytes, bytes);
   }
 
   #checkCompatible(decl, label) {
@@ -489,8 +533,6 @@ class ModuleLoader {
   }
 
   #loadFile(path) {
-    const known = this.#findBySource(path);
-    if (known) return known;
     if (typeof this.#readFileSync !== 'function') {
       fail('RuntimeError', `Cannot load module \`${path}\`: this host cannot read files ` +
         'synchronously; load it from JavaScript first (loadModule(url))');
@@ -502,12 +544,6 @@ class ModuleLoader {
       fail('RuntimeError', `Cannot load module \`${path}\`: ${e.message}`);
     }
     return this.loadSync(bytes, path);
-  }
-
-  #findBySource(source) {
-    const name = this.#sources.get(source);
-    if (name === undefined) return 0;
-    return this.#withCString(name, (p) => this.#x.WebFFIModuleFindLoaded(p));
   }
 
   /** The table index of a wasm function, adding it to the table when absent. */
