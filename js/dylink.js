@@ -288,6 +288,7 @@ class ModuleLoader {
   #slots = new Map(); // wasm function -> its table index
   #scanned = 0; // table slots already entered into #slots
   #loaded = new Map(); // module name -> { module, bytes (null when not known) } it was loaded from
+  #sources = new Map(); // path or URL -> module name, for load_from_file where files cannot be read
   #readFileSync;
   #tag; // WebAssembly.Tag of C++ exceptions, made on first use
   #utf8 = new TextEncoder();
@@ -359,7 +360,10 @@ class ModuleLoader {
     const name = decl.name;
     let handle = this.#withCString(name, (p) => this.#x.WebFFIModuleFindLoaded(p));
     if (handle !== 0) {
-      if (this.#isLoaded(name, module, bytes)) return handle;
+      if (this.#isLoaded(name, module, bytes)) {
+        if (path !== undefined) this.#sources.set(path, name);
+        return handle;
+      }
       this.#x.TVMFFIObjectDecRef(handle);
       if (options?.replace !== true) {
         fail('ValueError', `Cannot load ${label}: a different module named \`${name}\` is ` +
@@ -374,6 +378,7 @@ class ModuleLoader {
     const copy = bytes === null ? null : bytes.slice();
     handle = this.#instantiate(module, dylink, name);
     this.#loaded.set(name, { module, bytes: copy });
+    if (path !== undefined) this.#sources.set(path, name);
     return handle;
   }
 
@@ -534,6 +539,11 @@ class ModuleLoader {
 
   #loadFile(path) {
     if (typeof this.#readFileSync !== 'function') {
+      // a browser: the module JavaScript loaded from that URL, if any
+      const name = this.#sources.get(path);
+      const known = name === undefined ? 0
+        : this.#withCString(name, (p) => this.#x.WebFFIModuleFindLoaded(p));
+      if (known !== 0) return known;
       fail('RuntimeError', `Cannot load module \`${path}\`: this host cannot read files ` +
         'synchronously; load it from JavaScript first (loadModule(url))');
     }

@@ -66,3 +66,20 @@ test('a different module under a loaded name is a ValueError unless { replace: t
     /a different module named `kernels`.*pass its bytes to compare them/);
   assert.equal(rt.getGlobal('testing.add_one')(1), 2, 'the runtime still works');
 });
+
+test('where files cannot be read, ffi.ModuleLoadFromFile finds the module JavaScript loaded from that URL', async (t) => {
+  const { rawRuntime } = await import('../support/raw_runtime.mjs');
+  const { moduleLoader } = await import('../../js/dylink.js');
+  const rt = await rawRuntime(readFileSync(wasm));
+  // a host without synchronous file reads (a browser), serving one URL
+  const loader = moduleLoader(rt.exports, { readFileSync: false });
+  const url = 'https://example.test/add_one.wasm';
+  const bytes = readFileSync(`${root}build/wasm/tests/modules/add_one.wasm`);
+  const realFetch = globalThis.fetch;
+  t.after(() => { globalThis.fetch = realFetch; });
+  globalThis.fetch = async (where) => (where === url ? new Response(bytes) : new Response(null, { status: 404 }));
+  const mod = await loader.load(url);
+  assert.equal(rt.call('ffi.ModuleLoadFromFile', url).value.object, mod);
+  assert.match(rt.call('ffi.ModuleLoadFromFile', 'https://example.test/other.wasm').error.message,
+    /this host cannot read files synchronously/);
+});
