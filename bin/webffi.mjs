@@ -12,7 +12,7 @@
 // the parts of libc++/libc++abi/libunwind/libc it uses (linked statically)
 // and imports malloc and free from the runtime.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +22,7 @@ const include = join(root, 'include');
 
 const USAGE = `usage: webffi build [--module | --command] [-o OUT.wasm] [--name NAME] [options] SOURCES...
        webffi run PROGRAM.wasm [ARGS...]
+       webffi help | -h | --help
 
 build:
   (default)    link the sources into the runtime: one wasm, a drop-in
@@ -41,6 +42,14 @@ build:
   -o FILE      output (default: the first source's name with .wasm)
   --name NAME  the module's name in the runtime's table of loaded modules
                (default: the output's base name)
+  --runtime FILE
+               with --module: the runtime wasm whose exports the module's
+               imports are checked against (default: the package's
+               dist/webffi.wasm); a module importing what it does not
+               export fails to build
+  --no-import-check
+               with --module: skip that check (a module for a runtime
+               built with more exports)
   -I DIR, -D NAME[=VALUE], -U NAME, -isystem DIR, -include FILE, -std=...,
   -O0..-O3, -g, -fno-exceptions, ...
                passed to the compiler, as are other flags starting with -
@@ -55,11 +64,41 @@ function die(message) {
   process.exit(1);
 }
 
+/** A command line webffi cannot parse: exit 2 (as getopt tools do), usage on stderr. */
+function usageError(message) {
+  console.error(`webffi: ${message}\n${USAGE}`);
+  process.exit(2);
+}
+
 function run(tool, args) {
   const result = spawnSync(tool, args, { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  if (result.error?.code === 'ENOENT') die(`${tool} is not on PATH: ${INSTALL_EMSCRIPTEN}`);
   if (result.error) die(`cannot run ${tool}: ${result.error.message}`);
   if (result.status !== 0) die(`${tool} failed (exit ${result.status})`);
   return result.stdout;
+}
+
+/** The Emscripten versions webffi's tests run under. */
+const TESTED_EMSCRIPTEN = ['3.1.6'];
+
+const INSTALL_EMSCRIPTEN = 'install Emscripten: on Debian or Ubuntu `apt-get install emscripten`; ' +
+  'elsewhere the emsdk (https://emscripten.org/docs/getting_started/downloads.html), ' +
+  'then `source ./emsdk_env.sh` so emcc, em++ and emnm are on PATH';
+
+/**
+ * Checks that emcc runs before anything is built: without it, says how to
+ * install Emscripten; with a version the tests have not run under, warns once.
+ */
+function checkEmscripten() {
+  const result = spawnSync('emcc', ['--version'], { encoding: 'utf8' });
+  if (result.error?.code === 'ENOENT') die(`emcc is not on PATH: ${INSTALL_EMSCRIPTEN}`);
+  if (result.error) die(`cannot run emcc: ${result.error.message}`);
+  if (result.status !== 0) die(`\`emcc --version\` failed (exit ${result.status}): ${result.stderr.trim()}`);
+  const version = /\b(\d+\.\d+\.\d+)\b/.exec(result.stdout.split('\n')[0])?.[1];
+  if (!TESTED_EMSCRIPTEN.includes(version)) {
+    console.error(`webffi: warning: Emscripten ${version ?? '(unknown version)'} is not a version ` +
+      `webffi is tested with (${TESTED_EMSCRIPTEN.join(', ')}); continuing`);
+  }
 }
 
 /** Compiler flags whose value is the next argument (never a source). */
@@ -70,7 +109,7 @@ const CXX_EXTENSIONS = new Set(['.cc', '.cpp', '.cxx', '.c++', '.C']);
 function parseArgs(argv) {
   const opts = {
     module: false, command: false, cxx: false, out: null, name: null, flags: [], sources: [],
-    opt: '-O2', tvmFfiInclude: [],
+    opt: '-O2', tvmFfiInclude: [], runtime: null, importCheck: true,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -83,6 +122,8 @@ function parseArgs(argv) {
     else if (a === '--cxx') opts.cxx = true;
     else if (a === '-o') opts.out = value();
     else if (a === '--name') opts.name = value();
+    else if (a === '--runtime') opts.runtime = value();
+    else if (a === '--no-import-check') opts.importCheck = false;
     else if (a === '--tvm-ffi-include') opts.tvmFfiInclude.push(value());
     else if (a.startsWith('--tvm-ffi-include=')) opts.tvmFfiInclude.push(a.slice(18));
     else if (VALUE_FLAGS.has(a)) opts.flags.push(a, value());
@@ -209,7 +250,7 @@ function cxxRuntimeArchives() {
   return archives;
 }
 
-function buildModule(opts, work) {
+async function buildModule(opts, work) {
   const objects = compileAll(opts, work, ['-sSIDE_MODULE=1']);
   const symbols = definedSymbols(objects);
   const main = mainSymbol(symbols);
@@ -238,6 +279,43 @@ function buildModule(opts, work) {
       defined('tvm/ffi/c_api.h', `TVM_FFI_VERSION_${part}`)),
   });
   writeFileSync(opts.out, withCustomSection(readFileSync(opts.out), 'webffi.module', declaration));
+  await checkModuleImports(opts);
+}
+
+/**
+ * The runtime wasm a module is checked against: the packaged dist/webffi.wasm
+ * or, in a checkout, build/wasm/webffi.wasm, whichever is newer.
+ */
+function runtimeWasm() {
+  const found = [join(root, 'dist/webffi.wasm'), join(root, 'build/wasm/webffi.wasm')]
+    .filter((file) => existsSync(file));
+  found.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  return found[0] ?? null;
+}
+
+/**
+ * Fails the build (removing the output) when the module imports what the
+ * runtime does not export: such a module could never load.
+ */
+async function checkModuleImports(opts) {
+  if (!opts.importCheck) return;
+  const runtime = opts.runtime ?? runtimeWasm();
+  if (opts.runtime !== null && !existsSync(runtime)) die(`--runtime ${runtime}: no such file`);
+  if (runtime === null) {
+    console.error('webffi: warning: no runtime wasm (dist/webffi.wasm) to check the module\'s ' +
+      'imports against; not checked');
+    return;
+  }
+  const { unresolvedImports } = await import(new URL('../js/dylink.js', import.meta.url));
+  const missing = unresolvedImports(new WebAssembly.Module(readFileSync(opts.out)),
+    new WebAssembly.Module(readFileSync(runtime)));
+  if (missing.length > 0) {
+    rmSync(opts.out, { force: true });
+    die(`${opts.out}: the module imports ${missing.map((m) => `\`${m}\``).join(', ')}, which ` +
+      `the runtime (${runtime}) does not export, so it could not load: define ` +
+      `${missing.length === 1 ? 'it' : 'them'} in the module's sources or link ` +
+      `${missing.length === 1 ? 'it' : 'them'} into the runtime (webffi build without --module)`);
+  }
 }
 
 /** The link flags of the runtime wasm (kept in step with CMakeLists.txt). */
@@ -331,12 +409,19 @@ async function main(argv) {
     await runProgram(argv.slice(1));
     return;
   }
-  if (argv[0] !== 'build') die(USAGE);
+  if (argv.length === 0 || ['help', '-h', '--help'].includes(argv[0])) {
+    // no command at all is a usage error; asking for help is not
+    if (argv.length === 0) usageError('no command');
+    console.log(USAGE);
+    return;
+  }
+  if (argv[0] !== 'build') usageError(`unknown command \`${argv[0]}\``);
   const opts = parseArgs(argv.slice(1));
+  checkEmscripten();
   const work = mkdtempSync(join(tmpdir(), 'webffi-build-'));
   // die() exits at once: the scratch folder goes on exit
   process.on('exit', () => rmSync(work, { recursive: true, force: true }));
-  if (opts.module) buildModule(opts, work);
+  if (opts.module) await buildModule(opts, work);
   else buildSystemLib(opts, work);
 }
 

@@ -177,6 +177,68 @@ function moduleWasi(x) {
   };
 }
 
+/** The kind of a runtime export as WebAssembly.Module.exports names it, or undefined. */
+function kindOf(value) {
+  if (typeof value === 'function') return 'function';
+  if (value instanceof WebAssembly.Global) return 'global';
+  if (value instanceof WebAssembly.Memory) return 'memory';
+  if (value instanceof WebAssembly.Table) return 'table';
+  return undefined;
+}
+
+/** Imports the loader provides itself (the shared memory, table, stack pointer and bases). */
+const BUILTIN_ENV = new Set(['memory', '__indirect_function_table', '__stack_pointer',
+  '__memory_base', '__table_base']);
+
+/** The WASI functions moduleWasi provides. */
+const MODULE_WASI = new Set(['fd_write', 'fd_read', 'fd_close', 'fd_seek', 'fd_fdstat_get',
+  'environ_sizes_get', 'environ_get']);
+
+/**
+ * How the loader satisfies one import of a module: 'builtin', 'runtime'
+ * (the runtime's export), 'self' (the module's own export), 'host'
+ * (LIBC_HOST), 'tag', 'wasi', 'got-runtime', 'got-self'; null when
+ * nothing does. runtimeKind(name) is the kind of the runtime's export NAME.
+ */
+function resolveImport(imp, runtimeKind, ownExports) {
+  if (imp.module === 'env') {
+    if (BUILTIN_ENV.has(imp.name)) return 'builtin';
+    if (imp.kind === 'function' && runtimeKind(imp.name) === 'function') return 'runtime';
+    if (imp.kind === 'function' && ownExports.get(imp.name) === 'function') return 'self';
+    if (imp.kind === 'function' && imp.name in LIBC_HOST) return 'host';
+    if (imp.kind === 'tag' && imp.name === '__cpp_exception') return 'tag';
+    return null;
+  }
+  if (imp.module === 'GOT.mem' || imp.module === 'GOT.func') {
+    const kind = imp.module === 'GOT.func' ? 'function' : 'global';
+    if (runtimeKind(imp.name) === kind) return 'got-runtime';
+    if (ownExports.get(imp.name) === kind) return 'got-self';
+    return null;
+  }
+  if (imp.module === 'wasi_snapshot_preview1' && imp.kind === 'function' &&
+      MODULE_WASI.has(imp.name)) {
+    return 'wasi';
+  }
+  return null;
+}
+
+/**
+ * The imports of a compiled module that a runtime with these exports
+ * cannot satisfy (`webffi build --module` checks them at build time): names
+ * from `env` and the GOT bare, others as `module.name`.
+ * @param {WebAssembly.Module} module
+ * @param {WebAssembly.Module} runtime the runtime's compiled wasm
+ * @returns {string[]}
+ */
+export function unresolvedImports(module, runtime) {
+  const runtimeKinds = new Map(WebAssembly.Module.exports(runtime).map((e) => [e.name, e.kind]));
+  const ownExports = new Map(WebAssembly.Module.exports(module).map((e) => [e.name, e.kind]));
+  return WebAssembly.Module.imports(module)
+    .filter((imp) => resolveImport(imp, (n) => runtimeKinds.get(n), ownExports) === null)
+    .map((imp) => (imp.module === 'env' || imp.module.startsWith('GOT.') ? imp.name :
+      `${imp.module}.${imp.name}`));
+}
+
 const loaders = new WeakMap();
 
 /**
@@ -201,10 +263,22 @@ export function moduleLoader(exports, options = {}) {
  * Loads a module into the runtime: `source` is a URL or path (string or
  * URL), wasm bytes, or a WebAssembly.Module. Resolves to the module's
  * handle (a new `ffi.Module` reference the caller releases). A module whose
- * name is already loaded is returned, not instantiated again.
+ * name is already loaded is returned, not instantiated again, when it is the
+ * same module (the same bytes, or the same compiled WebAssembly.Module, whose
+ * bytes are not at hand); a different one under that name is refused
+ * (a ValueError) unless `options.replace` is true, which unloads the old one
+ * from the table of loaded modules (it lives on while referenced) first.
+ * @param {{ replace?: boolean, readFileSync?: Function }} [options]
  */
 export function loadModule(exports, source, options) {
-  return moduleLoader(exports, options).load(source);
+  return moduleLoader(exports, options).load(source, options);
+}
+
+/** Whether two byte arrays hold the same bytes. */
+function sameBytes(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 class ModuleLoader {
@@ -213,7 +287,8 @@ class ModuleLoader {
   #meta;
   #slots = new Map(); // wasm function -> its table index
   #scanned = 0; // table slots already entered into #slots
-  #sources = new Map(); // path or URL -> module name, for load_from_file
+  #loaded = new Map(); // module name -> { module, bytes (null when not known) } it was loaded from
+  #sources = new Map(); // path or URL -> module name, for load_from_file where files cannot be read
   #readFileSync;
   #tag; // WebAssembly.Tag of C++ exceptions, made on first use
   #utf8 = new TextEncoder();
@@ -240,44 +315,80 @@ class ModuleLoader {
   }
 
   /** See loadModule. */
-  async load(source) {
+  async load(source, options = {}) {
     if (source instanceof WebAssembly.Module || ArrayBuffer.isView(source) ||
         source instanceof ArrayBuffer) {
-      return this.loadSync(source);
+      return this.loadSync(source, undefined, options);
     }
+    // read every time: the file may have been rebuilt since
     const where = String(source);
-    const known = this.#findBySource(where);
-    if (known) return known;
     const bytes = await fetchBytes(where, this.#readFileSync);
     const module = await WebAssembly.compile(bytes).catch((e) => fail('ValueError',
       `${where} is not a wasm module: ${e.message}`));
-    return this.#loadCompiled(module, where);
+    return this.#loadCompiled(module, bytes, where, options);
   }
 
-  /** Loads bytes or a compiled WebAssembly.Module synchronously; see loadModule. */
-  loadSync(source, path) {
+  /**
+   * Loads bytes or a compiled WebAssembly.Module synchronously; see
+   * loadModule. `path` labels it in errors.
+   */
+  loadSync(source, path, options = {}) {
     const label = path ?? 'the module';
-    let module = source;
-    if (!(module instanceof WebAssembly.Module)) {
-      try {
-        module = new WebAssembly.Module(source);
-      } catch (e) {
-        fail('ValueError', `${label} is not a wasm module: ${e.message}`);
-      }
+    if (source instanceof WebAssembly.Module) return this.#loadCompiled(source, null, path, options);
+    let bytes;
+    try {
+      bytes = source instanceof ArrayBuffer ? new Uint8Array(source)
+        : new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+    } catch (e) {
+      fail('TypeError', `${label} must be wasm bytes or a WebAssembly.Module: ${e.message}`);
     }
-    return this.#loadCompiled(module, path);
+    let module;
+    try {
+      module = new WebAssembly.Module(bytes);
+    } catch (e) {
+      fail('ValueError', `${label} is not a wasm module: ${e.message}`);
+    }
+    return this.#loadCompiled(module, bytes, path, options);
   }
 
-  /** Loads a compiled module; its path or URL, when known, is remembered for load_from_file. */
-  #loadCompiled(module, path) {
+  /** Loads a compiled module (from `bytes` when known, else null). */
+  #loadCompiled(module, bytes, path, options) {
     const label = path ?? 'the module';
     const dylink = readDylink(module, label);
     const decl = readDeclaration(module, label);
     this.#checkCompatible(decl, label);
-    let handle = this.#withCString(decl.name, (name) => this.#x.WebFFIModuleFindLoaded(name));
-    if (handle === 0) handle = this.#instantiate(module, dylink, decl.name);
-    if (path !== undefined) this.#sources.set(path, decl.name);
+    const name = decl.name;
+    let handle = this.#withCString(name, (p) => this.#x.WebFFIModuleFindLoaded(p));
+    if (handle !== 0) {
+      if (this.#isLoaded(name, module, bytes)) {
+        if (path !== undefined) this.#sources.set(path, name);
+        return handle;
+      }
+      this.#x.TVMFFIObjectDecRef(handle);
+      if (options?.replace !== true) {
+        fail('ValueError', `Cannot load ${label}: a different module named \`${name}\` is ` +
+          'already loaded (unload it first, or load with { replace: true })' +
+          (bytes === null ? '; a compiled WebAssembly.Module counts as the same only when it ' +
+            'is the one loaded: pass its bytes to compare them' : ''));
+      }
+      this.#withCString(name, (p) => this.#x.WebFFIModuleUnload(p));
+      this.#loaded.delete(name);
+    }
+    // copied: the caller may reuse its buffer
+    const copy = bytes === null ? null : bytes.slice();
+    handle = this.#instantiate(module, dylink, name);
+    this.#loaded.set(name, { module, bytes: copy });
+    if (path !== undefined) this.#sources.set(path, name);
     return handle;
+  }
+
+  /** Whether the loaded module NAME is this one: the same bytes, or the same compiled module. */
+  #isLoaded(name, module, bytes) {
+    const known = this.#loaded.get(name);
+    if (known === undefined) return false; // put in the table by something else
+    if (known.module === module) return true;
+    // a compiled module's bytes are not at hand: it is the same only as itself
+    return known.bytes !== null && bytes !== null && sameBytes(known.bytes, bytes);
   }
 
   #checkCompatible(decl, label) {
@@ -309,38 +420,27 @@ class ModuleLoader {
     const selfBound = new Map(); // import name -> the module's own function, after instantiation
     const missing = [];
     for (const imp of WebAssembly.Module.imports(module)) {
-      if (imp.module === 'env') {
-        if (imp.name in env || imp.name === '__memory_base' || imp.name === '__table_base') continue;
-        if (imp.kind === 'function' && typeof x[imp.name] === 'function') {
-          env[imp.name] = x[imp.name];
-        } else if (imp.kind === 'function' && ownExports.get(imp.name) === 'function') {
-          const symbol = imp.name;
-          env[symbol] = (...args) => selfBound.get(symbol)(...args);
-        } else if (imp.kind === 'function' && imp.name in LIBC_HOST) {
-          env[imp.name] = LIBC_HOST[imp.name](x);
-        } else if (imp.kind === 'tag' && imp.name === '__cpp_exception') {
-          env[imp.name] = this.#cppExceptionTag(name);
-        } else {
-          missing.push(imp.name);
-        }
-      } else if (imp.module in got) {
+      const how = resolveImport(imp, (n) => kindOf(x[n]), ownExports);
+      if (how === null) {
+        missing.push(imp.module === 'env' || imp.module in got ? imp.name : `${imp.module}.${imp.name}`);
+      } else if (how === 'runtime') {
+        env[imp.name] = x[imp.name];
+      } else if (how === 'self') {
+        const symbol = imp.name;
+        env[symbol] = (...args) => selfBound.get(symbol)(...args);
+      } else if (how === 'host') {
+        env[imp.name] = LIBC_HOST[imp.name](x);
+      } else if (how === 'tag') {
+        env[imp.name] = this.#cppExceptionTag(name);
+      } else if (how === 'wasi') {
+        wasi ??= moduleWasi(x);
+      } else if (how !== 'builtin') { // a GOT entry
         const global = new WebAssembly.Global({ value: 'i32', mutable: true }, 0);
         got[imp.module][imp.name] = global;
         const func = imp.module === 'GOT.func';
-        if (func && typeof x[imp.name] === 'function') {
-          fromRuntime.push([global, x[imp.name]]);
-        } else if (!func && x[imp.name] instanceof WebAssembly.Global) {
-          global.value = x[imp.name].value;
-        } else if (ownExports.get(imp.name) === (func ? 'function' : 'global')) {
-          fromModule.push([global, func, imp.name]);
-        } else {
-          missing.push(imp.name);
-        }
-      } else if (imp.module === 'wasi_snapshot_preview1' && imp.kind === 'function') {
-        wasi ??= moduleWasi(x);
-        if (!(imp.name in wasi)) missing.push(`${imp.module}.${imp.name}`);
-      } else {
-        missing.push(`${imp.module}.${imp.name}`);
+        if (how === 'got-self') fromModule.push([global, func, imp.name]);
+        else if (func) fromRuntime.push([global, x[imp.name]]);
+        else global.value = x[imp.name].value;
       }
     }
     if (missing.length > 0) {
@@ -438,9 +538,12 @@ class ModuleLoader {
   }
 
   #loadFile(path) {
-    const known = this.#findBySource(path);
-    if (known) return known;
     if (typeof this.#readFileSync !== 'function') {
+      // a browser: the module JavaScript loaded from that URL, if any
+      const name = this.#sources.get(path);
+      const known = name === undefined ? 0
+        : this.#withCString(name, (p) => this.#x.WebFFIModuleFindLoaded(p));
+      if (known !== 0) return known;
       fail('RuntimeError', `Cannot load module \`${path}\`: this host cannot read files ` +
         'synchronously; load it from JavaScript first (loadModule(url))');
     }
@@ -451,12 +554,6 @@ class ModuleLoader {
       fail('RuntimeError', `Cannot load module \`${path}\`: ${e.message}`);
     }
     return this.loadSync(bytes, path);
-  }
-
-  #findBySource(source) {
-    const name = this.#sources.get(source);
-    if (name === undefined) return 0;
-    return this.#withCString(name, (p) => this.#x.WebFFIModuleFindLoaded(p));
   }
 
   /** The table index of a wasm function, adding it to the table when absent. */

@@ -358,9 +358,12 @@ export interface Runtime {
   registerObjectClass(typeKey: string | number, cls: typeof FFIObject): void;
   /**
    * Loads a C module built with `webffi build --module` (a URL, a path in
-   * Node, bytes or a compiled module); one already loaded is returned.
+   * Node, bytes or a compiled module). The same module (the same bytes)
+   * already loaded under its name is returned; a different one under that
+   * name is a ValueError unless `replace` is true, which unloads the old one.
    */
-  loadModule(source: string | HostURL | ArrayBuffer | ArrayBufferView | HostWasmModule): Promise<ModuleObject>;
+  loadModule(source: string | HostURL | ArrayBuffer | ArrayBufferView | HostWasmModule,
+    options?: { replace?: boolean }): Promise<ModuleObject>;
   /** Removes a module from the loaded table; true when it was loaded. */
   unloadModule(name: string): boolean;
   /** How many JS values C holds references to. */

@@ -86,14 +86,15 @@ export function install(state) {
     },
     /**
      * Loads a C module built with `webffi build --module`: a URL (a path in
-     * Node), wasm bytes or a WebAssembly.Module. A module already loaded
-     * under the same name is returned instead of being instantiated again.
+     * Node), wasm bytes or a WebAssembly.Module. The same module already
+     * loaded under its name is returned instead of being instantiated
+     * again; a different one is refused unless options.replace (dylink.js).
      */
-    async loadModule(source) {
+    async loadModule(source, options) {
       if (state.trap.poisoned) throw state.fatal();
       let ptr;
       try {
-        ptr = await moduleLoader(x).load(source);
+        ptr = await moduleLoader(x).load(source, options);
       } catch (e) {
         if (isTrap(e)) state.poison(e); // a trap the loader did not handle: the core's state is unknown
         throw e instanceof ModuleLoadError ? makeError(e.kind, e.message) : e;

@@ -133,9 +133,13 @@ export const scenarios = {
     const bytes = await env.moduleBytes('add_one');
     const first = await loader.load(env.moduleSource('add_one'));
     const table = rt.exports.__indirect_function_table.length;
+    // a compiled module's bytes cannot be compared: one compiled anew is refused
+    await loader.load(new WebAssembly.Module(bytes)).then(
+      () => assert(false, 'a module compiled anew is not taken for the loaded one'),
+      (e) => assert(e instanceof ModuleLoadError && e.kind === 'ValueError' &&
+        /a different module named `add_one` is already loaded/.test(e.message), e.message));
     const handles = [
       await loader.load(bytes),
-      await loader.load(new WebAssembly.Module(bytes)),
       findLoaded(rt, 'add_one'),
       rt.call('ffi.ModuleLoadFromFile', env.moduleSource('add_one')).value.object,
       rt.call('ffi.Module.load_from_bytes.wasm', bytes).value.object,

@@ -26,12 +26,19 @@ export const moduleTests = {
     assertEqual(mod.typeKey, 'ffi.Module');
     const raw = await bytes('add_one');
     const again = await rt.loadModule(raw);
-    const compiled = await rt.loadModule(await WebAssembly.compile(raw));
     assertEqual(again.handle, mod.handle, 'bytes give the loaded module');
-    assertEqual(compiled.handle, mod.handle, 'a compiled module gives the loaded module');
-    again.dispose();
-    compiled.dispose();
-    mod.dispose();
+    // a compiled module's bytes cannot be compared: one compiled anew is
+    // refused; replacing with it, then loading it again, gives it back
+    const module = await WebAssembly.compile(raw);
+    await rt.loadModule(module).then(() => assert(false, 'a module compiled anew is refused'),
+      (e) => assert(e instanceof webffi.ValueError &&
+        /a different module named `add_one` is already loaded/.test(e.message), e.message));
+    const compiled = await rt.loadModule(module, { replace: true });
+    const compiledAgain = await rt.loadModule(module);
+    assertEqual(compiledAgain.handle, compiled.handle, 'the same compiled module gives the loaded one');
+    for (const m of [again, compiled, compiledAgain, mod]) m.dispose();
+    // the later cases load add_one from its URL: put the one from bytes back
+    (await rt.loadModule(raw, { replace: true })).dispose();
   },
 
   async 'module functions are callable handles that keep the module alive'({ rt, source }) {
