@@ -56,6 +56,78 @@ export const runtimeOf = Owner.of;
 
 const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 
+/**
+ * Node's util.inspect hook, by its registered name: nothing is imported from
+ * Node, and browsers' consoles ignore it.
+ */
+export const INSPECT = Symbol.for('nodejs.util.inspect.custom');
+
+/** How many elements / entries inspect shows when util.inspect gives no maxArrayLength. */
+const DEFAULT_ITEMS = 100;
+// Pointers of the containers being inspected now (inspect is synchronous),
+// so a List holding itself prints as circular instead of recursing.
+const inspecting = new Set();
+
+/** A plain formatter for toString(), where util.inspect is not at hand. */
+function plainInspect(value) {
+  if (typeof value === 'string') return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  if (typeof value === 'bigint') return `${value}n`;
+  if (value !== null && typeof value === 'object' && typeof value[INSPECT] === 'function') {
+    return value[INSPECT](1, { depth: 2 }, plainInspect);
+  }
+  if (typeof value === 'function' && typeof value[INSPECT] === 'function') return value[INSPECT](1, {}, plainInspect);
+  return String(value);
+}
+
+/**
+ * The parts util.inspect (or the plain formatter) needs to print a handle:
+ * `inspect` formats one child one level deeper, `more(n)` the elision note.
+ * Returns null when `depth` is spent (the caller prints `[typeKey]`).
+ */
+export function inspectContext(self, depth, options, inspect) {
+  const fmt = typeof inspect === 'function' ? inspect : plainInspect;
+  const opts = options ?? {};
+  const max = opts.maxArrayLength === undefined ? DEFAULT_ITEMS : (opts.maxArrayLength ?? Infinity);
+  const childDepth = depth === null || depth === undefined ? depth ?? 2 : depth - 1;
+  return {
+    max: Math.max(0, max),
+    spent: typeof depth === 'number' && depth < 0,
+    stylize: typeof opts.stylize === 'function' ? opts.stylize : (t) => t,
+    child: (v) => fmt(v, { ...opts, depth: childDepth }),
+    more: (n) => `... ${n} more item${n === 1 ? '' : 's'}`,
+  };
+}
+
+/**
+ * Prints a container's items, bounded and guarded against cycles:
+ * `render(ctx)` returns the text; a disposed handle prints `<disposed>`.
+ */
+export function inspectWith(self, depth, options, inspect, render) {
+  const key = self.typeKey;
+  const ptr = self[PTR];
+  if (!ptr) return `${key} <disposed>`;
+  const ctx = inspectContext(self, depth, options, inspect);
+  if (ctx.spent) return ctx.stylize(`[${key}]`, 'special');
+  if (inspecting.has(ptr)) return ctx.stylize(`[Circular ${key}]`, 'special');
+  inspecting.add(ptr);
+  try {
+    return render(ctx, key);
+  } finally {
+    inspecting.delete(ptr);
+  }
+}
+
+/** The reflected fields of a wrapper: enumerable getters its classes define. */
+function fieldNames(self) {
+  const names = [];
+  for (let p = Object.getPrototypeOf(self); p && p !== FFIObject.prototype; p = Object.getPrototypeOf(p)) {
+    for (const [name, d] of Object.entries(Object.getOwnPropertyDescriptors(p))) {
+      if (d.enumerable && d.get && !names.includes(name)) names.push(name);
+    }
+  }
+  return names;
+}
+
 /** Methods every handle has, FFIObject wrappers and callable Functions alike. */
 const handleMethods = {
   /** Releases the wrapper's reference now; later use throws. Idempotent. */
@@ -99,12 +171,31 @@ export class FFIObject {
 
   /** The core's ReprPrint form, e.g. `testing.TestIntPair(a=1, b=2)`. */
   toString() {
-    if (!this[PTR]) return `${this.typeKey}(disposed)`;
+    if (!this[PTR]) return `${this.typeKey} <disposed>`;
     return this[RUNTIME].global('ffi.ReprPrint')(this);
+  }
+
+  /** util.inspect / console.log: the type key and the reflected fields, e.g. `testing.TestIntPair { a: 1, b: 2 }`. */
+  [INSPECT](depth, options, inspect) {
+    return inspectWith(this, depth, options, inspect, (ctx, key) => {
+      const names = fieldNames(this);
+      if (names.length === 0) return key;
+      const parts = names.map((n) => {
+        let v;
+        try {
+          v = ctx.child(this[n]);
+        } catch (e) {
+          v = `<${e?.message ?? e}>`;
+        }
+        return `${n}: ${v}`;
+      });
+      return `${key} { ${parts.join(', ')} }`;
+    });
   }
 }
 Object.assign(FFIObject.prototype, handleMethods);
 Object.defineProperty(FFIObject.prototype, disposeSymbol, { enumerable: false });
+Object.defineProperty(FFIObject.prototype, INSPECT, { enumerable: false });
 Object.defineProperties(FFIObject.prototype, handleGetters);
 
 /** The prototype of callable Function handles: a Function with handle methods. */
@@ -113,6 +204,20 @@ export const functionPrototype = Object.create(Function.prototype, {
   handle: { get() { return this[RUNTIME].ptrOf(this); } },
 });
 Object.assign(functionPrototype, handleMethods);
+Object.defineProperties(functionPrototype, {
+  /** `ffi.Function` (the JS closure's source says nothing useful). */
+  toString: {
+    value() { return this[PTR] ? 'ffi.Function' : 'ffi.Function <disposed>'; },
+    writable: true, configurable: true,
+  },
+  [INSPECT]: {
+    value(depth, options) {
+      const text = this[PTR] ? 'ffi.Function' : 'ffi.Function <disposed>';
+      return typeof options?.stylize === 'function' ? options.stylize(text, 'special') : text;
+    },
+    writable: true, configurable: true,
+  },
+});
 
 /** True for webffi handles (object wrappers and callable Functions). */
 export function isHandle(value) {
