@@ -22,15 +22,21 @@ export function autoloadEnabled(option) {
 /**
  * Registers every backend found with `registry`.
  * @param {{ register(b, source?): boolean }} registry
- * @param {{ appDir?: string|URL, logger: Console }} options
+ * @param {{ appDir?: string|URL, logger: Console, importPackage?: (name: string) => Promise<object|null> }} options
+ *   importPackage: how an optional package is imported (null when it is not installed); tests replace it.
  */
-export async function discoverBackends(registry, { appDir, logger }) {
+export async function discoverBackends(registry, { appDir, logger, importPackage = importOptional }) {
   const gpu = globalThis.navigator?.gpu;
   if (gpu) {
     registry.register(webgpuRuntimeBackend(() => gpu), 'webgpu');
   } else if (isNode) {
-    const dawn = await importOptional('webgpu');
-    if (dawn) registry.register(webgpuRuntimeBackend(() => dawnGPU(dawn.create)), 'webgpu');
+    const dawn = await importPackage('webgpu');
+    if (dawn) {
+      registry.register(webgpuRuntimeBackend(() => dawnGPU(dawn.create)), 'webgpu');
+    } else {
+      // Said when a tensor asks for WebGPU, not at every load.
+      registry.explainMissing?.('webgpu', 'WebGPU in Node comes from the `webgpu` package: npm install webgpu');
+    }
     const dir = appDir ?? process.cwd();
     const key = String(dir);
     // The dependency scan is done once per app directory and process.
