@@ -4,6 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { load } from '../../js/index.js';
 import { discoverBackends } from '../../js/backends/discover.js';
 import { hostMemoryBackend } from '../fixtures/backend_app/node_modules/webffi-fixture-backend/backend.js';
@@ -116,4 +118,17 @@ test('without the webgpu package in Node, asking for WebGPU says to install it',
     e.message === `No backend serves webgpu; none is registered for it (${fix})`);
   await assert.rejects(rt.backends.ensure('webgpu'), (e) => e.message.endsWith(`(${fix})`));
   assert.throws(() => rt.empty([1], 'float32', 'webgpu'), (e) => e.kind === 'RuntimeError' && e.message.endsWith(`(${fix})`));
+});
+
+test('the app is found from its entry module, not from the working directory', () => {
+  const entry = fileURLToPath(new URL('../fixtures/backend_app/main.mjs', import.meta.url));
+  const env = { ...process.env };
+  delete env.WEBFFI_BACKEND_AUTOLOAD;
+  const found = JSON.parse(execFileSync(process.execPath, [entry], { cwd: tmpdir(), env, encoding: 'utf8' }));
+  assert.deepEqual(found, ['cpu', 'webgpu', 'fixture-ext-dev', 'fixture-broken']);
+  // The off switch still holds for such an app.
+  const off = JSON.parse(execFileSync(process.execPath, [entry], {
+    cwd: tmpdir(), env: { ...env, WEBFFI_BACKEND_AUTOLOAD: '0' }, encoding: 'utf8',
+  }));
+  assert.deepEqual(off, ['cpu']);
 });
