@@ -68,32 +68,35 @@ const DEFAULT_ITEMS = 100;
 // so a List holding itself prints as circular instead of recursing.
 const inspecting = new Set();
 
-/** A plain formatter for toString(), where util.inspect is not at hand. */
-function plainInspect(value) {
+/**
+ * The formatter used when the hook is called without util.inspect's (a
+ * direct call, a host other than Node): strings quoted, handles through
+ * their hook, depth counted down as util.inspect does (default 2).
+ */
+function plainInspect(value, options = {}) {
   if (typeof value === 'string') return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
   if (typeof value === 'bigint') return `${value}n`;
-  if (value !== null && typeof value === 'object' && typeof value[INSPECT] === 'function') {
-    return value[INSPECT](1, { depth: 2 }, plainInspect);
+  if (value !== null && (typeof value === 'object' || typeof value === 'function') && typeof value[INSPECT] === 'function') {
+    return value[INSPECT](options.depth === undefined ? 2 : options.depth, options, plainInspect);
   }
-  if (typeof value === 'function' && typeof value[INSPECT] === 'function') return value[INSPECT](1, {}, plainInspect);
   return String(value);
 }
 
 /**
- * The parts util.inspect (or the plain formatter) needs to print a handle:
- * `inspect` formats one child one level deeper, `more(n)` the elision note.
- * Returns null when `depth` is spent (the caller prints `[typeKey]`).
+ * What a hook needs to print a handle's children: `child` formats one a
+ * level deeper, `more(n)` is the elision note, `spent` says depth ran out
+ * (the caller prints `[typeKey]`).
  */
-export function inspectContext(self, depth, options, inspect) {
+function inspectContext(depth, options, inspect) {
   const fmt = typeof inspect === 'function' ? inspect : plainInspect;
   const opts = options ?? {};
   const max = opts.maxArrayLength === undefined ? DEFAULT_ITEMS : (opts.maxArrayLength ?? Infinity);
-  const childDepth = depth === null || depth === undefined ? depth ?? 2 : depth - 1;
+  const level = depth === undefined ? 2 : depth; // null: no limit
   return {
     max: Math.max(0, max),
-    spent: typeof depth === 'number' && depth < 0,
+    spent: typeof level === 'number' && level < 0,
     stylize: typeof opts.stylize === 'function' ? opts.stylize : (t) => t,
-    child: (v) => fmt(v, { ...opts, depth: childDepth }),
+    child: (v) => fmt(v, { ...opts, depth: level === null ? null : level - 1 }),
     more: (n) => `... ${n} more item${n === 1 ? '' : 's'}`,
   };
 }
@@ -106,7 +109,7 @@ export function inspectWith(self, depth, options, inspect, render) {
   const key = self.typeKey;
   const ptr = self[PTR];
   if (!ptr) return `${key} <disposed>`;
-  const ctx = inspectContext(self, depth, options, inspect);
+  const ctx = inspectContext(depth, options, inspect);
   if (ctx.spent) return ctx.stylize(`[${key}]`, 'special');
   if (inspecting.has(ptr)) return ctx.stylize(`[Circular ${key}]`, 'special');
   inspecting.add(ptr);

@@ -40,6 +40,10 @@ test('big containers show the first maxArrayLength items, deep ones stop at dept
   assert.equal(plain(deep), 'ffi.Array [ffi.Array [ffi.Array [[ffi.Array]]]]');
   assert.equal(plain(deep, { depth: 0 }), 'ffi.Array [[ffi.Array]]');
   assert.equal(plain(deep, { depth: Infinity }), "ffi.Array [ffi.Array [ffi.Array [ffi.Array [ffi.Array ['core']]]]]");
+  // Called directly (no util.inspect formatter passed), the same bounds hold.
+  const hook = Symbol.for('nodejs.util.inspect.custom');
+  assert.equal(deep[hook](), "ffi.Array [ffi.Array [ffi.Array [[ffi.Array]]]]");
+  assert.equal(rt.toFFI(['it\'s', 2n ** 60n])[hook](), "ffi.Array ['it\\'s', 1152921504606846976n]");
   // A list holding itself prints as circular, however deep inspect may go.
   const self = g('ffi.List')(1);
   self.push(self);
