@@ -2,7 +2,7 @@
 // (`at`, `get`), sized, deep-convertible to plain JS (`toJS`), with
 // structural equality (`equals`, through ffi.RecursiveEq). They call the
 // core's global functions by their upstream names.
-import { FFIObject, RUNTIME } from './objects.js';
+import { FFIObject, RUNTIME, PTR, INSPECT, inspectWith } from './objects.js';
 
 const call = (self, name, ...args) => self[RUNTIME].global(name)(self, ...args);
 
@@ -18,12 +18,37 @@ class ContainerObject extends FFIObject {
   }
 
   toString() {
+    if (!this[PTR]) return `${this.typeKey} <disposed>`;
     return this[RUNTIME].global('ffi.ReprPrint')(this);
   }
+}
 
-  [Symbol.for('nodejs.util.inspect.custom')]() {
-    return `${this.typeKey}${this.toString()}`;
-  }
+/** `ffi.Array [1, 'two', ffi.Array [3]]`: the first maxArrayLength items, then `... M more items`. */
+function inspectSequence(depth, options, inspect) {
+  return inspectWith(this, depth, options, inspect, (ctx, key) => {
+    const n = this.length;
+    const shown = Math.min(n, ctx.max);
+    const parts = [];
+    for (let i = 0; i < shown; i++) parts.push(ctx.child(this.at(i)));
+    if (n > shown) parts.push(ctx.more(n - shown));
+    return `${key} [${parts.join(', ')}]`;
+  });
+}
+
+/** `ffi.Map { 'a' => 1 }`, bounded like a sequence. */
+function inspectMapping(depth, options, inspect) {
+  return inspectWith(this, depth, options, inspect, (ctx, key) => {
+    const n = this.size;
+    const parts = [];
+    if (n > 0 && ctx.max > 0) {
+      for (const [k, v] of this.entries()) {
+        parts.push(`${ctx.child(k)} => ${ctx.child(v)}`);
+        if (parts.length >= ctx.max) break;
+      }
+    }
+    if (n > parts.length) parts.push(ctx.more(n - parts.length));
+    return parts.length ? `${key} { ${parts.join(', ')} }` : `${key} {}`;
+  });
 }
 
 class SequenceObject extends ContainerObject {
@@ -49,6 +74,10 @@ class SequenceObject extends ContainerObject {
 
   toJS() {
     return Array.from(this, toJS);
+  }
+
+  [INSPECT](depth, options, inspect) {
+    return inspectSequence.call(this, depth, options, inspect);
   }
 }
 
@@ -128,6 +157,10 @@ class MappingObject extends ContainerObject {
     for (const [k, v] of this.entries()) out.set(toJS(k), toJS(v));
     return out;
   }
+
+  [INSPECT](depth, options, inspect) {
+    return inspectMapping.call(this, depth, options, inspect);
+  }
 }
 
 export class MapObject extends MappingObject {
@@ -173,6 +206,16 @@ export class ShapeObject extends ContainerObject {
 
   [Symbol.iterator]() {
     return this.toJS()[Symbol.iterator]();
+  }
+
+  /** `ffi.Shape [2, 3]`. */
+  [INSPECT](depth, options, inspect) {
+    return inspectWith(this, depth, options, inspect, (ctx, key) => {
+      const dims = this.toJS();
+      const parts = dims.slice(0, ctx.max).map((d) => ctx.child(d));
+      if (dims.length > parts.length) parts.push(ctx.more(dims.length - parts.length));
+      return `${key} [${parts.join(', ')}]`;
+    });
   }
 }
 

@@ -327,7 +327,7 @@ export interface LoadOptions {
   backends?: BackendOrFactory[];
   /** false: no backend discovery (in Node WEBFFI_BACKEND_AUTOLOAD=0 does the same). */
   autoloadBackends?: boolean;
-  /** Node: the app whose package.json dependencies are searched for backends (default: cwd). */
+  /** Node: the app whose package.json dependencies are searched for backends (default: the nearest package.json above the entry module, else cwd). */
   appDir?: string | HostURL;
 }
 

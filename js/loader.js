@@ -88,7 +88,8 @@ function readMetadata(exports, heapText) {
  * @param {boolean} [options.autoloadBackends] false: no backend discovery
  *   (WEBFFI_BACKEND_AUTOLOAD=0 does the same in Node).
  * @param {string|URL} [options.appDir] Node: the application whose
- *   package.json dependencies are searched for backends (default: cwd).
+ *   package.json dependencies are searched for backends (default: the
+ *   nearest package.json above the entry module, else cwd).
  */
 export async function load(options) {
   options = optionsOf(options, 'load');

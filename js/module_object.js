@@ -1,7 +1,7 @@
 // The wrapper for `ffi.Module`: functions looked up by name (optionally in
 // the module's imports), its kind, imports, and function metadata. Modules
 // are loaded with `runtime.loadModule()`.
-import { FFIObject, RUNTIME } from './objects.js';
+import { FFIObject, RUNTIME, INSPECT, inspectWith } from './objects.js';
 import { optionsOf } from './runtime/checks.js';
 
 export class ModuleObject extends FFIObject {
@@ -37,5 +37,18 @@ export class ModuleObject extends FFIObject {
   /** The documentation the module declares for NAME, or null. */
   functionDoc(name) {
     return this[RUNTIME].global('ffi.ModuleGetFunctionDoc')(this, name);
+  }
+
+  /** `ffi.Module (library)`: the type key and the module's kind. */
+  [INSPECT](depth, options, inspect) {
+    return inspectWith(this, depth, options, inspect, (ctx, key) => {
+      let kind;
+      try {
+        kind = this.kind;
+      } catch {
+        return key;
+      }
+      return `${key} (${kind})`;
+    });
   }
 }

@@ -56,6 +56,81 @@ export const runtimeOf = Owner.of;
 
 const disposeSymbol = Symbol.dispose ?? Symbol.for('Symbol.dispose');
 
+/**
+ * Node's util.inspect hook, by its registered name: nothing is imported from
+ * Node, and browsers' consoles ignore it.
+ */
+export const INSPECT = Symbol.for('nodejs.util.inspect.custom');
+
+/** How many elements / entries inspect shows when util.inspect gives no maxArrayLength. */
+const DEFAULT_ITEMS = 100;
+// Pointers of the containers being inspected now (inspect is synchronous),
+// so a List holding itself prints as circular instead of recursing.
+const inspecting = new Set();
+
+/**
+ * The formatter used when the hook is called without util.inspect's (a
+ * direct call, a host other than Node): strings quoted, handles through
+ * their hook, depth counted down as util.inspect does (default 2).
+ */
+function plainInspect(value, options = {}) {
+  if (typeof value === 'string') return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  if (typeof value === 'bigint') return `${value}n`;
+  if (value !== null && (typeof value === 'object' || typeof value === 'function') && typeof value[INSPECT] === 'function') {
+    return value[INSPECT](options.depth === undefined ? 2 : options.depth, options, plainInspect);
+  }
+  return String(value);
+}
+
+/**
+ * What a hook needs to print a handle's children: `child` formats one a
+ * level deeper, `more(n)` is the elision note, `spent` says depth ran out
+ * (the caller prints `[typeKey]`).
+ */
+function inspectContext(depth, options, inspect) {
+  const fmt = typeof inspect === 'function' ? inspect : plainInspect;
+  const opts = options ?? {};
+  const max = opts.maxArrayLength === undefined ? DEFAULT_ITEMS : (opts.maxArrayLength ?? Infinity);
+  const level = depth === undefined ? 2 : depth; // null: no limit
+  return {
+    max: Math.max(0, max),
+    spent: typeof level === 'number' && level < 0,
+    stylize: typeof opts.stylize === 'function' ? opts.stylize : (t) => t,
+    child: (v) => fmt(v, { ...opts, depth: level === null ? null : level - 1 }),
+    more: (n) => `... ${n} more item${n === 1 ? '' : 's'}`,
+  };
+}
+
+/**
+ * Prints a container's items, bounded and guarded against cycles:
+ * `render(ctx)` returns the text; a disposed handle prints `<disposed>`.
+ */
+export function inspectWith(self, depth, options, inspect, render) {
+  const key = self.typeKey;
+  const ptr = self[PTR];
+  if (!ptr) return `${key} <disposed>`;
+  const ctx = inspectContext(depth, options, inspect);
+  if (ctx.spent) return ctx.stylize(`[${key}]`, 'special');
+  if (inspecting.has(ptr)) return ctx.stylize(`[Circular ${key}]`, 'special');
+  inspecting.add(ptr);
+  try {
+    return render(ctx, key);
+  } finally {
+    inspecting.delete(ptr);
+  }
+}
+
+/** The reflected fields of a wrapper: enumerable getters its classes define. */
+function fieldNames(self) {
+  const names = [];
+  for (let p = Object.getPrototypeOf(self); p && p !== FFIObject.prototype; p = Object.getPrototypeOf(p)) {
+    for (const [name, d] of Object.entries(Object.getOwnPropertyDescriptors(p))) {
+      if (d.enumerable && d.get && !names.includes(name)) names.push(name);
+    }
+  }
+  return names;
+}
+
 /** Methods every handle has, FFIObject wrappers and callable Functions alike. */
 const handleMethods = {
   /** Releases the wrapper's reference now; later use throws. Idempotent. */
@@ -99,12 +174,31 @@ export class FFIObject {
 
   /** The core's ReprPrint form, e.g. `testing.TestIntPair(a=1, b=2)`. */
   toString() {
-    if (!this[PTR]) return `${this.typeKey}(disposed)`;
+    if (!this[PTR]) return `${this.typeKey} <disposed>`;
     return this[RUNTIME].global('ffi.ReprPrint')(this);
+  }
+
+  /** util.inspect / console.log: the type key and the reflected fields, e.g. `testing.TestIntPair { a: 1, b: 2 }`. */
+  [INSPECT](depth, options, inspect) {
+    return inspectWith(this, depth, options, inspect, (ctx, key) => {
+      const names = fieldNames(this);
+      if (names.length === 0) return key;
+      const parts = names.map((n) => {
+        let v;
+        try {
+          v = ctx.child(this[n]);
+        } catch (e) {
+          v = `<${e?.message ?? e}>`;
+        }
+        return `${n}: ${v}`;
+      });
+      return `${key} { ${parts.join(', ')} }`;
+    });
   }
 }
 Object.assign(FFIObject.prototype, handleMethods);
 Object.defineProperty(FFIObject.prototype, disposeSymbol, { enumerable: false });
+Object.defineProperty(FFIObject.prototype, INSPECT, { enumerable: false });
 Object.defineProperties(FFIObject.prototype, handleGetters);
 
 /** The prototype of callable Function handles: a Function with handle methods. */
@@ -113,6 +207,20 @@ export const functionPrototype = Object.create(Function.prototype, {
   handle: { get() { return this[RUNTIME].ptrOf(this); } },
 });
 Object.assign(functionPrototype, handleMethods);
+Object.defineProperties(functionPrototype, {
+  /** `ffi.Function` (the JS closure's source says nothing useful). */
+  toString: {
+    value() { return this[PTR] ? 'ffi.Function' : 'ffi.Function <disposed>'; },
+    writable: true, configurable: true,
+  },
+  [INSPECT]: {
+    value(depth, options) {
+      const text = this[PTR] ? 'ffi.Function' : 'ffi.Function <disposed>';
+      return typeof options?.stylize === 'function' ? options.stylize(text, 'special') : text;
+    },
+    writable: true, configurable: true,
+  },
+});
 
 /** True for webffi handles (object wrappers and callable Functions). */
 export function isHandle(value) {

@@ -2,7 +2,7 @@
 // object's cell). Memory is allocated by the C core (TVMFFIEnvTensorAlloc),
 // so C and JS share one device registry: CPU data lives in the wasm heap
 // (64-byte aligned), device data behind the backend's allocation handle.
-import { FFIObject, INTERNALS, AS_POD, CLONE_GUARD, BY_VALUE_AS, RELEASE, stampRuntime } from './objects.js';
+import { FFIObject, INTERNALS, AS_POD, CLONE_GUARD, BY_VALUE_AS, RELEASE, INSPECT, inspectWith, stampRuntime } from './objects.js';
 import { makeError } from './errors.js';
 import { describe, optionsOf, typedArrayParts, textOf, MAX_NDIM } from './runtime/checks.js';
 
@@ -265,6 +265,14 @@ export function createTensorSupport(runtime, devices) {
       const p = hooks.ptrOf(this);
       return (this.#d ??= describeTensor(p + OBJ));
     }
+
+    /** `ffi.Tensor float32[2, 3] @cpu:0`. */
+    [INSPECT](depth, options, inspect) {
+      return inspectWith(this, depth, options, inspect, (ctx, key) => {
+        const d = this[DESC];
+        return `${key} ${d.dtype}[${d.shape.join(', ')}] @${d.device}`;
+      });
+    }
   }
 
   /**
@@ -324,6 +332,12 @@ export function createTensorSupport(runtime, devices) {
     toString() {
       const d = this.#d;
       return d ? `TensorView(${d.dtype}[${d.shape.join(', ')}]@${d.device})` : 'TensorView(released)';
+    }
+
+    /** `TensorView float32[2] @cpu:0`, or `TensorView <released>` once its callback returned. */
+    [INSPECT]() {
+      const d = this.#d;
+      return d ? `TensorView ${d.dtype}[${d.shape.join(', ')}] @${d.device}` : 'TensorView <released>';
     }
   }
 

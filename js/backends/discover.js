@@ -1,7 +1,8 @@
 // Backend discovery at load: the built-in WebGPU backend when the host has
 // WebGPU (navigator.gpu, or npm `webgpu` in Node), third-party backends
 // declared by npm packages among the application's dependencies (Node:
-// package.json `"webffi": { "backend": "./entry.js" }`), and backends that
+// package.json `"webffi": { "backend": "./entry.js" }`; the application is
+// the package holding the entry module, else the working directory), and backends that
 // scripts push onto the global queue `globalThis.webffiBackends` (browser;
 // before or after the runtime loads).
 import { webgpuRuntimeBackend } from './webgpu_runtime.js';
@@ -22,16 +23,22 @@ export function autoloadEnabled(option) {
 /**
  * Registers every backend found with `registry`.
  * @param {{ register(b, source?): boolean }} registry
- * @param {{ appDir?: string|URL, logger: Console }} options
+ * @param {{ appDir?: string|URL, logger: Console, importPackage?: (name: string) => Promise<object|null> }} options
+ *   importPackage: how an optional package is imported (null when it is not installed); tests replace it.
  */
-export async function discoverBackends(registry, { appDir, logger }) {
+export async function discoverBackends(registry, { appDir, logger, importPackage = importOptional }) {
   const gpu = globalThis.navigator?.gpu;
   if (gpu) {
     registry.register(webgpuRuntimeBackend(() => gpu), 'webgpu');
   } else if (isNode) {
-    const dawn = await importOptional('webgpu');
-    if (dawn) registry.register(webgpuRuntimeBackend(() => dawnGPU(dawn.create)), 'webgpu');
-    const dir = appDir ?? process.cwd();
+    const dawn = await importPackage('webgpu');
+    if (dawn) {
+      registry.register(webgpuRuntimeBackend(() => dawnGPU(dawn.create)), 'webgpu');
+    } else {
+      // Said when a tensor asks for WebGPU, not at every load.
+      registry.explainMissing?.('webgpu', 'WebGPU in Node comes from the `webgpu` package: npm install webgpu');
+    }
+    const dir = appDir ?? (await entryPackageDir()) ?? process.cwd();
     const key = String(dir);
     // The dependency scan is done once per app directory and process.
     if (!npmScans.has(key)) npmScans.set(key, npmBackends(dir, logger));
@@ -98,6 +105,33 @@ function dawnGPU(create) {
       return fallback.requestAdapter(options);
     },
   };
+}
+
+/**
+ * The application's own directory: the nearest package.json above its entry
+ * module (`process.argv[1]`), wherever the process was started from; null
+ * when there is no entry script (a REPL, `node -e`) or no package above it.
+ */
+async function entryPackageDir() {
+  const entry = process.argv[1];
+  if (!entry) return null;
+  const { realpath, access } = process.getBuiltinModule('node:fs/promises');
+  const { dirname, join, resolve } = process.getBuiltinModule('node:path');
+  let start;
+  try {
+    start = dirname(await realpath(resolve(entry)));
+  } catch {
+    return null; // not a file (a name the shell resolved elsewhere)
+  }
+  for (let d = start; ; d = dirname(d)) {
+    try {
+      await access(join(d, 'package.json'));
+      return d;
+    } catch {
+      // keep looking upward
+    }
+    if (dirname(d) === d) return null;
+  }
 }
 
 /** Packages among the app's dependencies whose package.json has a `webffi` field. */

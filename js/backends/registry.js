@@ -20,6 +20,7 @@ export function createBackendRegistry(runtime) {
   const logger = runtime.logger;
   const entries = new Map(); // name -> entry
   const installed = new Map(); // device type -> entry whose device C uses
+  const missing = new Map(); // device type -> how to get a backend for it (discovery found none)
 
   function deviceTypeOf(backend) {
     const t = backend.deviceType;
@@ -98,7 +99,7 @@ export function createBackendRegistry(runtime) {
     const dev = runtime.device(type);
     const why = tried.length
       ? `: ${tried.map((e) => `${e.name} failed (${e.error?.message ?? e.error})`).join('; ')}`
-      : '; none is registered for it';
+      : `; none is registered for it${missing.has(type) ? ` (${missing.get(type)})` : ''}`;
     return makeError('RuntimeError', `No backend serves ${dev.name}${why}`);
   }
 
@@ -106,8 +107,9 @@ export function createBackendRegistry(runtime) {
   function requireReady(type) {
     if (installed.has(type)) return;
     const dev = runtime.device(type);
+    const hint = candidates(type).length === 0 && missing.has(type) ? ` (${missing.get(type)})` : '';
     throw makeError('RuntimeError',
-      `No initialised backend serves ${dev.name}: await rt.backends.ensure('${dev.name}') (or tensor.toDevice('${dev.name}')) first`);
+      `No initialised backend serves ${dev.name}: await rt.backends.ensure('${dev.name}') (or tensor.toDevice('${dev.name}')) first${hint}`);
   }
 
   /** Hands the device's memory operations to the C core. */
@@ -145,6 +147,10 @@ export function createBackendRegistry(runtime) {
 
   return {
     register,
+    /** Records how to get a backend for a device none serves, for the error that reports it. */
+    explainMissing(device, text) {
+      missing.set(runtime.device(device).deviceType, String(text));
+    },
     init,
     /** Initialises the best backend for a device ('webgpu', 15, a Device). */
     ensure: (device) => ensure(runtime.device(device).deviceType),

@@ -4,7 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { load } from '../../js/index.js';
+import { discoverBackends } from '../../js/backends/discover.js';
 import { hostMemoryBackend } from '../fixtures/backend_app/node_modules/webffi-fixture-backend/backend.js';
 
 const appDir = fileURLToPath(new URL('../fixtures/backend_app/', import.meta.url));
@@ -98,4 +101,34 @@ test('discovery switched off by WEBFFI_BACKEND_AUTOLOAD=0', async () => {
 test('an app without a package.json gets the built-in backends only', async () => {
   const rt = await load({ appDir: fileURLToPath(new URL('.', import.meta.url)), logger: recordingLogger().logger });
   assert.deepEqual(names(rt), ['cpu:ready', 'webgpu:registered']);
+});
+
+test('without the webgpu package in Node, asking for WebGPU says to install it', async () => {
+  const rt = await load({ autoloadBackends: false, logger: recordingLogger().logger });
+  // Discovery as in an app where `import('webgpu')` finds nothing.
+  await discoverBackends(rt.backends, {
+    appDir: fileURLToPath(new URL('.', import.meta.url)),
+    logger: recordingLogger().logger,
+    importPackage: async () => null,
+  });
+  assert.deepEqual(names(rt), ['cpu:ready']);
+  const fix = 'WebGPU in Node comes from the `webgpu` package: npm install webgpu';
+  const t = rt.tensor(new Float32Array([1]));
+  await assert.rejects(t.toDevice('webgpu'), (e) => e.kind === 'RuntimeError' &&
+    e.message === `No backend serves webgpu; none is registered for it (${fix})`);
+  await assert.rejects(rt.backends.ensure('webgpu'), (e) => e.message.endsWith(`(${fix})`));
+  assert.throws(() => rt.empty([1], 'float32', 'webgpu'), (e) => e.kind === 'RuntimeError' && e.message.endsWith(`(${fix})`));
+});
+
+test('the app is found from its entry module, not from the working directory', () => {
+  const entry = fileURLToPath(new URL('../fixtures/backend_app/main.mjs', import.meta.url));
+  const env = { ...process.env };
+  delete env.WEBFFI_BACKEND_AUTOLOAD;
+  const found = JSON.parse(execFileSync(process.execPath, [entry], { cwd: tmpdir(), env, encoding: 'utf8' }));
+  assert.deepEqual(found, ['cpu', 'webgpu', 'fixture-ext-dev', 'fixture-broken']);
+  // The off switch still holds for such an app.
+  const off = JSON.parse(execFileSync(process.execPath, [entry], {
+    cwd: tmpdir(), env: { ...env, WEBFFI_BACKEND_AUTOLOAD: '0' }, encoding: 'utf8',
+  }));
+  assert.deepEqual(off, ['cpu']);
 });
