@@ -87,13 +87,21 @@ static int wf_rpc_need(wf_rpc_reader* r, uint64_t n, const char* field) {
   return 0;
 }
 
-static int wf_rpc_rd_u32(wf_rpc_reader* r, uint32_t* out, const char* field) {
-  if (wf_rpc_need(r, 4, field) != 0) return -1;
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= (uint32_t)r->p[i] << (8 * i);
-  r->p += 4;
-  r->left -= 4;
+/* An n-byte little-endian unsigned integer (n <= 8). */
+static int wf_rpc_rd_le(wf_rpc_reader* r, int n, uint64_t* out, const char* field) {
+  if (wf_rpc_need(r, (uint64_t)n, field) != 0) return -1;
+  uint64_t v = 0;
+  for (int i = 0; i < n; ++i) v |= (uint64_t)r->p[i] << (8 * i);
+  r->p += n;
+  r->left -= (size_t)n;
   *out = v;
+  return 0;
+}
+
+static int wf_rpc_rd_u32(wf_rpc_reader* r, uint32_t* out, const char* field) {
+  uint64_t v;
+  if (wf_rpc_rd_le(r, 4, &v, field) != 0) return -1;
+  *out = (uint32_t)v;
   return 0;
 }
 
@@ -105,13 +113,7 @@ static int wf_rpc_rd_i32(wf_rpc_reader* r, int32_t* out, const char* field) {
 }
 
 static int wf_rpc_rd_u64(wf_rpc_reader* r, uint64_t* out, const char* field) {
-  if (wf_rpc_need(r, 8, field) != 0) return -1;
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= (uint64_t)r->p[i] << (8 * i);
-  r->p += 8;
-  r->left -= 8;
-  *out = v;
-  return 0;
+  return wf_rpc_rd_le(r, 8, out, field);
 }
 
 /* A run of n bytes, borrowed from the input. */

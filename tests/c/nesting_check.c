@@ -2,31 +2,9 @@
  * operation, and deeper ones into their ValueErrors. Built as a wasm
  * command for both toolchains (run by tests/node), where stacks are small:
  * it prints one line per check and exits non-zero on the first failure. */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <tvm/ffi/c_api.h>
+#include "wasm_check.h"
 
 enum { MAX_NESTING = 256 };
-
-static int call(const char* name, TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
-  TVMFFIByteArray key = {name, strlen(name)};
-  TVMFFIObjectHandle f = NULL;
-  if (TVMFFIFunctionGetGlobal(&key, &f) != 0 || f == NULL) return -2;
-  memset(result, 0, sizeof(*result));
-  int rc = TVMFFIFunctionCall(f, args, n, result);
-  TVMFFIObjectDecRef(f);
-  return rc;
-}
-
-static void release(TVMFFIAny* v) {
-  if (v->type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectDecRef(v->v_obj);
-}
-
-static void expect(int ok, const char* what) {
-  printf("%s %s\n", ok ? "ok" : "FAILED", what);
-  if (!ok) exit(1);
-}
 
 /* The message of the raised error is a ValueError starting with prefix. */
 static int raised_value_error(const char* prefix) {
@@ -55,18 +33,18 @@ int main(void) {
   TVMFFIAny arg = {0}, value, r, r2;
   arg.type_index = kTVMFFIRawStr;
   arg.v_c_str = deepest;
-  expect(call("ffi.json.Parse", &arg, 1, &value) == 0, "parse 256 levels");
-  expect(call("ffi.json.Stringify", &value, 1, &r) == 0, "stringify 256 levels");
+  expect(check_call("ffi.json.Parse", &arg, 1, &value) == 0, "parse 256 levels");
+  expect(check_call("ffi.json.Stringify", &value, 1, &r) == 0, "stringify 256 levels");
   release(&r);
   TVMFFIAny pair[2] = {value, value};
-  expect(call("ffi.RecursiveEq", pair, 2, &r) == 0, "RecursiveEq 256 levels");
-  expect(call("ffi.RecursiveHash", &value, 1, &r) == 0, "RecursiveHash 256 levels");
-  expect(call("ffi.ReprPrint", &value, 1, &r) == 0, "ReprPrint 256 levels");
+  expect(check_call("ffi.RecursiveEq", pair, 2, &r) == 0, "RecursiveEq 256 levels");
+  expect(check_call("ffi.RecursiveHash", &value, 1, &r) == 0, "RecursiveHash 256 levels");
+  expect(check_call("ffi.ReprPrint", &value, 1, &r) == 0, "ReprPrint 256 levels");
   release(&r);
-  expect(call("ffi.DeepCopy", &value, 1, &r) == 0, "DeepCopy 256 levels");
+  expect(check_call("ffi.DeepCopy", &value, 1, &r) == 0, "DeepCopy 256 levels");
   release(&r);
-  expect(call("ffi.ToJSONGraphString", &value, 1, &r) == 0, "ToJSONGraphString 256 levels");
-  expect(call("ffi.FromJSONGraphString", &r, 1, &r2) == 0, "FromJSONGraphString 256 levels");
+  expect(check_call("ffi.ToJSONGraphString", &value, 1, &r) == 0, "ToJSONGraphString 256 levels");
+  expect(check_call("ffi.FromJSONGraphString", &r, 1, &r2) == 0, "FromJSONGraphString 256 levels");
   release(&r);
   release(&r2);
   release(&value);
@@ -85,15 +63,15 @@ int main(void) {
   }
   strcpy(objects + len, "]}");
   arg.v_c_str = objects;
-  expect(call("ffi.FromJSONGraphString", &arg, 1, &value) == 0, "256 nested objects load");
+  expect(check_call("ffi.FromJSONGraphString", &arg, 1, &value) == 0, "256 nested objects load");
   pair[0] = pair[1] = value;
-  expect(call("ffi.RecursiveEq", pair, 2, &r) == 0, "RecursiveEq 256 nested objects");
-  expect(call("ffi.RecursiveHash", &value, 1, &r) == 0, "RecursiveHash 256 nested objects");
-  expect(call("ffi.ReprPrint", &value, 1, &r) == 0, "ReprPrint 256 nested objects");
+  expect(check_call("ffi.RecursiveEq", pair, 2, &r) == 0, "RecursiveEq 256 nested objects");
+  expect(check_call("ffi.RecursiveHash", &value, 1, &r) == 0, "RecursiveHash 256 nested objects");
+  expect(check_call("ffi.ReprPrint", &value, 1, &r) == 0, "ReprPrint 256 nested objects");
   release(&r);
-  expect(call("ffi.DeepCopy", &value, 1, &r) == 0, "DeepCopy 256 nested objects");
+  expect(check_call("ffi.DeepCopy", &value, 1, &r) == 0, "DeepCopy 256 nested objects");
   release(&r);
-  expect(call("ffi.ToJSONGraphString", &value, 1, &r) == 0 && strlen(objects) ==
+  expect(check_call("ffi.ToJSONGraphString", &value, 1, &r) == 0 && strlen(objects) ==
              ((TVMFFIByteArray*)((char*)r.v_obj + sizeof(TVMFFIObject)))->size,
          "ToJSONGraphString 256 nested objects gives the same text");
   release(&r);
@@ -102,7 +80,7 @@ int main(void) {
 
   char* deeper = nested_arrays(100000);
   arg.v_c_str = deeper;
-  expect(call("ffi.json.Parse", &arg, 1, &value) == -1 &&
+  expect(check_call("ffi.json.Parse", &arg, 1, &value) == -1 &&
              raised_value_error("JSON: nesting deeper than 256 levels"),
          "parse 100000 levels is a ValueError");
   free(deeper);
@@ -115,7 +93,7 @@ int main(void) {
   for (int i = 1; i < N; ++i) at += (size_t)sprintf(graph + at, ",{\"type\":\"ffi.List\",\"data\":[%d]}", i - 1);
   strcpy(graph + at, "]}");
   arg.v_c_str = graph;
-  expect(call("ffi.FromJSONGraphString", &arg, 1, &value) == -1 &&
+  expect(check_call("ffi.FromJSONGraphString", &arg, 1, &value) == -1 &&
              raised_value_error("Invalid JSON Object Graph: nesting deeper than 256 levels"),
          "a 5000-level graph is a ValueError");
   free(graph);
