@@ -524,3 +524,105 @@ export interface ServeOptions {
  */
 export function serve(target: Runtime | Session | Promise<Runtime | Session>, port: MessagePortLike,
   options?: ServeOptions): { close(): void };
+
+// ------------------------------------------------------------------ TVM RPC
+/** Limits of a served TVM RPC device (each can be set per server). */
+export const RPC_LIMITS: Readonly<{ maxPacketBytes: number; maxHandles: number; maxDeviceBytes: number; maxUploadBytes: number }>;
+export interface RPCServeOptions {
+  /** The server key (default 'webffi'): TVM's client connects with key 'webffi' (it sends 'client:webffi'). */
+  key?: string;
+  /** The globals the peer may reach, as ServeOptions.expose (default every global but PEER_DENIED). */
+  expose?: readonly string[] | ((name: string, exposedByDefault: boolean) => boolean);
+  /** Serve tvm.rpc.server.upload/download/remove/listdir/load_module (in-memory files, webffi wasm modules). Default false. */
+  allowUpload?: boolean;
+  limits?: Partial<{ maxPacketBytes: number; maxHandles: number; maxDeviceBytes: number; maxUploadBytes: number }>;
+  /** Functions served by name before everything else (the owner's own server functions). */
+  functions?: Record<string, (...args: any[]) => any>;
+  /** Called with a connection's error (a peer that broke the protocol, a lost proxy). */
+  onError?: (error: Error, where: string) => void;
+}
+export interface RPCListenOptions extends RPCServeOptions {
+  /** Default 9090; 0 picks a free port. */
+  port?: number;
+  /** Default '127.0.0.1'. */
+  host?: string;
+  /** Connections served at once (default 16). */
+  maxConnections?: number;
+}
+/** Serves a runtime to TVM RPC clients on TCP (Node). */
+export function listenRPC(rt: Runtime, options?: RPCListenOptions): Promise<{ port: number; host: string; readonly connections: number; close(): Promise<void> }>;
+export interface RPCProxyOptions extends RPCServeOptions {
+  /** A WebSocket class (Node 20 has no global one: e.g. the `ws` package's). */
+  WebSocket?: unknown;
+  /** Delay before joining again after a failure (default 1000 ms; 0: give up). */
+  retryMs?: number;
+}
+/** Joins a TVM RPC proxy (ws://host:port/ws, or host:port over TCP in Node) as a device; joins again after each session. */
+export function joinRPCProxy(rt: Runtime, url: string, options?: RPCProxyOptions): { ready: Promise<void>; readonly sessions: number; close(): void };
+/** One server endpoint over any byte stream: feed it what arrives, send what it gives. */
+export function createRPCEndpoint(rt: Runtime, options: RPCServeOptions & { send(bytes: Uint8Array): void; onClose?(error?: Error): void }):
+  { feed(bytes: Uint8Array): 'open' | 'closed'; close(): void; readonly closed: boolean; readonly handleCount: number };
+/** Serves one open transport (see js/rpc/transport.js) until it ends. */
+export function serveConnection(rt: Runtime, transport: unknown, options?: RPCServeOptions): Promise<{ error?: Error }>;
+
+/** A remote object of a TVM RPC session: a handle on the server. */
+export class RemoteObject implements Disposable {
+  readonly session: RPCSession;
+  readonly typeIndex: number;
+  readonly handle: number | bigint;
+  readonly disposed: boolean;
+  /** Frees it on the server (in order with the session's requests). */
+  dispose(): void;
+  [Symbol.dispose](): void;
+  /** TVM RPC keeps objects on the server: rejects with an RPCError. */
+  fetch(): Promise<never>;
+}
+export class RemoteModule extends RemoteObject {
+  getFunction(name: string, options?: { queryImports?: boolean }): Promise<RemoteFunction | null>;
+  timeEvaluator(name: string, device?: Device | string, options?: TimeEvaluatorOptions): RemoteTimer;
+}
+export class RemoteTensor extends RemoteObject {
+  readonly device: Device;
+  readonly dtype: DataType;
+  readonly shape: readonly number[];
+  readonly nbytes: number;
+  /** Downloads the contents. */
+  data(): Promise<ArrayBufferView>;
+  /** Uploads a typed array of the tensor's byte size. */
+  set(values: ArrayBufferView): Promise<void>;
+}
+/** A remote function: an async callable. */
+export interface RemoteFunction extends Disposable {
+  (...args: unknown[]): Promise<any>;
+  dispose(): void;
+}
+export interface TimeEvaluatorOptions { number?: number; repeat?: number; minRepeatMs?: number; limitZeroTimeIterations?: number }
+/** Resolves to `repeat` measurements, seconds per call. */
+export interface RemoteTimer extends Disposable { (...args: unknown[]): Promise<Float64Array>; dispose(): void }
+export class RPCSession implements AsyncDisposable {
+  readonly closed: boolean;
+  readonly serverKey: string;
+  getGlobal(name: string): RemoteFunction;
+  lookupGlobal(name: string): Promise<RemoteFunction | null>;
+  call(name: string, args?: unknown[]): Promise<any>;
+  deviceExists(device: Device | string): Promise<boolean>;
+  deviceAttr(device: Device | string, kind: number): Promise<any>;
+  sync(device?: Device | string): Promise<void>;
+  empty(shape: readonly number[], dtype?: DataType | string, device?: Device | string): Promise<RemoteTensor>;
+  tensor(values: ArrayBufferView, options?: { shape?: readonly number[]; dtype?: DataType | string; device?: Device | string }): Promise<RemoteTensor>;
+  upload(name: string, bytes: Uint8Array | ArrayBuffer): Promise<void>;
+  download(name: string): Promise<Uint8Array>;
+  remove(name: string): Promise<void>;
+  listdir(path?: string): Promise<string[]>;
+  /** Loads a module on the server: a file in its work directory, or bytes (uploaded as options.name). */
+  loadModule(source: string | Uint8Array, options?: { name?: string }): Promise<RemoteModule>;
+  timeEvaluator(name: string, device?: Device | string, options?: TimeEvaluatorOptions): RemoteTimer;
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+/**
+ * Connects to a TVM RPC server ('host:port' over TCP in Node, or a ws:// URL
+ * of a TVM proxy). A request past options.timeout ms ends the session with
+ * an RPCSessionTimeoutError.
+ */
+export function connectRPC(target: string, key?: string, options?: { timeout?: number; WebSocket?: unknown }): Promise<RPCSession>;

@@ -13,3 +13,6 @@ export { ModuleObject } from './module_object.js';
 export { encodeValue, decodeValue, registerValueCodec, LIMITS as VALUE_LIMITS } from './clone.js';
 import './tensor_codec.js';
 export { serve, connect, Session, transportOf, PROTOCOL_VERSION, SESSION_LIMITS, PEER_DENIED } from './session.js';
+export { connectRPC, RPCSession, RemoteObject, RemoteModule, RemoteTensor } from './rpc/client.js';
+export { listenRPC, joinRPCProxy, serveConnection } from './rpc/server.js';
+export { createEndpoint as createRPCEndpoint, RPC_LIMITS } from './rpc/endpoint.js';

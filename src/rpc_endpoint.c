@@ -11,9 +11,11 @@
 #include <webffi/rpc.h>
 
 #include "device_api.h"
+#include "any.h"
 #include "error.h"
 #include "rpc_codec.h"
 #include "rpc_handles.h"
+#include "rpc_server.h"
 #include "str.h"
 #include "tensor.h"
 
@@ -21,6 +23,8 @@
 #define WF_RPC_MAX_KEY 4096
 /* TVM's DeviceAttrKind::kExist */
 #define WF_RPC_ATTR_EXIST 0
+
+enum { WF_RPC_WAIT_SYNC = 1, WF_RPC_WAIT_COPY = 2 };
 
 typedef enum {
   WF_RPC_HS_MAGIC,
@@ -35,12 +39,15 @@ struct WebFFIRPCEndpoint {
   size_t key_len;
   WebFFIRPCSendFn send;
   void* send_ctx;
-  char** allow_list;
-  int32_t allow_count;
-  WebFFIRPCAllowFn allow;
-  void* allow_ctx;
+  wf_rpc_policy* policy; /* exposed globals, the work directory */
   WebFFIRPCStreamSyncFn stream_sync;
   void* stream_sync_ctx;
+  WebFFIRPCCopyFromFn copy_from;
+  void* copy_from_ctx;
+  WebFFIRPCDeviceAttrFn device_attr;
+  void* device_attr_ctx;
+  WebFFIRPCLookupFn lookup;
+  void* lookup_ctx;
   uint64_t max_packet;
   uint64_t max_device_bytes;
   uint64_t device_bytes; /* held by the peer now */
@@ -51,8 +58,9 @@ struct WebFFIRPCEndpoint {
   size_t in_pos;
   wf_rpc_buf out;
   wf_rpc_handles handles;
-  int pending;
+  int pending; /* 0, or what is awaited: WF_RPC_WAIT_SYNC, WF_RPC_WAIT_COPY */
   uint64_t pending_token;
+  uint64_t pending_nbytes; /* WF_RPC_WAIT_COPY */
   uint64_t next_token;
   int in_feed; /* guards against re-entrant Feed from inside a call */
 };
@@ -376,19 +384,26 @@ static int wf_rpc_reply_result(WebFFIRPCEndpoint* ep, wf_rpc_arena* arena, const
   return wf_rpc_reply(ep, kWebFFIRPCReturn, out, n);
 }
 
-/* ---------------------------------------------------------------- requests */
-static int wf_rpc_allowed(const WebFFIRPCEndpoint* ep, const char* name, size_t size) {
-  for (int32_t i = 0; i < ep->allow_count; ++i) {
-    const char* a = ep->allow_list[i];
-    size_t n = strlen(a);
-    if (n > 0 && a[n - 1] == '*') {
-      if (size >= n - 1 && memcmp(name, a, n - 1) == 0) return 1;
-    } else if (n == size && memcmp(name, a, n) == 0) {
-      return 1;
-    }
+/* A device attribute: a number, or a string as TVM sends it (RawStr). */
+static int wf_rpc_reply_result_value(WebFFIRPCEndpoint* ep, wf_rpc_arena* arena,
+                                     const TVMFFIAny* v) {
+  TVMFFIAny out = *v;
+  TVMFFIByteArray view;
+  if (wf_any_string_view(v, &view)) {
+    char* s = (char*)wf_rpc_arena_alloc(arena, view.size + 1);
+    if (s == NULL) return -1;
+    memcpy(s, view.data, view.size);
+    memset(&out, 0, sizeof(out));
+    out.type_index = kTVMFFIRawStr;
+    out.v_c_str = s;
+  } else if (v->type_index != kTVMFFIInt && v->type_index != kTVMFFIFloat &&
+             v->type_index != kTVMFFIBool && v->type_index != kTVMFFINone) {
+    return wf_err_raise("TypeError", "RPC kDevGetAttr: an attribute must be a number or a string");
   }
-  return ep->allow != NULL && ep->allow(ep->allow_ctx, name, size) != 0;
+  return wf_rpc_reply(ep, kWebFFIRPCReturn, &out, 1);
 }
+
+/* ---------------------------------------------------------------- requests */
 
 static int wf_rpc_call_func(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
   wf_rpc_handle* f = wf_rpc_handles_get(&ep->handles, p->handle, WF_RPC_HANDLE_OBJECT);
@@ -427,9 +442,17 @@ static int wf_rpc_get_global(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
   TVMFFIAny out;
   memset(&out, 0, sizeof(out));
   out.type_index = kTVMFFIOpaquePtr;
-  if (wf_rpc_allowed(ep, name.data, name.size)) {
-    TVMFFIObjectHandle f = NULL;
-    if (TVMFFIFunctionGetGlobal(&name, &f) != 0) return -1;
+  TVMFFIObjectHandle f = NULL;
+  /* the owner's names, then the server functions, then exposed globals */
+  if (ep->lookup != NULL && ep->lookup(ep->lookup_ctx, name.data, name.size, &f) != 0) return -1;
+  if (f == NULL && wf_rpc_server_function(ep->policy, name.data, name.size, (TVMFFIObject**)&f) != 0) {
+    return -1;
+  }
+  if (f == NULL && wf_rpc_policy_allows(ep->policy, name.data, name.size) &&
+      TVMFFIFunctionGetGlobal(&name, &f) != 0) {
+    return -1;
+  }
+  {
     if (f != NULL) {
       out.v_uint64 = wf_rpc_handles_add_object(&ep->handles, (TVMFFIObject*)f);
       TVMFFIObjectDecRef(f);
@@ -497,7 +520,7 @@ static int wf_rpc_stream_sync(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
     uint64_t token = ++ep->next_token;
     int rc = ep->stream_sync(ep->stream_sync_ctx, ep, dev, 0, token);
     if (rc == WEBFFI_RPC_PENDING) {
-      ep->pending = 1;
+      ep->pending = WF_RPC_WAIT_SYNC;
       ep->pending_token = token;
       return 0;
     }
@@ -527,6 +550,18 @@ static int wf_rpc_copy(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
   memset(&ack, 0, sizeof(ack));
   ack.code = kWebFFIRPCCopyAck;
   char* tmp = NULL;
+  if (t.device.device_type != kDLCPU && ep->copy_from != NULL) {
+    uint64_t token = ++ep->next_token;
+    int rc = ep->copy_from(ep->copy_from_ctx, ep, t.device, t.data, t.byte_offset, p->nbytes, token);
+    if (rc == WEBFFI_RPC_PENDING) {
+      ep->pending = WF_RPC_WAIT_COPY;
+      ep->pending_token = token;
+      ep->pending_nbytes = p->nbytes;
+      return 0;
+    }
+    if (rc != 0) return -1;
+    return wf_err_raise("ValueError", "RPC: the copy_from hook must defer (WEBFFI_RPC_PENDING) or fail");
+  }
   if (t.device.device_type == kDLCPU) {
     ack.data.data = (const char*)t.data + t.byte_offset;
   } else {
@@ -588,7 +623,16 @@ static int wf_rpc_syscall(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
         out.v_int64 = wf_device_api_find(p->args[0].v_device.device_type) != NULL;
       } else if (wf_rpc_device(p, 0, &dev) == NULL) {
         return -1;
-      } /* other attributes: None, as TVM's CPU device answers them */
+      } else if (ep->device_attr != NULL) {
+        int rc = ep->device_attr(ep->device_attr_ctx, dev, (int32_t)p->args[1].v_int64, &out);
+        if (rc < 0) return -1;
+        if (rc > 0) {
+          int sent = wf_rpc_reply_result_value(ep, &p->arena, &out);
+          wf_any_release(&out);
+          return sent;
+        }
+        memset(&out, 0, sizeof(out));
+      } /* unknown attributes: None, as TVM's CPU device answers them */
       return wf_rpc_reply(ep, kWebFFIRPCReturn, &out, 1);
     }
     case kWebFFIRPCDevAllocData:
@@ -811,12 +855,6 @@ static int wf_rpc_run(WebFFIRPCEndpoint* ep) {
 }
 
 /* ------------------------------------------------------------------ public */
-static char* wf_rpc_strdup(const char* s) {
-  size_t n = strlen(s);
-  char* c = (char*)malloc(n + 1);
-  if (c != NULL) memcpy(c, s, n + 1);
-  return c;
-}
 
 WebFFIRPCEndpoint* WebFFIRPCEndpointCreate(const WebFFIRPCEndpointConfig* config) {
   if (config == NULL || config->key == NULL || config->send == NULL || config->allow_count < 0 ||
@@ -840,27 +878,31 @@ WebFFIRPCEndpoint* WebFFIRPCEndpointCreate(const WebFFIRPCEndpointConfig* config
   if (ep->key == NULL) goto oom;
   memcpy(ep->key, "server:", 7);
   memcpy(ep->key + 7, config->key, key_len + 1);
-  if (config->allow_count > 0) {
-    ep->allow_list = (char**)calloc((size_t)config->allow_count, sizeof(char*));
-    if (ep->allow_list == NULL) goto oom;
-    for (int32_t i = 0; i < config->allow_count; ++i) {
-      if (config->allow_list[i] == NULL) {
-        WebFFIRPCEndpointDestroy(ep);
-        wf_err_raise("ValueError", "WebFFIRPCEndpointCreate: allow_list[%d] is NULL", (int)i);
-        return NULL;
-      }
-      ep->allow_list[i] = wf_rpc_strdup(config->allow_list[i]);
-      ep->allow_count = i + 1;
-      if (ep->allow_list[i] == NULL) goto oom;
+  for (int32_t i = 0; i < config->allow_count; ++i) {
+    if (config->allow_list[i] == NULL) {
+      WebFFIRPCEndpointDestroy(ep);
+      wf_err_raise("ValueError", "WebFFIRPCEndpointCreate: allow_list[%d] is NULL", (int)i);
+      return NULL;
     }
+  }
+  ep->max_packet = config->max_packet_bytes ? config->max_packet_bytes : WF_RPC_DEFAULT_MAX_PACKET;
+  ep->policy = wf_rpc_policy_new(config->allow_list, config->allow_count, config->allow,
+                                 config->allow_ctx, config->enable_upload != 0,
+                                 config->max_upload_bytes, ep->max_packet);
+  if (ep->policy == NULL) {
+    WebFFIRPCEndpointDestroy(ep);
+    return NULL;
   }
   ep->send = config->send;
   ep->send_ctx = config->send_ctx;
-  ep->allow = config->allow;
-  ep->allow_ctx = config->allow_ctx;
   ep->stream_sync = config->stream_sync;
   ep->stream_sync_ctx = config->stream_sync_ctx;
-  ep->max_packet = config->max_packet_bytes ? config->max_packet_bytes : WF_RPC_DEFAULT_MAX_PACKET;
+  ep->copy_from = config->copy_from;
+  ep->copy_from_ctx = config->copy_from_ctx;
+  ep->device_attr = config->device_attr;
+  ep->device_attr_ctx = config->device_attr_ctx;
+  ep->lookup = config->lookup;
+  ep->lookup_ctx = config->lookup_ctx;
   ep->max_device_bytes = config->max_device_bytes ? config->max_device_bytes : ((uint64_t)1 << 30);
   ep->state = WF_RPC_HS_MAGIC;
   wf_rpc_handles_init(&ep->handles, config->max_handles);
@@ -912,6 +954,11 @@ int WebFFIRPCEndpointComplete(WebFFIRPCEndpoint* ep, uint64_t token, int status)
     return wf_err_raise("ValueError", "WebFFIRPCEndpointComplete: no pending reply has token %llu",
                         (unsigned long long)token);
   }
+  if (status == 0 && ep->pending == WF_RPC_WAIT_COPY) {
+    return wf_err_raise("ValueError", "WebFFIRPCEndpointComplete: token %llu awaits bytes: "
+                                      "complete it with WebFFIRPCEndpointCompleteCopy",
+                        (unsigned long long)token);
+  }
   ep->pending = 0;
   ep->in_feed = 1;
   int rc = status == 0 ? wf_rpc_reply_none(ep) : wf_rpc_reply_error(ep);
@@ -920,6 +967,32 @@ int WebFFIRPCEndpointComplete(WebFFIRPCEndpoint* ep, uint64_t token, int status)
   } else {
     rc = wf_rpc_run(ep);
   }
+  ep->in_feed = 0;
+  return rc;
+}
+
+int WebFFIRPCEndpointCompleteCopy(WebFFIRPCEndpoint* ep, uint64_t token, const uint8_t* data,
+                                  size_t size) {
+  if (wf_rpc_enter(ep, "WebFFIRPCEndpointCompleteCopy") != 0) return -1;
+  if (ep->pending != WF_RPC_WAIT_COPY || token != ep->pending_token) {
+    return wf_err_raise("ValueError", "WebFFIRPCEndpointCompleteCopy: no pending copy has token %llu",
+                        (unsigned long long)token);
+  }
+  if (size != ep->pending_nbytes || (size > 0 && data == NULL)) {
+    return wf_err_raise("ValueError", "WebFFIRPCEndpointCompleteCopy: %llu bytes were asked for, "
+                                      "%llu given",
+                        (unsigned long long)ep->pending_nbytes, (unsigned long long)size);
+  }
+  ep->pending = 0;
+  ep->in_feed = 1;
+  wf_rpc_packet ack;
+  memset(&ack, 0, sizeof(ack));
+  ack.code = kWebFFIRPCCopyAck;
+  ack.data.data = (const char*)data;
+  ack.data.size = size;
+  int rc = wf_rpc_packet_encode(&ep->out, &ack);
+  if (rc == 0) rc = wf_rpc_flush(ep);
+  rc = rc != 0 ? wf_rpc_fatal(ep, 0) : wf_rpc_run(ep);
   ep->in_feed = 0;
   return rc;
 }
@@ -933,8 +1006,8 @@ int64_t WebFFIRPCEndpointHandleCount(const WebFFIRPCEndpoint* ep) {
 void WebFFIRPCEndpointDestroy(WebFFIRPCEndpoint* ep) {
   if (ep == NULL) return;
   wf_rpc_handles_clear(&ep->handles);
-  for (int32_t i = 0; i < ep->allow_count; ++i) free(ep->allow_list[i]);
-  free(ep->allow_list);
+  wf_rpc_policy_detach(ep->policy);
+  wf_rpc_policy_release(ep->policy);
   free(ep->key);
   wf_rpc_buf_free(&ep->in);
   wf_rpc_buf_free(&ep->out);

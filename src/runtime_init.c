@@ -18,6 +18,7 @@ static int (*const wf_runtime_modules[])(void) = {
     wf_platform_register,
     wf_module_register_builtins,
     wf_device_api_register_builtins,
+    wf_rpc_register,
 };
 
 static enum { WF_INIT_NOT_STARTED, WF_INIT_RUNNING, WF_INIT_DONE } wf_runtime_state;

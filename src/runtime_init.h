@@ -23,5 +23,6 @@ int wf_json_graph_register(void);
 int wf_testing_types_register(void);
 int wf_module_register_builtins(void);
 int wf_device_api_register_builtins(void);
+int wf_rpc_register(void);
 
 #endif /* WEBFFI_SRC_RUNTIME_INIT_H_ */

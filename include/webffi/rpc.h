@@ -32,10 +32,13 @@
  * name), kFreeHandle, kCopyToRemote, kCopyFromRemote (answered by kCopyAck),
  * and the device syscalls through the device API registry (webffi/
  * device_api.h), so any registered device serves: kDevSetDevice,
- * kDevGetAttr (kExist; other attributes answer None), kDevAllocData,
+ * kDevGetAttr (kExist; others through device_attr, else None), kDevAllocData,
  * kDevAllocDataWithScope (global scope), kDevFreeData, kDevStreamSync,
  * kCopyAmongRemote, and the stream calls on the default stream 0
  * (kDevCreateStream, kDevFreeStream, kDevSetStream, kDevGetCurrentStream).
+ * By name (kGetGlobalFunc): the owner's lookup first, then the server
+ * functions TVM's client calls (tvm.rpc.server.*, runtime.RPCTimeEvaluator;
+ * rpc_server.c), then the exposed globals.
  * kCallFunc results follow TVM's convention: [Int type_index, value], a
  * tensor as [Int 70, DLTensorPtr, OpaquePtr]. kException carries
  * "Kind: message" (TVM's client recognises "RPCSessionTimeoutError: ").
@@ -105,6 +108,29 @@ typedef int (*WebFFIRPCAllowFn)(void* ctx, const char* name, size_t size);
 #define WEBFFI_RPC_PENDING 2
 typedef int (*WebFFIRPCStreamSyncFn)(void* ctx, WebFFIRPCEndpoint* ep, DLDevice device,
                                      uint64_t stream, uint64_t token);
+/*
+ * The deferral seam for devices whose memory is read asynchronously (WebGPU):
+ * reads nbytes at data + offset for kCopyFromRemote. Returns
+ * WEBFFI_RPC_PENDING and later calls WebFFIRPCEndpointCompleteCopy(ep,
+ * token, bytes, nbytes) (or WebFFIRPCEndpointComplete(ep, token, -1) with an
+ * error raised), or -1 with an error raised now. NULL, or a CPU tensor: the
+ * device API's synchronous copy.
+ */
+typedef int (*WebFFIRPCCopyFromFn)(void* ctx, WebFFIRPCEndpoint* ep, DLDevice device, void* data,
+                                   uint64_t offset, uint64_t nbytes, uint64_t token);
+/*
+ * Device attributes (TVM's DeviceAttrKind) beyond kExist: writes an owned
+ * value into *out and returns 1, returns 0 for "not known" (answered None),
+ * or -1 with an error raised.
+ */
+typedef int (*WebFFIRPCDeviceAttrFn)(void* ctx, DLDevice device, int32_t kind, TVMFFIAny* out);
+/*
+ * Resolves kGetGlobalFunc names before the server functions and the exposed
+ * globals: writes a new Function reference into *out (NULL: not resolved
+ * here). 0, or -1 with an error raised.
+ */
+typedef int (*WebFFIRPCLookupFn)(void* ctx, const char* name, size_t size,
+                                 TVMFFIObjectHandle* out);
 
 typedef struct WebFFIRPCEndpointConfig {
   /* The server key (e.g. "webffi"): the client's key must be
@@ -127,6 +153,20 @@ typedef struct WebFFIRPCEndpointConfig {
   /* Most bytes of device memory the peer may hold at once (0: 1 GiB);
    * a larger kDevAllocData is answered with a MemoryError. */
   uint64_t max_device_bytes;
+  /* Serve the work directory functions (tvm.rpc.server.upload, download,
+   * remove, listdir, load_module): files kept in memory for this endpoint,
+   * loaded by the runtime's wasm module loader. 0: those names are missing.
+   * The other server functions (ModuleGetFunction, GetCRTMaxPacketSize,
+   * runtime.RPCTimeEvaluator over exposed globals) are always served. */
+  int32_t enable_upload;
+  /* Most bytes the work directory holds (0: 256 MiB). */
+  uint64_t max_upload_bytes;
+  WebFFIRPCCopyFromFn copy_from;
+  void* copy_from_ctx;
+  WebFFIRPCDeviceAttrFn device_attr;
+  void* device_attr_ctx;
+  WebFFIRPCLookupFn lookup;
+  void* lookup_ctx;
 } WebFFIRPCEndpointConfig;
 
 /* A new endpoint waiting for the client's handshake, or NULL with an error
@@ -141,6 +181,11 @@ TVM_FFI_DLL int WebFFIRPCEndpointFeed(WebFFIRPCEndpoint* ep, const uint8_t* data
  * -1 answers kException with the raised error (moved out). Then serves the
  * queued input. Returns as Feed does; an unknown token is a ValueError. */
 TVM_FFI_DLL int WebFFIRPCEndpointComplete(WebFFIRPCEndpoint* ep, uint64_t token, int status);
+/* Ends a wait that WebFFIRPCCopyFromFn deferred: answers kCopyAck with the
+ * bytes (size must be the nbytes asked for), then serves the queued input.
+ * Returns as Feed does. */
+TVM_FFI_DLL int WebFFIRPCEndpointCompleteCopy(WebFFIRPCEndpoint* ep, uint64_t token,
+                                              const uint8_t* data, size_t size);
 /* Whether the endpoint waits for a Complete (1) or not (0). */
 TVM_FFI_DLL int WebFFIRPCEndpointIsPending(const WebFFIRPCEndpoint* ep);
 /* Number of handles the peer holds (functions, objects, data). */

@@ -1,0 +1,195 @@
+// The TVM RPC server endpoint of one connection: a thin adapter over the C
+// engine (src/rpc_endpoint.c, reached through `webffi.rpc.EndpointCreate`,
+// src/rpc_functions.c). Transports hand it the bytes they receive and send
+// what it gives back; it decides what the peer may reach and answers the
+// device's asynchronous work (WebGPU waits and downloads) when it is done.
+import { PEER_DENIED } from '../session.js';
+import { makeError, FFITypeError } from '../errors.js';
+import { moduleLoader } from '../dylink.js';
+
+/** Defaults of a served device's limits (each can be set per server). */
+export const RPC_LIMITS = Object.freeze({
+  maxPacketBytes: 64 * 1024 * 1024,
+  maxHandles: 65536,
+  maxDeviceBytes: 1024 * 1024 * 1024,
+  maxUploadBytes: 256 * 1024 * 1024,
+});
+
+const WEBGPU = 15;
+const PENDING = 2;
+// Names the engine itself serves (rpc_server.c); never resolved as globals.
+const SERVER_NAME = /^(tvm\.rpc\.server\.|runtime\.RPCTimeEvaluator$)/;
+// TVM's DeviceAttrKind values answered for WebGPU.
+const ATTR = { maxThreadsPerBlock: 1, warpSize: 2, maxSharedMemoryPerBlock: 3, deviceName: 5, maxThreadDimensions: 8 };
+
+function matcher(patterns) {
+  const exact = new Set();
+  const prefixes = [];
+  for (const p of patterns) {
+    if (typeof p !== 'string' || p === '') throw new FFITypeError('RPC: expose lists names and `prefix*` patterns (non-empty strings)');
+    if (p.endsWith('*')) prefixes.push(p.slice(0, -1));
+    else exact.add(p);
+  }
+  return (name) => exact.has(name) || prefixes.some((p) => name.startsWith(p));
+}
+const deniedByDefault = matcher(PEER_DENIED);
+
+/**
+ * What the peer may reach, as serve's `expose` in js/session.js: names and
+ * `prefix*` patterns, or a predicate (name, exposedByDefault) => boolean;
+ * default every global but PEER_DENIED.
+ */
+export function exposure(expose) {
+  if (expose === undefined) return (name) => !deniedByDefault(name);
+  if (Array.isArray(expose)) return matcher(expose);
+  if (typeof expose === 'function') return (name) => expose(name, !deniedByDefault(name)) === true;
+  throw new FFITypeError('RPC: expose is an array of names and `prefix*` patterns, or a function (name, exposedByDefault) => boolean');
+}
+
+function limitsOf(limits = {}) {
+  const out = { ...RPC_LIMITS };
+  for (const [k, v] of Object.entries(limits ?? {})) {
+    if (!Object.hasOwn(RPC_LIMITS, k)) throw new FFITypeError(`RPC: unknown limit ${k}`);
+    if (!Number.isSafeInteger(v) || v <= 0) throw new FFITypeError(`RPC: limit ${k} is a positive integer`);
+    out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * One server endpoint. options: key (the server key, default 'webffi'),
+ * send(bytes) (required), expose, allowUpload (serve tvm.rpc.server.upload,
+ * load_module, ...; default false), limits, functions ({ name: fn }, served
+ * by name before the rest: the owner's own server functions), onClose(error?)
+ * (called once when the session ends: kShutdown, a protocol error, or an
+ * asynchronous completion that failed).
+ * Returns { feed(bytes) -> 'open' | 'closed', close(), handleCount }.
+ * feed throws an RPCError when the peer broke the protocol: close the
+ * connection (the endpoint is closed already).
+ */
+export function createEndpoint(rt, options = {}) {
+  const { key = 'webffi', send, expose, allowUpload = false, functions = {}, onClose } = options;
+  if (typeof send !== 'function') throw new FFITypeError('RPC endpoint: send is a function (bytes) => void');
+  if (typeof key !== 'string' || !/^[^\s]{1,4000}$/.test(key)) throw new FFITypeError('RPC endpoint: the key is a non-empty string without spaces');
+  const limits = limitsOf(options.limits);
+  const exposed = exposure(expose);
+  if (allowUpload) moduleLoader(rt.exports); // registers ffi.Module.load_from_bytes.wasm, which load_module calls
+  const own = new Map(Object.entries(functions));
+  let closed = false;
+  let ep = null;
+
+  const finish = (error) => {
+    if (closed) return;
+    closed = true;
+    try {
+      ep?.(4);
+    } finally {
+      ep?.dispose?.();
+      onClose?.(error);
+    }
+  };
+  // An asynchronous completion: its replies go out now; a failure ends the session.
+  const settle = (fn) => {
+    if (closed) return;
+    try {
+      if (fn() === 1) finish();
+    } catch (e) {
+      finish(wrapProtocolError(e));
+    }
+  };
+  const complete = (token, error) => settle(() => (error === undefined
+    ? ep(1, token, null, '')
+    : ep(1, token, String(error?.kind ?? error?.name ?? 'RuntimeError'), String(error?.message ?? error))));
+
+  const backendOf = (type) => {
+    const b = rt.backends?.get?.('webgpu');
+    return type === WEBGPU && b ? b : null;
+  };
+  const streamSync = (token, device) => {
+    const b = backendOf(device.deviceType);
+    if (!b || typeof b.sync !== 'function') return 0; // CPU: nothing to wait for
+    b.sync().then(() => complete(token), (e) => complete(token, e));
+    return PENDING;
+  };
+  const copyFrom = (token, device, handle, offset, nbytes) => {
+    const dev = rt.backends?.deviceFor?.(device.deviceType);
+    if (!dev) throw makeError('RuntimeError', `RPC: no backend serves ${device} for a copy to the client`);
+    Promise.resolve()
+      .then(() => dev.download(handle, offset, nbytes))
+      .then((bytes) => settle(() => ep(2, token, bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes))),
+        (e) => complete(token, e));
+    return PENDING;
+  };
+  const deviceAttr = (device, kind) => {
+    const b = backendOf(device.deviceType);
+    const info = b?.info?.();
+    if (!info) return null;
+    const l = info.limits;
+    switch (kind) {
+      case ATTR.maxThreadsPerBlock: return l.maxComputeInvocationsPerWorkgroup ?? null;
+      case ATTR.warpSize: return 1;
+      case ATTR.maxSharedMemoryPerBlock: return l.maxComputeWorkgroupStorageSize ?? null;
+      case ATTR.deviceName: return [info.adapter.vendor, info.adapter.architecture, info.adapter.device].filter(Boolean).join(' ') || 'WebGPU';
+      case ATTR.maxThreadDimensions: {
+        const lim = b.device?.limits;
+        return lim ? JSON.stringify([lim.maxComputeWorkgroupSizeX, lim.maxComputeWorkgroupSizeY, lim.maxComputeWorkgroupSizeZ]) : null;
+      }
+      default: return null;
+    }
+  };
+  const globals = new Map(); // name -> callable, so a name is looked up once per session
+  const lookup = (name) => {
+    if (own.has(name)) return own.get(name);
+    if (SERVER_NAME.test(name) || !exposed(name)) return null;
+    if (!globals.has(name)) {
+      if (globals.size >= 4096) globals.clear();
+      globals.set(name, rt.getGlobal(name, { optional: true }));
+    }
+    return globals.get(name);
+  };
+
+  const create = rt.getGlobal('webffi.rpc.EndpointCreate');
+  try {
+    ep = create(key, (bytes) => send(bytes), '', allowUpload ? 1 : 0,
+      limits.maxPacketBytes, limits.maxHandles, limits.maxDeviceBytes, limits.maxUploadBytes,
+      streamSync, copyFrom, deviceAttr, lookup);
+  } finally {
+    create.dispose();
+  }
+
+  return {
+    /** Serves bytes from the peer: 'open', or 'closed' once the peer shut down. */
+    feed(bytes) {
+      if (closed) throw makeError('RPCError', 'RPC: the session is closed');
+      let status;
+      try {
+        status = ep(0, bytes);
+      } catch (e) {
+        const err = wrapProtocolError(e);
+        finish(err);
+        throw err;
+      }
+      if (status === 1) finish();
+      return closed ? 'closed' : 'open';
+    },
+    /** Ends the session, releasing everything the peer held. */
+    close() {
+      finish();
+    },
+    get closed() {
+      return closed;
+    },
+    /** Handles the peer holds now. */
+    get handleCount() {
+      return closed ? 0 : ep(3);
+    },
+  };
+}
+
+/** The engine's protocol errors arrive as ValueErrors: an RPCError says it is the peer's. */
+function wrapProtocolError(e) {
+  if (e?.kind === 'RPCError') return e;
+  const err = makeError('RPCError', `RPC: closing the connection: ${e?.message ?? e}`);
+  err.cause = e;
+  return err;
+}

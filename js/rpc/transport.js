@@ -1,0 +1,169 @@
+// Byte streams the RPC layers run over: a TCP socket (Node) or a WebSocket
+// (browsers, Node with a WebSocket class). Each is
+//   { write(bytes) -> Promise | undefined (a promise while the peer is slow),
+//     onData(fn), onClose(fn(error?)), close(), closed }
+// with chunked sends and backpressure: write() resolves once the bytes are
+// handed to the socket, and a caller awaiting it never queues unboundedly.
+import { makeError } from '../errors.js';
+
+/** Node's built-in module, or null in a browser (no import of node: there). */
+export function nodeBuiltin(name) {
+  return globalThis.process?.getBuiltinModule?.(name) ?? null;
+}
+
+const WS_CHUNK = 1 << 20; // bytes per WebSocket message
+const WS_HIGH_WATER = 8 << 20; // bufferedAmount above which sends wait
+
+function listeners() {
+  const data = [];
+  const close = [];
+  let closed = false;
+  return {
+    data, close,
+    get closed() { return closed; },
+    emitClose(error) {
+      if (closed) return;
+      closed = true;
+      for (const fn of close) fn(error);
+    },
+  };
+}
+
+/** A Node net.Socket as a transport. */
+export function socketTransport(socket) {
+  const l = listeners();
+  socket.setNoDelay?.(true);
+  socket.on('data', (chunk) => {
+    const u8 = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    for (const fn of l.data) fn(u8);
+  });
+  socket.on('error', (e) => l.emitClose(makeError('RPCError', `RPC connection error: ${e.message}`)));
+  socket.on('close', () => l.emitClose());
+  let drain = null;
+  return {
+    write(bytes) {
+      if (l.closed) throw makeError('RPCError', 'RPC: the connection is closed');
+      if (socket.write(bytes)) return undefined;
+      drain ??= new Promise((resolve) => socket.once('drain', () => { drain = null; resolve(); }));
+      return drain;
+    },
+    /** Stops reading until resume() (backpressure on the receiving side). */
+    pause() { socket.pause(); },
+    resume() { socket.resume(); },
+    onData(fn) { l.data.push(fn); },
+    onClose(fn) { l.close.push(fn); },
+    close() {
+      socket.end();
+      socket.destroySoon?.();
+    },
+    destroy() { socket.destroy(); },
+    get closed() { return l.closed; },
+  };
+}
+
+/** Opens a TCP connection (Node): a transport once connected. */
+export function connectTCP(host, port) {
+  const net = nodeBuiltin('node:net');
+  if (!net) throw makeError('RPCError', 'RPC: TCP needs Node (node:net); in a browser connect through a proxy with ws://');
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host, port });
+    socket.once('connect', () => {
+      socket.removeListener('error', reject);
+      resolve(socketTransport(socket));
+    });
+    socket.once('error', (e) => reject(makeError('RPCError', `RPC: cannot connect to ${host}:${port}: ${e.message}`)));
+  });
+}
+
+/**
+ * Opens a WebSocket (the global WebSocket, or options.WebSocket: a class
+ * with the browser's API, such as the `ws` package's): a transport once open.
+ */
+export function connectWebSocket(url, options = {}) {
+  const WS = options.WebSocket ?? globalThis.WebSocket;
+  if (typeof WS !== 'function') {
+    throw makeError('RPCError', 'RPC: no WebSocket class here (Node 20 has none without a flag): pass options.WebSocket, e.g. the `ws` package\'s');
+  }
+  return new Promise((resolve, reject) => {
+    let ws;
+    try {
+      ws = new WS(url);
+    } catch (e) {
+      reject(makeError('RPCError', `RPC: cannot open ${url}: ${e.message}`));
+      return;
+    }
+    ws.binaryType = 'arraybuffer';
+    const failed = () => reject(makeError('RPCError', `RPC: cannot open ${url}`));
+    ws.addEventListener('error', failed, { once: true });
+    ws.addEventListener('open', () => {
+      ws.removeEventListener('error', failed);
+      resolve(webSocketTransport(ws));
+    }, { once: true });
+  });
+}
+
+/** An open WebSocket as a transport: messages are byte chunks, in order. */
+export function webSocketTransport(ws) {
+  const l = listeners();
+  ws.binaryType = 'arraybuffer';
+  ws.addEventListener('message', (ev) => {
+    const d = ev.data;
+    const u8 = d instanceof ArrayBuffer ? new Uint8Array(d) : ArrayBuffer.isView(d)
+      ? new Uint8Array(d.buffer, d.byteOffset, d.byteLength) : null;
+    if (u8 === null) {
+      l.emitClose(makeError('RPCError', 'RPC: a text WebSocket message (the protocol is binary)'));
+      ws.close();
+      return;
+    }
+    for (const fn of l.data) fn(u8);
+  });
+  ws.addEventListener('close', () => l.emitClose());
+  ws.addEventListener('error', () => l.emitClose(makeError('RPCError', 'RPC: WebSocket error')));
+  let queue = Promise.resolve();
+  let waiting = 0;
+  const sendNow = (bytes) => {
+    for (let at = 0; at < bytes.length; at += WS_CHUNK) {
+      ws.send(bytes.subarray(at, Math.min(bytes.length, at + WS_CHUNK)));
+    }
+  };
+  const whenDrained = () => new Promise((resolve) => {
+    const poll = () => (ws.bufferedAmount <= WS_HIGH_WATER || l.closed ? resolve() : setTimeout(poll, 2));
+    poll();
+  });
+  return {
+    write(bytes) {
+      if (l.closed) throw makeError('RPCError', 'RPC: the connection is closed');
+      if (waiting === 0 && ws.bufferedAmount + bytes.length <= WS_HIGH_WATER) {
+        sendNow(bytes);
+        return undefined;
+      }
+      // slow peer: send in order as the buffer drains (a copy: the caller may reuse bytes)
+      const copy = bytes.slice();
+      waiting++;
+      queue = queue.then(async () => {
+        for (let at = 0; at < copy.length && !l.closed; at += WS_CHUNK) {
+          await whenDrained();
+          if (!l.closed) ws.send(copy.subarray(at, Math.min(copy.length, at + WS_CHUNK)));
+        }
+        waiting--;
+      });
+      return queue;
+    },
+    pause() {},
+    resume() {},
+    onData(fn) { l.data.push(fn); },
+    onClose(fn) { l.close.push(fn); },
+    close() { ws.close(); },
+    destroy() { ws.close(); },
+    get closed() { return l.closed; },
+  };
+}
+
+/** 'host:port', 'tcp://host:port' or a ws:// / wss:// URL, opened. */
+export function openTransport(target, options = {}) {
+  const text = String(target);
+  if (/^wss?:\/\//.test(text)) return connectWebSocket(text, options);
+  const m = /^(?:tcp:\/\/)?(\[[^\]]+\]|[^:/]+):(\d+)$/.exec(text);
+  if (!m) throw makeError('ValueError', `RPC: ${text} is neither host:port nor a ws:// URL`);
+  return connectTCP(m[1].replace(/^\[|\]$/g, ''), Number(m[2]));
+}
