@@ -12,6 +12,8 @@ import {
 import { openTransport } from './transport.js';
 
 const CPU = deviceOf('cpu');
+// the default stream, sent as TVM's client sends it (OpaquePtr 0)
+const DEFAULT_STREAM = Object.freeze({ opaquePtr: 0 });
 const TYPED = {
   'int8': Int8Array, 'int16': Int16Array, 'int32': Int32Array, 'int64': BigInt64Array,
   'uint8': Uint8Array, 'uint16': Uint16Array, 'uint32': Uint32Array, 'uint64': BigUint64Array,
@@ -399,6 +401,10 @@ export class RPCSession {
 
   #writeValue(w, v) {
     if (v === null || v === undefined) return w.u32(T.None);
+    if (v === DEFAULT_STREAM) {
+      w.u32(T.OpaquePtr);
+      return w.u64(0);
+    }
     switch (typeof v) {
       case 'boolean': w.u32(T.Bool); return w.u64(v ? 1 : 0);
       case 'number':
@@ -521,7 +527,7 @@ export class RPCSession {
 
   /** Waits for the device's work to finish. */
   async sync(device = CPU) {
-    await this.#syscall(CODE.DevStreamSync, [deviceOf(device), null], 'kDevStreamSync');
+    await this.#syscall(CODE.DevStreamSync, [deviceOf(device), DEFAULT_STREAM], 'kDevStreamSync');
   }
 
   /** An uninitialised tensor on the server. */

@@ -21,6 +21,11 @@ function listeners() {
   return {
     data, close,
     get closed() { return closed; },
+    // listeners added while a chunk is delivered get the next chunk, not this one
+    emitData(u8) {
+      const n = data.length;
+      for (let i = 0; i < n; i++) data[i](u8);
+    },
     emitClose(error) {
       if (closed) return;
       closed = true;
@@ -35,7 +40,7 @@ export function socketTransport(socket) {
   socket.setNoDelay?.(true);
   socket.on('data', (chunk) => {
     const u8 = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    for (const fn of l.data) fn(u8);
+    l.emitData(u8);
   });
   socket.on('error', (e) => l.emitClose(makeError('RPCError', `RPC connection error: ${e.message}`)));
   socket.on('close', () => l.emitClose());
@@ -115,7 +120,7 @@ export function webSocketTransport(ws) {
       ws.close();
       return;
     }
-    for (const fn of l.data) fn(u8);
+    l.emitData(u8);
   });
   ws.addEventListener('close', () => l.emitClose());
   ws.addEventListener('error', () => l.emitClose(makeError('RPCError', 'RPC: WebSocket error')));

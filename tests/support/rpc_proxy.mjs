@@ -1,0 +1,94 @@
+// A stand-in for TVM's RPC proxy (python/tvm/rpc/proxy.py) for tests without
+// TVM: devices and clients connect over WebSocket (/ws) or TCP, each sends
+// magic, key length and "server:KEY" / "client:KEY"; a server and a client
+// with the same KEY are paired (each is sent kRPCSuccess, the other's key
+// length and key) and their bytes forwarded; a client with no device is sent
+// kRPCMismatch, a second device under one key kRPCDuplicate.
+import net from 'node:net';
+import http from 'node:http';
+import { WebSocketServer } from 'ws';
+
+const MAGIC = 0xff271;
+
+function i32(v) {
+  const b = Buffer.alloc(4);
+  b.writeInt32LE(v);
+  return b;
+}
+
+export async function startProxy() {
+  const servers = new Map(); // key -> peer waiting
+  const peers = new Set();
+
+  function peer(send, close) {
+    const p = { send, close, buf: Buffer.alloc(0), key: null, other: null };
+    peers.add(p);
+    p.data = (chunk) => {
+      if (p.other) return p.other.send(chunk);
+      p.buf = Buffer.concat([p.buf, chunk]);
+      if (p.key === null && p.buf.length >= 8) {
+        if (p.buf.readInt32LE(0) !== MAGIC) return p.close();
+        const n = p.buf.readInt32LE(4);
+        if (p.buf.length < 8 + n) return;
+        p.key = p.buf.subarray(8, 8 + n).toString();
+        const rest = p.buf.subarray(8 + n);
+        p.buf = Buffer.alloc(0);
+        const match = p.key.slice(7).split(' ')[0];
+        if (p.key.startsWith('server:')) {
+          if (servers.has(match)) {
+            p.send(i32(MAGIC + 1));
+            return p.close();
+          }
+          servers.set(match, p);
+        } else {
+          const s = servers.get(match);
+          if (!s) {
+            p.send(i32(MAGIC + 2));
+            return p.close();
+          }
+          servers.delete(match);
+          p.other = s;
+          s.other = p;
+          for (const [a, b] of [[s, p], [p, s]]) {
+            a.send(Buffer.concat([i32(MAGIC), i32(Buffer.byteLength(b.key)), Buffer.from(b.key)]));
+          }
+          if (rest.length) s.send(rest);
+        }
+      }
+    };
+    p.closed = () => {
+      peers.delete(p);
+      for (const [k, v] of servers) if (v === p) servers.delete(k);
+      if (p.other) p.other.close();
+    };
+    return p;
+  }
+
+  const tcp = net.createServer((sock) => {
+    const p = peer((b) => sock.write(b), () => sock.end());
+    sock.on('data', p.data);
+    sock.on('close', p.closed);
+    sock.on('error', () => {});
+  });
+  await new Promise((r) => tcp.listen(0, '127.0.0.1', r));
+  const httpServer = http.createServer();
+  const wss = new WebSocketServer({ server: httpServer, path: '/ws' });
+  wss.on('connection', (ws) => {
+    const p = peer((b) => ws.send(b), () => ws.close());
+    ws.on('message', (m) => p.data(Buffer.from(m)));
+    ws.on('close', p.closed);
+    ws.on('error', () => {});
+  });
+  await new Promise((r) => httpServer.listen(0, '127.0.0.1', r));
+  return {
+    tcpPort: tcp.address().port,
+    wsUrl: `ws://127.0.0.1:${httpServer.address().port}/ws`,
+    /** Keys of devices waiting for a client. */
+    waiting: () => [...servers.keys()],
+    async close() {
+      for (const p of peers) p.close();
+      wss.close();
+      await Promise.all([new Promise((r) => tcp.close(r)), new Promise((r) => httpServer.close(r))]);
+    },
+  };
+}
