@@ -251,10 +251,23 @@ static int wf_rpc_to_call_args(WebFFIRPCEndpoint* ep, wf_rpc_packet* p, TVMFFIAn
       }
       case kTVMFFIDLTensorPtr: {
         DLTensor* t = (DLTensor*)wf_rpc_arena_alloc(&p->arena, sizeof(DLTensor));
+        wf_rpc_handle* e = NULL;
         if (t == NULL) return -1;
-        if (wf_rpc_resolve_tensor(ep, (const wf_rpc_tensor*)w->v_ptr, 0, 1, t, NULL) != 0) return -1;
+        if (wf_rpc_resolve_tensor(ep, (const wf_rpc_tensor*)w->v_ptr, 0, 1, t, &e) != 0) return -1;
         a->v_int64 = 0;
-        a->v_ptr = t;
+        if (e->obj != NULL && e->obj->type_index == kTVMFFITensor) {
+          /* an ffi.Tensor view holding the memory's owner: callees may keep it */
+          DLTensor* owner = wf_tensor_dl(e->obj);
+          t->byte_offset += (uint64_t)((char*)e->data - (char*)owner->data);
+          t->data = owner->data;
+          TVMFFIObjectHandle view = NULL;
+          if (TVMFFITensorCreateUnsafeView(e->obj, t, &view) != 0) return -1;
+          owned[*n_owned].type_index = kTVMFFITensor;
+          owned[*n_owned].v_obj = (TVMFFIObject*)view;
+          *a = owned[(*n_owned)++];
+        } else {
+          a->v_ptr = t;
+        }
         break;
       }
       case kTVMFFIFunction:
@@ -500,13 +513,37 @@ static int wf_rpc_alloc(WebFFIRPCEndpoint* ep, DLDevice dev, const WebFFIDeviceA
     return wf_err_raise("ValueError", "RPC: alignment %llu is not a power of two up to 4096",
                         (unsigned long long)alignment);
   }
-  void* data = api->alloc(api->ctx, dev, nbytes ? (size_t)nbytes : 1, (size_t)alignment);
-  if (data == NULL) return -1;
-  uint64_t id = wf_rpc_handles_add_data(&ep->handles, dev, data, nbytes, NULL);
-  if (id == 0) {
-    api->free(api->ctx, dev, data);
-    return -1;
+  uint64_t id;
+  if (nbytes > 0 && alignment <= 64) {
+    /* memory owned by a tensor, so a call's tensor argument can be an
+     * ffi.Tensor view that keeps it alive (what JS callees and the WebGPU
+     * kernels take), whatever the peer frees meanwhile */
+    int64_t shape[1] = {(int64_t)nbytes};
+    DLTensor proto;
+    memset(&proto, 0, sizeof(proto));
+    proto.device = dev;
+    proto.ndim = 1;
+    proto.dtype.code = kDLUInt;
+    proto.dtype.bits = 8;
+    proto.dtype.lanes = 1;
+    proto.shape = shape;
+    TVMFFIObjectHandle owner = NULL;
+    if (TVMFFIEnvTensorAlloc(&proto, &owner) != 0) return -1;
+    DLTensor* dl = wf_tensor_dl((TVMFFIObject*)owner);
+    id = wf_rpc_handles_add_data(&ep->handles, dev, (char*)dl->data + dl->byte_offset, nbytes,
+                                 (TVMFFIObject*)owner);
+    TVMFFIObjectDecRef(owner);
+    if (id == 0) return -1;
+  } else {
+    void* data = api->alloc(api->ctx, dev, nbytes ? (size_t)nbytes : 1, (size_t)alignment);
+    if (data == NULL) return -1;
+    id = wf_rpc_handles_add_data(&ep->handles, dev, data, nbytes, NULL);
+    if (id == 0) {
+      api->free(api->ctx, dev, data);
+      return -1;
+    }
   }
+  wf_rpc_handles_get(&ep->handles, id, WF_RPC_HANDLE_DATA)->counted = 1;
   ep->device_bytes += nbytes;
   return wf_rpc_reply_handle(ep, id);
 }
@@ -677,7 +714,7 @@ static int wf_rpc_syscall(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
       if (!wf_rpc_same_device(e->device, dev)) {
         return wf_err_raise("ValueError", "RPC kDevFreeData: the handle lives on another device");
       }
-      uint64_t held = e->obj == NULL ? e->nbytes : 0;
+      uint64_t held = e->counted ? e->nbytes : 0;
       if (wf_rpc_handles_free(&ep->handles, p->args[1].v_uint64, WF_RPC_HANDLE_DATA) != 0) return -1;
       ep->device_bytes -= held;
       return wf_rpc_reply_none(ep);

@@ -23,6 +23,7 @@ typedef struct {
   DLDevice device;     /* DATA */
   uint64_t nbytes;     /* DATA */
   uint64_t linked;     /* OBJECT: a DATA id freed with it (a tensor's data) */
+  uint8_t counted;     /* DATA: allocated for the peer, counted against its limit */
 } wf_rpc_handle;
 
 typedef struct {

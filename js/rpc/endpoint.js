@@ -101,13 +101,15 @@ export function createEndpoint(rt, options = {}) {
     ? ep(1, token, null, '')
     : ep(1, token, String(error?.kind ?? error?.name ?? 'RuntimeError'), String(error?.message ?? error))));
 
+  // the WebGPU engine (sync, info, device) behind the runtime's backend
   const backendOf = (type) => {
-    const b = rt.backends?.get?.('webgpu');
-    return type === WEBGPU && b ? b : null;
+    const b = type === WEBGPU ? rt.backends?.get?.('webgpu') : null;
+    const engine = b?.engine ?? b;
+    return engine && typeof engine.sync === 'function' ? engine : null;
   };
   const streamSync = (token, device) => {
     const b = backendOf(device.deviceType);
-    if (!b || typeof b.sync !== 'function') return 0; // CPU: nothing to wait for
+    if (!b) return 0; // CPU: nothing to wait for
     b.sync().then(() => complete(token), (e) => complete(token, e));
     return PENDING;
   };

@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include <tvm/ffi/extra/c_env_api.h>
+#include <webffi/device_api.h>
+#include <webffi/typed_call.h>
 #include <webffi/webffi.h>
 
 #include "harness.h"
@@ -719,11 +721,11 @@ static int make_tensor(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* 
 
 static int sum_int32(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)self;
-  if (n != 1 || args[0].type_index != kTVMFFIDLTensorPtr) {
-    TVMFFIErrorSetRaisedFromCStr("TypeError", "expects a DLTensor*");
+  DLTensor* t = NULL;
+  if (n != 1 || WebFFIArgToDLTensor(NULL, args, 0, &t) != 0) {
+    TVMFFIErrorSetRaisedFromCStr("TypeError", "expects a tensor");
     return -1;
   }
-  const DLTensor* t = (const DLTensor*)args[0].v_ptr;
   const int32_t* d = (const int32_t*)((const char*)t->data + t->byte_offset);
   int64_t sum = 0;
   for (int64_t i = 0; i < t->shape[0]; ++i) sum += d[i];
@@ -847,9 +849,16 @@ void rpc_endpoint_returns_values_strings_and_tensors(void) {
   expect_exception(&r, "8 bytes at offset 4 overrun the 8 bytes of data handle");
   shape[0] = 2;
   t.t.byte_offset = 0;
-  /* a result that cannot cross: a DLTensor* view */
+  /* a tensor argument reaches the callee as an ffi.Tensor view that holds
+   * the memory: returned, it is a tensor result of its own */
   call(ep, &s, echo, &targ, 1, &r);
-  expect_exception(&r, "TypeError: RPC: a result of type index 7 cannot cross to the peer");
+  CHECK_EQ_INT(r.code, kWebFFIRPCReturn);
+  CHECK_EQ_INT(r.num_args, 3);
+  CHECK_EQ_INT(r.args[0].v_int64, kTVMFFITensor);
+  TVMFFIAny view_handle = any_handle(r.args[2].v_uint64);
+  wf_rpc_packet_clear(&r);
+  syscall(ep, &s, kWebFFIRPCFreeHandle, &view_handle, 1, &r);
+  expect_none(&r);
   /* freeing the tensor frees its data handle too */
   TVMFFIAny h = any_handle(tensor_id);
   syscall(ep, &s, kWebFFIRPCFreeHandle, &h, 1, &r);
@@ -882,4 +891,276 @@ void rpc_endpoint_handle_and_packet_limits(void) {
   WebFFIRPCEndpointDestroy(ep);
   wf_rpc_buf_free(&s.bytes);
   runtime_still_works();
+}
+
+/* ------------------------------------------------------ server functions */
+static TVMFFIAny any_bytes(TVMFFIByteArray* b) {
+  TVMFFIAny a = {0};
+  a.type_index = kTVMFFIByteArrayPtr;
+  a.v_ptr = b;
+  return a;
+}
+
+void rpc_server_work_directory_functions(void) {
+  sink s;
+  WebFFIRPCEndpointConfig cfg = {0};
+  /* off by default: the names read as missing */
+  WebFFIRPCEndpoint* ep = open_session(&s, &cfg);
+  CHECK(get_global(ep, &s, "tvm.rpc.server.upload") == 0);
+  CHECK(get_global(ep, &s, "tvm.rpc.server.load_module") == 0);
+  CHECK(get_global(ep, &s, "tvm.rpc.server.ModuleGetFunction") != 0);
+  WebFFIRPCEndpointDestroy(ep);
+  wf_rpc_buf_free(&s.bytes);
+
+  WebFFIRPCEndpointConfig on = {0};
+  on.enable_upload = 1;
+  on.max_upload_bytes = 16;
+  ep = open_session(&s, &on);
+  uint64_t up = get_global(ep, &s, "tvm.rpc.server.upload");
+  uint64_t down = get_global(ep, &s, "tvm.rpc.server.download");
+  uint64_t ls = get_global(ep, &s, "tvm.rpc.server.listdir");
+  uint64_t rm = get_global(ep, &s, "tvm.rpc.server.remove");
+  uint64_t load = get_global(ep, &s, "tvm.rpc.server.load_module");
+  CHECK(up && down && ls && rm && load);
+  TVMFFIByteArray data = {"hello", 5};
+  TVMFFIAny args[2] = {any_cstr("a.txt"), any_bytes(&data)};
+  wf_rpc_packet r;
+  call(ep, &s, up, args, 2, &r);
+  CHECK_EQ_INT(r.code, kWebFFIRPCReturn);
+  wf_rpc_packet_clear(&r);
+  args[0] = any_cstr("/b.bin"); /* TVM's absolute paths name the same flat files */
+  call(ep, &s, up, args, 2, &r);
+  wf_rpc_packet_clear(&r);
+  TVMFFIAny dot = any_cstr(".");
+  call(ep, &s, ls, &dot, 1, &r);
+  CHECK_EQ_INT(r.args[1].type_index, kTVMFFIRawStr);
+  CHECK_EQ_STR(r.args[1].v_c_str, "a.txt,b.bin,");
+  wf_rpc_packet_clear(&r);
+  TVMFFIAny name = any_cstr("a.txt");
+  call(ep, &s, down, &name, 1, &r);
+  CHECK_EQ_INT(r.args[1].type_index, kTVMFFIByteArrayPtr);
+  const TVMFFIByteArray* got = (const TVMFFIByteArray*)r.args[1].v_ptr;
+  CHECK(got->size == 5 && memcmp(got->data, "hello", 5) == 0);
+  wf_rpc_packet_clear(&r);
+  /* the work directory's limit: 16 bytes, 10 held */
+  TVMFFIByteArray big = {"0123456789", 10};
+  TVMFFIAny over[2] = {any_cstr("c"), any_bytes(&big)};
+  call(ep, &s, up, over, 2, &r);
+  expect_exception(&r, "MemoryError: tvm.rpc.server.upload: 10 bytes would pass the work directory's limit of 16 bytes");
+  call(ep, &s, rm, &name, 1, &r);
+  wf_rpc_packet_clear(&r);
+  call(ep, &s, down, &name, 1, &r);
+  expect_exception(&r, "ValueError: tvm.rpc.server.download: no file 'a.txt'");
+  call(ep, &s, up, over, 2, &r); /* fits now that a.txt is gone */
+  CHECK_EQ_INT(r.code, kWebFFIRPCReturn);
+  wf_rpc_packet_clear(&r);
+  /* natively there is no wasm module loader: load_module says so */
+  TVMFFIAny c = any_cstr("c");
+  call(ep, &s, load, &c, 1, &r);
+  expect_exception(&r, "ffi.Module.load_from_bytes.wasm is not registered");
+  TVMFFIAny nul = any_cstr("");
+  call(ep, &s, up, (TVMFFIAny[]){nul, any_bytes(&data)}, 2, &r);
+  expect_exception(&r, "a file name is 1 to 1024 bytes");
+  WebFFIRPCEndpointDestroy(ep);
+  wf_rpc_buf_free(&s.bytes);
+}
+
+void rpc_server_time_evaluator_and_packet_size(void) {
+  sink s;
+  WebFFIRPCEndpointConfig cfg = {0};
+  cfg.max_packet_bytes = 1 << 20;
+  WebFFIRPCEndpoint* ep = open_session(&s, &cfg);
+  wf_rpc_packet r;
+  uint64_t size = get_global(ep, &s, "tvm.rpc.server.GetCRTMaxPacketSize");
+  call(ep, &s, size, NULL, 0, &r);
+  CHECK_EQ_INT(r.args[1].v_int64, 1 << 20);
+  wf_rpc_packet_clear(&r);
+  uint64_t te = get_global(ep, &s, "runtime.RPCTimeEvaluator");
+  CHECK(te != 0);
+  /* (None, name, device_type, device_id, number, repeat, min_repeat_ms,
+   *  limit_zero_time_iterations, cooldown_ms, repeats_to_cooldown,
+   *  cache_flush_bytes, f_preproc_name) */
+  TVMFFIAny a[12] = {any_none(), any_cstr("ffi.Array"), any_int(kDLCPU), any_int(0), any_int(3),
+                     any_int(4), any_int(0), any_int(10), any_int(0), any_int(1), any_int(0),
+                     any_cstr("")};
+  call(ep, &s, te, a, 12, &r);
+  CHECK_EQ_INT(r.args[0].v_int64, kTVMFFIFunction);
+  uint64_t timer = r.args[1].v_uint64;
+  wf_rpc_packet_clear(&r);
+  TVMFFIAny targs[2] = {any_int(1), any_int(2)};
+  call(ep, &s, timer, targs, 2, &r);
+  CHECK_EQ_INT(r.args[0].v_int64, kTVMFFIBytes);
+  const TVMFFIByteArray* times = (const TVMFFIByteArray*)r.args[1].v_ptr;
+  CHECK_EQ_INT(times->size, 4 * sizeof(double));
+  for (int i = 0; i < 4; ++i) {
+    double t;
+    memcpy(&t, times->data + i * sizeof(double), sizeof(double));
+    CHECK(t >= 0 && t < 1);
+  }
+  wf_rpc_packet_clear(&r);
+  /* an unexposed global cannot be timed (the allow list is ffi.Array*) */
+  a[1] = any_cstr("testing.echo");
+  call(ep, &s, te, a, 12, &r);
+  expect_exception(&r, "cannot find function 'testing.echo'");
+  a[1] = any_cstr("ffi.Array");
+  a[5] = any_int(0);
+  call(ep, &s, te, a, 12, &r);
+  expect_exception(&r, "number and repeat must be positive");
+  WebFFIRPCEndpointDestroy(ep);
+  wf_rpc_buf_free(&s.bytes);
+}
+
+/* A device of a type of its own whose memory is read asynchronously. */
+typedef struct {
+  int calls;
+  uint64_t token;
+  uint64_t nbytes;
+} copy_hook;
+
+static int hook_copy(void* ctx, WebFFIRPCEndpoint* ep, DLDevice dev, void* data, uint64_t offset,
+                     uint64_t nbytes, uint64_t token) {
+  (void)ep;
+  (void)dev;
+  (void)data;
+  (void)offset;
+  copy_hook* h = (copy_hook*)ctx;
+  h->calls++;
+  h->token = token;
+  h->nbytes = nbytes;
+  return WEBFFI_RPC_PENDING;
+}
+
+static int hook_attr(void* ctx, DLDevice dev, int32_t kind, TVMFFIAny* out) {
+  (void)ctx;
+  (void)dev;
+  if (kind == 1) {
+    out->type_index = kTVMFFIInt;
+    out->v_int64 = 256;
+    return 1;
+  }
+  if (kind == 5) {
+    out->type_index = kTVMFFIRawStr;
+    out->v_c_str = "Test GPU";
+    return 1;
+  }
+  return 0;
+}
+
+static void* fake_alloc(void* ctx, DLDevice dev, size_t nbytes, size_t alignment) {
+  (void)ctx;
+  (void)dev;
+  (void)alignment;
+  return calloc(1, nbytes);
+}
+static void fake_free(void* ctx, DLDevice dev, void* data) {
+  (void)ctx;
+  (void)dev;
+  free(data);
+}
+static int fake_copy(void* ctx, const void* from, size_t from_offset, DLDevice from_dev, void* to,
+                     size_t to_offset, DLDevice to_dev, size_t nbytes, TVMFFIStreamHandle stream) {
+  (void)ctx;
+  (void)from_dev;
+  (void)to_dev;
+  (void)stream;
+  memcpy((char*)to + to_offset, (const char*)from + from_offset, nbytes);
+  return 0;
+}
+static int fake_sync(void* ctx, DLDevice dev, TVMFFIStreamHandle stream) {
+  (void)ctx;
+  (void)dev;
+  (void)stream;
+  return 0;
+}
+
+void rpc_endpoint_defers_device_reads_and_answers_attributes(void) {
+  const int type = 15;
+  WebFFIDeviceAPI api = {fake_alloc, fake_free, fake_copy, fake_sync, NULL};
+  CHECK(WebFFIDeviceAPISet(type, &api) == 0);
+  sink s;
+  copy_hook hook = {0, 0, 0};
+  WebFFIRPCEndpointConfig cfg = {0};
+  cfg.copy_from = hook_copy;
+  cfg.copy_from_ctx = &hook;
+  cfg.device_attr = hook_attr;
+  WebFFIRPCEndpoint* ep = open_session(&s, &cfg);
+  wf_rpc_packet r;
+  TVMFFIAny attr[2] = {any_device(type, 0), any_int(1)};
+  syscall(ep, &s, kWebFFIRPCDevGetAttr, attr, 2, &r);
+  CHECK_EQ_INT(r.args[0].type_index, kTVMFFIInt);
+  CHECK_EQ_INT(r.args[0].v_int64, 256);
+  wf_rpc_packet_clear(&r);
+  attr[1] = any_int(5);
+  syscall(ep, &s, kWebFFIRPCDevGetAttr, attr, 2, &r);
+  CHECK_EQ_INT(r.args[0].type_index, kTVMFFIRawStr);
+  CHECK_EQ_STR(r.args[0].v_c_str, "Test GPU");
+  wf_rpc_packet_clear(&r);
+  attr[1] = any_int(9);
+  syscall(ep, &s, kWebFFIRPCDevGetAttr, attr, 2, &r);
+  CHECK_EQ_INT(r.args[0].type_index, kTVMFFINone);
+  wf_rpc_packet_clear(&r);
+  /* 8 bytes on the device, written, then read back through the hook */
+  TVMFFIAny alloc[4] = {any_device(type, 0), any_int(8), any_int(64), {0}};
+  alloc[3].type_index = kTVMFFIDataType;
+  alloc[3].v_dtype.code = kDLFloat;
+  alloc[3].v_dtype.bits = 32;
+  alloc[3].v_dtype.lanes = 1;
+  syscall(ep, &s, kWebFFIRPCDevAllocData, alloc, 4, &r);
+  uint64_t data = r.args[0].v_uint64;
+  wf_rpc_packet_clear(&r);
+  int64_t shape[1] = {2};
+  wf_rpc_packet req;
+  memset(&req, 0, sizeof(req));
+  req.code = kWebFFIRPCCopyToRemote;
+  req.tensor.data = data;
+  req.tensor.t.device.device_type = (DLDeviceType)type;
+  req.tensor.t.ndim = 1;
+  req.tensor.t.dtype = alloc[3].v_dtype;
+  req.tensor.t.shape = shape;
+  req.nbytes = 8;
+  float in[2] = {1.5f, 2.5f};
+  req.data.data = (const char*)in;
+  req.data.size = 8;
+  request(ep, &s, &req, &r);
+  expect_none(&r);
+  req.code = kWebFFIRPCCopyFromRemote;
+  req.data.data = NULL;
+  req.data.size = 0;
+  wf_rpc_buf b = {0};
+  CHECK(wf_rpc_packet_encode(&b, &req) == 0);
+  TVMFFIAny name = any_cstr("ffi.Array");
+  encode_request(&b, kWebFFIRPCGetGlobalFunc, &name, 1);
+  feed_ok(ep, &b);
+  wf_rpc_buf_free(&b);
+  CHECK_EQ_INT(hook.calls, 1);
+  CHECK(hook.nbytes == 8);
+  CHECK_EQ_INT(WebFFIRPCEndpointIsPending(ep), 1);
+  CHECK_EQ_INT(s.bytes.size, 0);
+  /* a success without bytes, and the wrong byte count, are refused */
+  CHECK(WebFFIRPCEndpointComplete(ep, hook.token, 0) == -1);
+  CHECK_RAISED("ValueError", "WebFFIRPCEndpointComplete: token 1 awaits bytes: complete it with WebFFIRPCEndpointCompleteCopy");
+  CHECK(WebFFIRPCEndpointCompleteCopy(ep, hook.token, (const uint8_t*)in, 4) == -1);
+  expect_raised_part("ValueError", "8 bytes were asked for, 4 given");
+  CHECK_EQ_INT(WebFFIRPCEndpointCompleteCopy(ep, hook.token, (const uint8_t*)in, 8), WEBFFI_RPC_OPEN);
+  sink_pop_packet(&s, &r);
+  CHECK_EQ_INT(r.code, kWebFFIRPCCopyAck);
+  CHECK(r.data.size == 8 && memcmp(r.data.data, in, 8) == 0);
+  wf_rpc_packet_clear(&r);
+  sink_pop_packet(&s, &r); /* the lookup queued behind it */
+  CHECK(r.args[0].v_uint64 != 0);
+  wf_rpc_packet_clear(&r);
+  /* a failed read is answered as kException */
+  {
+    wf_rpc_buf c = {0};
+    CHECK(wf_rpc_packet_encode(&c, &req) == 0);
+    feed_ok(ep, &c);
+    wf_rpc_buf_free(&c);
+    TVMFFIErrorSetRaisedFromCStr("RuntimeError", "device lost");
+    CHECK_EQ_INT(WebFFIRPCEndpointComplete(ep, hook.token, -1), WEBFFI_RPC_OPEN);
+    sink_pop_packet(&s, &r);
+    expect_exception(&r, "RuntimeError: device lost");
+  }
+  WebFFIRPCEndpointDestroy(ep);
+  wf_rpc_buf_free(&s.bytes);
+  CHECK(WebFFIDeviceAPISet(type, NULL) == 0);
 }
