@@ -24,7 +24,20 @@
 /* TVM's DeviceAttrKind::kExist */
 #define WF_RPC_ATTR_EXIST 0
 
-enum { WF_RPC_WAIT_SYNC = 1, WF_RPC_WAIT_COPY = 2 };
+enum { WF_RPC_WAIT_SYNC = 1, WF_RPC_WAIT_COPY = 2, WF_RPC_WAIT_TIMER = 3 };
+
+/* A timer (runtime.RPCTimeEvaluator) on a device that waits asynchronously,
+ * run step by step: calls, then a wait for the device, then the clock. */
+typedef struct {
+  TVMFFIObject* fn; /* the timer Function (a reference) */
+  const wf_rpc_timer* t;
+  TVMFFIAny* args; /* owned copies of the call's arguments */
+  int32_t n;
+  double* out;
+  int64_t i, number, start, zeros;
+  double ms;
+  int warm; /* waiting for the warm-up call */
+} wf_rpc_timing;
 
 typedef enum {
   WF_RPC_HS_MAGIC,
@@ -61,6 +74,7 @@ struct WebFFIRPCEndpoint {
   int pending; /* 0, or what is awaited: WF_RPC_WAIT_SYNC, WF_RPC_WAIT_COPY */
   uint64_t pending_token;
   uint64_t pending_nbytes; /* WF_RPC_WAIT_COPY */
+  wf_rpc_timing timing;    /* WF_RPC_WAIT_TIMER */
   uint64_t next_token;
   int in_feed; /* guards against re-entrant Feed from inside a call */
 };
@@ -418,6 +432,129 @@ static int wf_rpc_reply_result_value(WebFFIRPCEndpoint* ep, wf_rpc_arena* arena,
 
 /* ---------------------------------------------------------------- requests */
 
+static void wf_rpc_timing_clear(wf_rpc_timing* r) {
+  for (int32_t i = 0; i < r->n; ++i) wf_any_release(&r->args[i]);
+  free(r->args);
+  free(r->out);
+  if (r->fn != NULL) TVMFFIObjectDecRef(r->fn);
+  memset(r, 0, sizeof(*r));
+}
+
+/* Waits for the timer's device: 1 done at once, 0 deferred, -1 failed. */
+static int wf_rpc_timing_wait(WebFFIRPCEndpoint* ep) {
+  uint64_t token = ++ep->next_token;
+  int rc = ep->stream_sync(ep->stream_sync_ctx, ep, ep->timing.t->dev, 0, token);
+  if (rc == WEBFFI_RPC_PENDING) {
+    ep->pending = WF_RPC_WAIT_TIMER;
+    ep->pending_token = token;
+    return 0;
+  }
+  return rc == 0 ? 1 : -1;
+}
+
+/* Goes on after a wait ended (TVM's loop, see rpc_server.c): 0 when
+ * answered or waiting again, -1 with an error raised. */
+static int wf_rpc_timing_run(WebFFIRPCEndpoint* ep) {
+  wf_rpc_timing* r = &ep->timing;
+  const wf_rpc_timer* t = r->t;
+  for (;;) {
+    int next_repeat = 0;
+    if (r->warm) {
+      r->warm = 0;
+      next_repeat = 1;
+    } else {
+      int64_t ns = wf_rpc_now_ns() - r->start;
+      if (ns == 0) r->zeros++;
+      r->ms = (double)ns / 1e6;
+      if (!(r->ms < (double)t->min_repeat_ms && r->zeros < t->limit_zero)) {
+        r->out[r->i++] = r->ms / 1e3 / (double)r->number;
+        if (r->i == t->repeat) {
+          TVMFFIAny v;
+          wf_any_set_none(&v);
+          if (wf_str_make(1, (const char*)r->out, (size_t)t->repeat * sizeof(double), &v) != 0) {
+            return -1;
+          }
+          wf_rpc_arena arena = {0};
+          int rc = wf_rpc_reply_result(ep, &arena, &v);
+          wf_rpc_arena_free(&arena);
+          wf_any_release(&v);
+          wf_rpc_timing_clear(r);
+          return rc;
+        }
+        next_repeat = 1;
+      }
+    }
+    if (next_repeat) {
+      r->ms = 0.0;
+      r->zeros = 0;
+      if (t->preproc != NULL && wf_rpc_call_discard(t->preproc, r->args, r->n) != 0) return -1;
+    }
+    if (r->ms > 0.0) {
+      double grown = (double)t->min_repeat_ms / (r->ms / (double)r->number) + 1;
+      double golden = (double)r->number * 1.618;
+      r->number = (int64_t)(grown > golden ? grown : golden);
+    }
+    r->start = wf_rpc_now_ns();
+    for (int64_t j = 0; j < r->number; ++j) {
+      if (wf_rpc_call_discard(t->pf, r->args, r->n) != 0) return -1;
+    }
+    int w = wf_rpc_timing_wait(ep);
+    if (w <= 0) return w;
+  }
+}
+
+/* Starts a timer whose device waits asynchronously; the arguments are
+ * copied, since they must outlive this packet. 0 (answered or deferred) or
+ * -1 with an error raised. */
+static int wf_rpc_timing_start(WebFFIRPCEndpoint* ep, TVMFFIObject* fn, const wf_rpc_timer* t,
+                               const TVMFFIAny* args, int32_t n) {
+  wf_rpc_timing* r = &ep->timing;
+  memset(r, 0, sizeof(*r));
+  r->fn = fn;
+  TVMFFIObjectIncRef(fn);
+  r->t = t;
+  r->number = t->number;
+  r->warm = 1;
+  r->out = (double*)calloc((size_t)t->repeat, sizeof(double));
+  r->args = (TVMFFIAny*)calloc(n > 0 ? (size_t)n : 1, sizeof(TVMFFIAny));
+  if (r->out == NULL || r->args == NULL) {
+    wf_rpc_timing_clear(r);
+    return wf_err_raise_oom(0);
+  }
+  for (int32_t i = 0; i < n; ++i) {
+    TVMFFIByteArray view;
+    const TVMFFIAny* a = &args[i];
+    int rc = 0;
+    if (a->type_index == kTVMFFIRawStr) {
+      wf_any_string_view(a, &view);
+      rc = wf_str_make(0, view.data, view.size, &r->args[i]);
+    } else if (a->type_index == kTVMFFIByteArrayPtr) {
+      wf_any_bytes_view(a, &view);
+      rc = wf_str_make(1, view.data, view.size, &r->args[i]);
+    } else if (a->type_index == kTVMFFIDLTensorPtr || a->type_index == kTVMFFIOpaquePtr) {
+      rc = wf_err_raise("ValueError", "RPC: timing on a device that waits asynchronously takes "
+                                      "tensors allocated with an alignment up to 64, and no "
+                                      "raw pointers");
+    } else {
+      r->args[i] = *a;
+      if (a->type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectIncRef(a->v_obj);
+    }
+    if (rc != 0) {
+      wf_rpc_timing_clear(r);
+      return -1;
+    }
+    r->n = i + 1;
+  }
+  int w = -1;
+  if (wf_rpc_call_discard(t->pf, r->args, r->n) == 0) w = wf_rpc_timing_wait(ep);
+  if (w > 0) w = wf_rpc_timing_run(ep);
+  if (w < 0) {
+    wf_rpc_timing_clear(r);
+    return -1;
+  }
+  return 0;
+}
+
 static int wf_rpc_call_func(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
   wf_rpc_handle* f = wf_rpc_handles_get(&ep->handles, p->handle, WF_RPC_HANDLE_OBJECT);
   if (f == NULL) return -1;
@@ -437,11 +574,19 @@ static int wf_rpc_call_func(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
   int rc = wf_rpc_to_call_args(ep, p, args, owned, &n_owned);
   TVMFFIAny result;
   memset(&result, 0, sizeof(result));
-  if (rc == 0) rc = TVMFFIFunctionCall(f->obj, args, n, &result);
+  const wf_rpc_timer* timer = wf_rpc_timer_of(f->obj);
+  int timed = 0;
+  if (rc == 0 && timer != NULL && timer->dev.device_type != kDLCPU && ep->stream_sync != NULL) {
+    rc = wf_rpc_timing_start(ep, f->obj, timer, args, n);
+    timed = 1;
+  } else if (rc == 0) {
+    rc = TVMFFIFunctionCall(f->obj, args, n, &result);
+  }
   for (int32_t i = 0; i < n_owned; ++i) {
     if (owned[i].type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectDecRef(owned[i].v_obj);
   }
   if (rc != 0) return -1;
+  if (timed) return 0; /* answered by the timing run */
   rc = wf_rpc_reply_result(ep, &p->arena, &result);
   if (result.type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectDecRef(result.v_obj);
   return rc;
@@ -991,6 +1136,18 @@ int WebFFIRPCEndpointComplete(WebFFIRPCEndpoint* ep, uint64_t token, int status)
     return wf_err_raise("ValueError", "WebFFIRPCEndpointComplete: no pending reply has token %llu",
                         (unsigned long long)token);
   }
+  if (ep->pending == WF_RPC_WAIT_TIMER) {
+    ep->pending = 0;
+    ep->in_feed = 1;
+    int rc = status == 0 ? wf_rpc_timing_run(ep) : -1;
+    if (rc != 0) {
+      wf_rpc_timing_clear(&ep->timing);
+      rc = wf_rpc_reply_error(ep);
+    }
+    rc = rc != 0 ? wf_rpc_fatal(ep, 0) : wf_rpc_run(ep);
+    ep->in_feed = 0;
+    return rc;
+  }
   if (status == 0 && ep->pending == WF_RPC_WAIT_COPY) {
     return wf_err_raise("ValueError", "WebFFIRPCEndpointComplete: token %llu awaits bytes: "
                                       "complete it with WebFFIRPCEndpointCompleteCopy",
@@ -1042,6 +1199,7 @@ int64_t WebFFIRPCEndpointHandleCount(const WebFFIRPCEndpoint* ep) {
 
 void WebFFIRPCEndpointDestroy(WebFFIRPCEndpoint* ep) {
   if (ep == NULL) return;
+  wf_rpc_timing_clear(&ep->timing);
   wf_rpc_handles_clear(&ep->handles);
   wf_rpc_policy_detach(ep->policy);
   wf_rpc_policy_release(ep->policy);

@@ -315,12 +315,6 @@ static int wf_rpc_max_packet(void* func, const TVMFFIAny* args, int32_t n, TVMFF
 }
 
 /* --------------------------------------------------------- time evaluator */
-typedef struct {
-  TVMFFIObject* pf;
-  TVMFFIObject* preproc; /* may be NULL */
-  DLDevice dev;
-  int64_t number, repeat, min_repeat_ms, limit_zero;
-} wf_rpc_timer;
 
 static void wf_rpc_timer_free(void* self) {
   wf_rpc_timer* t = (wf_rpc_timer*)self;
@@ -330,13 +324,13 @@ static void wf_rpc_timer_free(void* self) {
   free(t);
 }
 
-static int64_t wf_rpc_now_ns(void) {
+int64_t wf_rpc_now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int wf_rpc_call_discard(TVMFFIObject* f, const TVMFFIAny* args, int32_t n) {
+int wf_rpc_call_discard(TVMFFIObject* f, const TVMFFIAny* args, int32_t n) {
   TVMFFIAny rv;
   wf_any_set_none(&rv);
   if (wf_func_call(f, args, n, &rv) != 0) return -1;
@@ -388,6 +382,11 @@ static int wf_rpc_timer_call(void* func, const TVMFFIAny* args, int32_t n, TVMFF
 fail:
   free(out);
   return -1;
+}
+
+const wf_rpc_timer* wf_rpc_timer_of(TVMFFIObject* f) {
+  TVMFFIFunctionCell* cell = (TVMFFIFunctionCell*)((char*)f + sizeof(TVMFFIObject));
+  return cell->safe_call == wf_rpc_timer_call ? (const wf_rpc_timer*)wf_func_self(f) : NULL;
 }
 
 /* runtime.RPCTimeEvaluator(module | None, name, device_type, device_id,

@@ -30,4 +30,19 @@ int wf_rpc_policy_allows(const wf_rpc_policy* p, const char* name, size_t size);
  * 0, or -1 with an error raised. */
 int wf_rpc_server_function(wf_rpc_policy* p, const char* name, size_t size, TVMFFIObject** out);
 
+/* A timer made by runtime.RPCTimeEvaluator (its settings), for an endpoint
+ * that runs it step by step when the device waits asynchronously. */
+typedef struct {
+  TVMFFIObject* pf;
+  TVMFFIObject* preproc; /* may be NULL */
+  DLDevice dev;
+  int64_t number, repeat, min_repeat_ms, limit_zero;
+} wf_rpc_timer;
+
+/* The timer behind f, or NULL when f is not one. */
+const wf_rpc_timer* wf_rpc_timer_of(TVMFFIObject* f);
+/* Calls f with args and drops the result. 0 or -1. */
+int wf_rpc_call_discard(TVMFFIObject* f, const TVMFFIAny* args, int32_t n);
+int64_t wf_rpc_now_ns(void);
+
 #endif /* WEBFFI_SRC_RPC_SERVER_H_ */

@@ -1164,3 +1164,83 @@ void rpc_endpoint_defers_device_reads_and_answers_attributes(void) {
   wf_rpc_buf_free(&s.bytes);
   CHECK(WebFFIDeviceAPISet(type, NULL) == 0);
 }
+
+static int hook_gpu_sync(void* ctx, WebFFIRPCEndpoint* ep, DLDevice dev, uint64_t stream,
+                         uint64_t token) {
+  (void)ep;
+  (void)stream;
+  sync_hook* h = (sync_hook*)ctx;
+  CHECK_EQ_INT(dev.device_type, 15);
+  h->calls++;
+  h->token = token;
+  return WEBFFI_RPC_PENDING;
+}
+
+/* runtime.RPCTimeEvaluator on a device that waits asynchronously: a wait
+ * after the warm-up call and after each repeat, the reply deferred until the
+ * last one; other requests queue behind it. */
+void rpc_endpoint_times_async_devices_with_waits(void) {
+  WebFFIDeviceAPI api = {fake_alloc, fake_free, fake_copy, fake_sync, NULL};
+  CHECK(WebFFIDeviceAPISet(15, &api) == 0);
+  sink s;
+  sync_hook hook = {0, 0, 1};
+  WebFFIRPCEndpointConfig cfg = {0};
+  cfg.stream_sync = hook_gpu_sync;
+  cfg.stream_sync_ctx = &hook;
+  WebFFIRPCEndpoint* ep = open_session(&s, &cfg);
+  wf_rpc_packet r;
+  uint64_t te = get_global(ep, &s, "runtime.RPCTimeEvaluator");
+  TVMFFIAny a[12] = {any_none(), any_cstr("ffi.Array"), any_int(15), any_int(0), any_int(2),
+                     any_int(3), any_int(0), any_int(10), any_int(0), any_int(1), any_int(0),
+                     any_cstr("")};
+  call(ep, &s, te, a, 12, &r);
+  uint64_t timer = r.args[1].v_uint64;
+  wf_rpc_packet_clear(&r);
+  wf_rpc_packet req;
+  memset(&req, 0, sizeof(req));
+  req.code = kWebFFIRPCCallFunc;
+  req.handle = timer;
+  TVMFFIAny args[2] = {any_int(1), any_cstr("two")};
+  req.args = args;
+  req.num_args = 2;
+  wf_rpc_buf b = {0};
+  CHECK(wf_rpc_packet_encode(&b, &req) == 0);
+  TVMFFIAny name = any_cstr("ffi.Array");
+  encode_request(&b, kWebFFIRPCGetGlobalFunc, &name, 1);
+  feed_ok(ep, &b);
+  wf_rpc_buf_free(&b);
+  /* the warm-up wait, then one per repeat */
+  for (int i = 0; i < 4; ++i) {
+    CHECK_EQ_INT(hook.calls, i + 1);
+    CHECK_EQ_INT(WebFFIRPCEndpointIsPending(ep), 1);
+    CHECK_EQ_INT(s.bytes.size, 0);
+    CHECK_EQ_INT(WebFFIRPCEndpointComplete(ep, hook.token, 0), WEBFFI_RPC_OPEN);
+  }
+  CHECK_EQ_INT(WebFFIRPCEndpointIsPending(ep), 0);
+  sink_pop_packet(&s, &r);
+  CHECK_EQ_INT(r.args[0].v_int64, kTVMFFIBytes);
+  CHECK_EQ_INT(((const TVMFFIByteArray*)r.args[1].v_ptr)->size, 3 * sizeof(double));
+  wf_rpc_packet_clear(&r);
+  sink_pop_packet(&s, &r); /* the lookup that waited behind it */
+  CHECK(r.args[0].v_uint64 != 0);
+  wf_rpc_packet_clear(&r);
+  /* a failed wait ends the timing with the device's error */
+  {
+    wf_rpc_buf c = {0};
+    CHECK(wf_rpc_packet_encode(&c, &req) == 0);
+    feed_ok(ep, &c);
+    wf_rpc_buf_free(&c);
+  }
+  TVMFFIErrorSetRaisedFromCStr("RuntimeError", "GPU device lost");
+  CHECK_EQ_INT(WebFFIRPCEndpointComplete(ep, hook.token, -1), WEBFFI_RPC_OPEN);
+  sink_pop_packet(&s, &r);
+  expect_exception(&r, "RuntimeError: GPU device lost");
+  /* an endpoint destroyed mid-timing releases it (ASan checks) */
+  CHECK(wf_rpc_packet_encode(&b, &req) == 0);
+  feed_ok(ep, &b);
+  wf_rpc_buf_free(&b);
+  CHECK_EQ_INT(WebFFIRPCEndpointIsPending(ep), 1);
+  WebFFIRPCEndpointDestroy(ep);
+  wf_rpc_buf_free(&s.bytes);
+  CHECK(WebFFIDeviceAPISet(15, NULL) == 0);
+}

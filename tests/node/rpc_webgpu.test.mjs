@@ -37,6 +37,12 @@ test('a remote WebGPU tensor: allocate, copy in, run a kernel, copy out', async 
     assert.equal(await s.deviceAttr('webgpu', 2), 1);
     assert.equal(typeof (await s.deviceAttr('webgpu', 5)), 'string');
     assert.deepEqual(JSON.parse(await s.deviceAttr('webgpu', 8)).length, 3);
+    // a timer on the GPU waits for the device after each run (the reply is deferred meanwhile)
+    const timer = s.timeEvaluator('webgpu.matmul', 'webgpu', { number: 3, repeat: 2 });
+    const times = await timer(a, b);
+    assert.equal(times.length, 2);
+    assert.ok(times.every((x) => x > 0 && x < 5), String(times));
+    timer.dispose();
     for (const x of [a, b, y, t]) x.dispose();
     // the session goes on after the deferred replies
     assert.equal(await s.deviceExists('cpu'), true);
