@@ -713,6 +713,24 @@ static int wf_rpc_stream_sync(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
   return wf_rpc_reply_none(ep);
 }
 
+/* kCopyAck with n bytes: a large payload goes out straight from where it
+ * lies, after the header, instead of being copied into the output buffer. */
+static int wf_rpc_send_ack(WebFFIRPCEndpoint* ep, const char* data, size_t n) {
+  if (n <= ((size_t)64 << 10)) {
+    wf_rpc_packet ack;
+    memset(&ack, 0, sizeof(ack));
+    ack.code = kWebFFIRPCCopyAck;
+    ack.data.data = data;
+    ack.data.size = n;
+    return wf_rpc_packet_encode(&ep->out, &ack) != 0 ? -1 : wf_rpc_flush(ep);
+  }
+  if (wf_rpc_buf_u64(&ep->out, (uint64_t)n + 4) != 0 ||
+      wf_rpc_buf_u32(&ep->out, kWebFFIRPCCopyAck) != 0 || wf_rpc_flush(ep) != 0) {
+    return -1;
+  }
+  return ep->send(ep->send_ctx, (const uint8_t*)data, n);
+}
+
 static int wf_rpc_copy(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
   DLTensor t;
   if (wf_rpc_resolve_tensor(ep, &p->tensor, p->nbytes, 0, &t, NULL) != 0) return -1;
@@ -728,9 +746,7 @@ static int wf_rpc_copy(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
     }
     return wf_rpc_reply_none(ep);
   }
-  wf_rpc_packet ack;
-  memset(&ack, 0, sizeof(ack));
-  ack.code = kWebFFIRPCCopyAck;
+  const char* from = NULL;
   char* tmp = NULL;
   if (t.device.device_type != kDLCPU && ep->copy_from != NULL) {
     uint64_t token = ++ep->next_token;
@@ -745,7 +761,7 @@ static int wf_rpc_copy(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
     return wf_err_raise("ValueError", "RPC: the copy_from hook must defer (WEBFFI_RPC_PENDING) or fail");
   }
   if (t.device.device_type == kDLCPU) {
-    ack.data.data = (const char*)t.data + t.byte_offset;
+    from = (const char*)t.data + t.byte_offset;
   } else {
     tmp = (char*)malloc(n ? n : 1);
     if (tmp == NULL) return wf_err_raise_oom(n);
@@ -754,10 +770,9 @@ static int wf_rpc_copy(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
       free(tmp);
       return -1;
     }
-    ack.data.data = tmp;
+    from = tmp;
   }
-  ack.data.size = n;
-  int rc = wf_rpc_packet_encode(&ep->out, &ack);
+  int rc = wf_rpc_send_ack(ep, from, n);
   free(tmp);
   return rc != 0 ? -1 : wf_rpc_flush(ep);
 }
@@ -1179,13 +1194,7 @@ int WebFFIRPCEndpointCompleteCopy(WebFFIRPCEndpoint* ep, uint64_t token, const u
   }
   ep->pending = 0;
   ep->in_feed = 1;
-  wf_rpc_packet ack;
-  memset(&ack, 0, sizeof(ack));
-  ack.code = kWebFFIRPCCopyAck;
-  ack.data.data = (const char*)data;
-  ack.data.size = size;
-  int rc = wf_rpc_packet_encode(&ep->out, &ack);
-  if (rc == 0) rc = wf_rpc_flush(ep);
+  int rc = wf_rpc_send_ack(ep, (const char*)data, size);
   rc = rc != 0 ? wf_rpc_fatal(ep, 0) : wf_rpc_run(ep);
   ep->in_feed = 0;
   return rc;

@@ -483,11 +483,12 @@ export class RPCSession {
    */
   getGlobal(name) {
     let f = null;
-    const call = async (...args) => {
+    const first = async (...args) => {
       f ??= await this.lookupGlobal(name);
       if (f === null) throw makeError('ValueError', `Cannot find global function ${name} on the RPC server`);
       return f(...args);
     };
+    const call = (...args) => (f ? f(...args) : first(...args));
     call.dispose = () => f?.dispose();
     call[Symbol.dispose] = call.dispose;
     return call;

@@ -1,0 +1,131 @@
+// webffi as a TVM RPC device, measured against raw loopback TCP in the same run.
+// Run: node bench/rpc.bench.mjs [--quick]
+//   round trip: a remote call of bench.add(1, 2) from our client to our
+//   device (another process) against a raw TCP echo of the same request
+//   bytes (the client waits for as many bytes as the real reply has);
+//   bandwidth: copying a 16 MiB float32 tensor to / from the device against
+//   the same bytes through a raw loopback socket (a sink that acknowledges
+//   with one byte, a source that sends them on a 5-byte request).
+// Every row: median over paired rounds (which side goes first alternates).
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import { connectRPC } from '../js/index.js';
+
+const quick = process.argv.includes('--quick');
+const ROUNDS = quick ? 3 : 11;
+const CALLS = quick ? 200 : 2000;
+const MIB = 1 << 20;
+const BYTES = 16 * MIB;
+const COPIES = quick ? 2 : 5;
+
+const child = spawn(process.execPath, [new URL('./rpc_server.mjs', import.meta.url).pathname], { stdio: ['ignore', 'pipe', 'inherit'] });
+const ports = await new Promise((resolve) => child.stdout.once('data', (d) => resolve(JSON.parse(String(d)))));
+
+function median(xs) {
+  const s = [...xs].sort((x, y) => x - y);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+async function paired(round) {
+  const base = [];
+  const ours = [];
+  const ratios = [];
+  for (let i = 0; i <= ROUNDS; i++) {
+    const [a, b] = await round(i % 2 === 1);
+    if (i > 0) {
+      base.push(a);
+      ours.push(b);
+      ratios.push(b / a);
+    }
+  }
+  return [median(base), median(ours), median(ratios)];
+}
+
+function rawSocket(port) {
+  return new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1', () => resolve(s));
+    s.setNoDelay(true);
+  });
+}
+
+/** Writes bytes, resolves once `n` bytes came back. */
+function exchange(sock, bytes, n) {
+  return new Promise((resolve) => {
+    let got = 0;
+    const on = (d) => {
+      got += d.length;
+      if (got >= n) {
+        sock.off('data', on);
+        resolve();
+      }
+    };
+    sock.on('data', on);
+    sock.write(bytes);
+  });
+}
+
+const session = await connectRPC(`127.0.0.1:${ports.rpc}`, 'webffi');
+const add = session.getGlobal('bench.add');
+await add(1, 2);
+// the bytes our client sends for add(1, 2) and the size of the reply, for the echo
+const u = (n, bits = 32) => { const b = Buffer.alloc(bits / 8); bits === 32 ? b.writeUInt32LE(n) : b.writeBigUInt64LE(BigInt(n)); return b; };
+const callBody = Buffer.concat([u(3), u(1, 64), u(2), u(1), u(1, 64), u(1), u(2, 64)]);
+const request = Buffer.concat([u(callBody.length, 64), callBody]);
+const replyBytes = 8 + 4 + 4 + (4 + 8) * 2; // length, code, count, [Int type, Int value]
+const echo = await rawSocket(ports.echo);
+
+const timeCalls = async () => {
+  const t0 = performance.now();
+  for (let i = 0; i < CALLS; i++) await add(1, 2);
+  return ((performance.now() - t0) * 1e6) / CALLS;
+};
+const timeEcho = async () => {
+  const t0 = performance.now();
+  for (let i = 0; i < CALLS; i++) await exchange(echo, request, replyBytes);
+  return ((performance.now() - t0) * 1e6) / CALLS;
+};
+const [echoNs, callNs, callRatio] = await paired(async (swap) => {
+  if (swap) {
+    const b = await timeCalls();
+    return [await timeEcho(), b];
+  }
+  const a = await timeEcho();
+  return [a, await timeCalls()];
+});
+
+const bulk = await rawSocket(ports.bulk);
+const data = new Float32Array(BYTES / 4).fill(1.5);
+const remote = await session.empty([BYTES / 4], 'float32', 'cpu');
+await remote.set(data);
+const header = (op) => { const b = Buffer.alloc(5); b[0] = op; b.writeUInt32LE(BYTES, 1); return b; };
+const payload = Buffer.from(data.buffer);
+const mbps = (ms) => (COPIES * BYTES) / MIB / (ms / 1000);
+const timed = async (fn) => {
+  const t0 = performance.now();
+  for (let i = 0; i < COPIES; i++) await fn();
+  return performance.now() - t0;
+};
+const rawTo = () => timed(() => exchange(bulk, Buffer.concat([header(0), payload]), 1));
+const rawFrom = () => timed(() => exchange(bulk, header(1), BYTES));
+const oursTo = () => timed(() => remote.set(data));
+const oursFrom = () => timed(() => remote.data());
+const bandwidth = (raw, ours) => paired(async (swap) => {
+  if (swap) {
+    const b = await ours();
+    return [await raw(), b];
+  }
+  const a = await raw();
+  return [a, await ours()];
+});
+const [rawToMs, oursToMs, toRatio] = await bandwidth(rawTo, oursTo);
+const [rawFromMs, oursFromMs, fromRatio] = await bandwidth(rawFrom, oursFrom);
+
+console.log(`remote call bench.add(1, 2): raw TCP echo ${(echoNs / 1000).toFixed(1)} us, webffi ${(callNs / 1000).toFixed(1)} us, ratio ${callRatio.toFixed(2)}x (target <= 2x)`);
+console.log(`copy 16 MiB to the device:   raw ${mbps(rawToMs).toFixed(0)} MiB/s, webffi ${mbps(oursToMs).toFixed(0)} MiB/s, ${(1 / toRatio).toFixed(2)}x of raw (target >= 0.8x)`);
+console.log(`copy 16 MiB from the device: raw ${mbps(rawFromMs).toFixed(0)} MiB/s, webffi ${mbps(oursFromMs).toFixed(0)} MiB/s, ${(1 / fromRatio).toFixed(2)}x of raw (target >= 0.8x)`);
+remote.dispose();
+await session.close();
+echo.destroy();
+bulk.destroy();
+child.kill();
