@@ -74,6 +74,7 @@ struct WebFFIRPCEndpoint {
   int pending; /* 0, or what is awaited: WF_RPC_WAIT_SYNC, WF_RPC_WAIT_COPY */
   uint64_t pending_token;
   uint64_t pending_nbytes; /* WF_RPC_WAIT_COPY */
+  size_t reserved;         /* WebFFIRPCEndpointReserve'd input bytes */
   wf_rpc_timing timing;    /* WF_RPC_WAIT_TIMER */
   uint64_t next_token;
   int in_feed; /* guards against re-entrant Feed from inside a call */
@@ -1119,22 +1120,61 @@ static int wf_rpc_enter(WebFFIRPCEndpoint* ep, const char* fn) {
   return 0;
 }
 
-int WebFFIRPCEndpointFeed(WebFFIRPCEndpoint* ep, const uint8_t* data, size_t size) {
-  if (wf_rpc_enter(ep, "WebFFIRPCEndpointFeed") != 0) return -1;
-  if (size > 0 && data == NULL) return wf_err_raise("ValueError", "WebFFIRPCEndpointFeed: NULL data");
+uint8_t* WebFFIRPCEndpointReserve(WebFFIRPCEndpoint* ep, size_t size) {
+  if (wf_rpc_enter(ep, "WebFFIRPCEndpointReserve") != 0) return NULL;
   /* queued input is bounded: one largest packet and its header, plus a
    * chunk's worth while a reply is deferred */
   size_t queued = ep->in.size - ep->in_pos;
   uint64_t bound = ep->max_packet + 16 + (ep->pending ? ep->max_packet : 0);
   if ((uint64_t)queued + size > bound && ep->pending) {
     ep->state = WF_RPC_DONE;
-    return wf_err_raise("ValueError", "RPC: the peer sent %llu bytes while a reply was pending",
-                        (unsigned long long)(queued + size));
+    wf_err_raise("ValueError", "RPC: the peer sent %llu bytes while a reply was pending",
+                 (unsigned long long)(queued + size));
+    return NULL;
   }
-  if (wf_rpc_buf_put(&ep->in, data, size) != 0) {
+  if (size > SIZE_MAX / 2 - ep->in.size) {
     ep->state = WF_RPC_DONE;
-    return -1;
+    wf_err_raise_oom(size);
+    return NULL;
   }
+  if (ep->in.capacity - ep->in.size < size) {
+    size_t cap = ep->in.capacity ? ep->in.capacity : 4096;
+    while (cap - ep->in.size < size) cap *= 2;
+    uint8_t* grown = (uint8_t*)realloc(ep->in.data, cap);
+    if (grown == NULL) {
+      ep->state = WF_RPC_DONE;
+      wf_err_raise_oom(cap);
+      return NULL;
+    }
+    ep->in.data = grown;
+    ep->in.capacity = cap;
+  }
+  ep->reserved = size;
+  return ep->in.data + ep->in.size;
+}
+
+int WebFFIRPCEndpointCommit(WebFFIRPCEndpoint* ep, size_t size) {
+  if (wf_rpc_enter(ep, "WebFFIRPCEndpointCommit") != 0) return -1;
+  if (size > ep->reserved) {
+    return wf_err_raise("ValueError", "WebFFIRPCEndpointCommit: %llu bytes, %llu reserved",
+                        (unsigned long long)size, (unsigned long long)ep->reserved);
+  }
+  ep->reserved = 0;
+  ep->in.size += size;
+  ep->in_feed = 1;
+  int rc = wf_rpc_run(ep);
+  ep->in_feed = 0;
+  return rc;
+}
+
+int WebFFIRPCEndpointFeed(WebFFIRPCEndpoint* ep, const uint8_t* data, size_t size) {
+  if (wf_rpc_enter(ep, "WebFFIRPCEndpointFeed") != 0) return -1;
+  if (size > 0 && data == NULL) return wf_err_raise("ValueError", "WebFFIRPCEndpointFeed: NULL data");
+  uint8_t* at = WebFFIRPCEndpointReserve(ep, size);
+  if (at == NULL) return -1;
+  if (size > 0) memcpy(at, data, size);
+  ep->reserved = 0;
+  ep->in.size += size;
   ep->in_feed = 1;
   int rc = wf_rpc_run(ep);
   ep->in_feed = 0;

@@ -18,6 +18,9 @@
  *   ep(2, token, bytes) -> status                 CompleteCopy
  *   ep(3) -> int                                  HandleCount
  *   ep(4)                                         Destroy (later calls raise)
+ *   ep(5, n) -> int               Reserve: where to write n input bytes (an
+ *                                 address in this runtime's memory)
+ *   ep(6, n) -> status            Commit n written bytes
  * A status is 0 (open) or 1 (closed); a broken protocol raises. */
 #include <stdlib.h>
 #include <string.h>
@@ -222,6 +225,29 @@ static int wf_rpc_endpoint_call(void* func, const TVMFFIAny* args, int32_t n, TV
                                            bytes.size);
       }
       break;
+    case 5: {
+      int64_t size = 0;
+      rc = wf_rpc_op_int(args, n, 1, &size);
+      if (rc == 0 && size < 0) rc = wf_err_raise("ValueError", "webffi.rpc endpoint: negative size");
+      if (rc == 0) {
+        uint8_t* at = WebFFIRPCEndpointReserve(g->ep, (size_t)size);
+        if (at == NULL) {
+          rc = -1;
+        } else {
+          g->busy = 0;
+          wf_any_set_int(result, (int64_t)(uintptr_t)at);
+          return 0;
+        }
+      }
+      break;
+    }
+    case 6: {
+      int64_t size = 0;
+      rc = wf_rpc_op_int(args, n, 1, &size);
+      if (rc == 0 && size < 0) rc = wf_err_raise("ValueError", "webffi.rpc endpoint: negative size");
+      if (rc == 0) rc = WebFFIRPCEndpointCommit(g->ep, (size_t)size);
+      break;
+    }
     default:
       rc = wf_err_raise("ValueError", "webffi.rpc endpoint: unknown operation %lld", (long long)op);
       break;

@@ -177,6 +177,12 @@ TVM_FFI_DLL WebFFIRPCEndpoint* WebFFIRPCEndpointCreate(const WebFFIRPCEndpointCo
  * protocol was broken) or the send error raised: close the connection. Once
  * closed, every Feed raises. */
 TVM_FFI_DLL int WebFFIRPCEndpointFeed(WebFFIRPCEndpoint* ep, const uint8_t* data, size_t size);
+/* Feed without a copy: space for size more input bytes inside the endpoint
+ * (valid until the next call on it), or NULL with an error raised (then
+ * close); write them there, then WebFFIRPCEndpointCommit(ep, written). */
+TVM_FFI_DLL uint8_t* WebFFIRPCEndpointReserve(WebFFIRPCEndpoint* ep, size_t size);
+/* Serves the first size bytes written at the last Reserve. As Feed. */
+TVM_FFI_DLL int WebFFIRPCEndpointCommit(WebFFIRPCEndpoint* ep, size_t size);
 /* Ends a wait that returned WEBFFI_RPC_PENDING: status 0 answers kReturn,
  * -1 answers kException with the raised error (moved out). Then serves the
  * queued input. Returns as Feed does; an unknown token is a ValueError. */

@@ -46,9 +46,17 @@ class PacketReader {
     return this.#size;
   }
 
-  /** The next n bytes (a view when they lie in the first chunk), consumed. */
+  /** Whether the last take() copied into memory of its own (else it is a view of a chunk). */
+  copied = false;
+
+  /**
+   * The next n bytes (a view when they lie in the first chunk), consumed. A
+   * copy starts 4 bytes into its buffer, so that a packet body's payload
+   * after its code is 8-byte aligned for typed arrays over it.
+   */
   take(n) {
     const first = this.#chunks[0];
+    this.copied = false;
     if (first.length >= n) {
       const out = first.subarray(0, n);
       if (first.length === n) this.#chunks.shift();
@@ -56,7 +64,8 @@ class PacketReader {
       this.#size -= n;
       return out;
     }
-    const out = new Uint8Array(n);
+    const out = new Uint8Array(new ArrayBuffer(n + 4), 4, n);
+    this.copied = true;
     let at = 0;
     while (at < n) {
       const c = this.#chunks[0];
@@ -182,7 +191,8 @@ export class RemoteTensor extends RemoteObject {
     this.handle; // throws when disposed
     const bytes = await this.session._copyFrom(this);
     const Typed = TYPED[this.dtype.text] ?? Uint8Array;
-    return new Typed(bytes.buffer, bytes.byteOffset, bytes.byteLength / Typed.BYTES_PER_ELEMENT);
+    const b = bytes.byteOffset % Typed.BYTES_PER_ELEMENT === 0 ? bytes : bytes.slice();
+    return new Typed(b.buffer, b.byteOffset, b.byteLength / Typed.BYTES_PER_ELEMENT);
   }
 
   /** Writes a typed array (of the same byte size) into the tensor. */
@@ -277,6 +287,7 @@ export class RPCSession {
       r.take(8);
       const body = r.take(len);
       const reader = new Reader(body);
+      reader.owned = r.copied; // the body's memory is this packet's alone
       const code = reader.i32('the code');
       const w = this.#waiter;
       if (!w) throw makeError('RPCError', `RPC: the server sent a packet (code ${code}) nobody asked for`);
@@ -354,7 +365,11 @@ export class RPCSession {
       const msg = args[0]?.value;
       throw remoteError(typeof msg === 'string' ? msg : 'unknown remote error');
     }
-    if (code === CODE.CopyAck) return reader.rest();
+    if (code === CODE.CopyAck) {
+      const data = reader.rest();
+      // bytes that share a socket chunk with other data are copied out
+      return reader.owned ? data : data.slice();
+    }
     if (code !== CODE.Return) throw this.#protocol(`the server answered ${what} with code ${code}`);
     const args = reader.args('kReturn');
     reader.done('kReturn');
@@ -616,8 +631,7 @@ export class RPCSession {
       if (!(bytes instanceof Uint8Array) || bytes.length !== k) {
         throw this.#protocol(`kCopyFromRemote of ${k} bytes answered with ${bytes?.length ?? 'no'} bytes`);
       }
-      // own the bytes: the view may share a chunk with later packets
-      return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+      return bytes;
     });
   }
 

@@ -1244,3 +1244,24 @@ void rpc_endpoint_times_async_devices_with_waits(void) {
   wf_rpc_buf_free(&s.bytes);
   CHECK(WebFFIDeviceAPISet(15, NULL) == 0);
 }
+
+/* Input written in place (Reserve + Commit) is served as Feed serves it. */
+void rpc_endpoint_reserve_and_commit(void) {
+  sink s;
+  WebFFIRPCEndpointConfig cfg = {0};
+  WebFFIRPCEndpoint* ep = create(&s, &cfg);
+  wf_rpc_buf b = {0};
+  CHECK(wf_rpc_handshake_encode(&b, WEBFFI_RPC_MAGIC, "client:webffi", 13) == 0);
+  uint8_t* at = WebFFIRPCEndpointReserve(ep, b.size + 100);
+  CHECK(at != NULL);
+  memcpy(at, b.data, b.size);
+  CHECK(WebFFIRPCEndpointCommit(ep, b.size + 101) == -1);
+  CHECK_RAISED("ValueError", "WebFFIRPCEndpointCommit: 122 bytes, 121 reserved");
+  at = WebFFIRPCEndpointReserve(ep, b.size);
+  memcpy(at, b.data, b.size);
+  CHECK_EQ_INT(WebFFIRPCEndpointCommit(ep, b.size), WEBFFI_RPC_OPEN);
+  CHECK(s.bytes.size == 21); /* kRPCSuccess, the key length, "server:webffi" */
+  wf_rpc_buf_free(&b);
+  WebFFIRPCEndpointDestroy(ep);
+  wf_rpc_buf_free(&s.bytes);
+}
