@@ -13,3 +13,5 @@ export { ModuleObject } from './module_object.js';
 export { encodeValue, decodeValue, registerValueCodec, LIMITS as VALUE_LIMITS } from './clone.js';
 import './tensor_codec.js';
 export { serve, connect, Session, transportOf, PROTOCOL_VERSION, SESSION_LIMITS, PEER_DENIED } from './session.js';
+export { RemoteObject, RemoteTensor, RemoteFunction, RemoteModule, isRemote } from './remote.js';
+export { connectRuntime, RemoteRuntime } from './remote_runtime.js';
