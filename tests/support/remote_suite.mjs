@@ -265,6 +265,7 @@ export function remoteTests(webffi, env) {
     },
 
     async 'teardown'() {
+      await remote.session.call('test.idle');
       remote.close();
       const e = await rejects(remote.getGlobal('test.sleep')(1), 'closed');
       ok(e instanceof webffi.RPCError && /session was closed/.test(e.message), e.message);

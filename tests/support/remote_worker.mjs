@@ -72,8 +72,16 @@ const functions = {
   'test.object': () => new (class Counter { n = 1; })(),
   /** Its argument back: a remote handle passed in arrives as the worker's own object. */
   'test.identity': (x) => x,
-  'test.crash': () => {
-    if (node) process.exit(3);
+  /** Waits until the GPU is idle (Dawn in Node aborts the process when a worker ends with GPU work pending). */
+  async 'test.idle'() {
+    await this.runtime.backends.get('webgpu')?.engine?.sync();
+    return null;
+  },
+  async 'test.crash'() {
+    if (node) {
+      await functions['test.idle'].call(this); // see test.idle: the crash is the worker's, not Dawn's
+      process.exit(3);
+    }
     queueMicrotask(() => {
       self.close();
       throw new Error('worker boom');
