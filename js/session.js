@@ -332,7 +332,7 @@ export function serve(target, port, options = {}) {
       if (r.ok) transport.post({ wrpc: 'ok', id, value: r.value }, transfer);
       else transport.post({ wrpc: 'err', id, error: r.error });
     } catch (e) {
-      r.rollback?.();
+      if (r.call) rollback(r.call);
       try {
         transport.post({ wrpc: 'err', id, error: encodeFailure(e) });
       } catch {
@@ -348,15 +348,26 @@ export function serve(target, port, options = {}) {
     return op !== 'loadModule' || exposedHere('webffi.loadModule');
   };
 
+  // The call whose reply is being encoded (encodeValue is synchronous):
+  // what its keep hook puts in the table is recorded there.
+  let keeping = null;
+  const keep = (v) => {
+    const ref = table.add(v);
+    (keeping.kept ??= new Set()).add(v);
+    (keeping.ids ??= []).push(ref[1]);
+    return ref;
+  };
+  /** Takes back what a reply that never went out had put in the table. */
+  const rollback = (c) => {
+    if (c.ids === null) return;
+    for (const id of c.ids) table.release(id);
+    c.ids = null;
+  };
+  const isKept = (c, v) => c.kept !== null && c.kept.has(v);
+
   /** Runs a call here (target is a runtime); null when it was cancelled meanwhile. */
   async function runLocal(rt, c) {
     const held = []; // handles made for the call: released after it unless the reply keeps them
-    const kept = new Set(); // values the reply names by reference
-    const keptIds = [];
-    const rollback = () => {
-      for (const id of keptIds) table.release(id);
-      keptIds.length = 0;
-    };
     let result;
     try {
       const args = decodeValue(c.args, { runtime: rt, remote: table.lookup }); // an array: checked to be an encoded one
@@ -365,40 +376,41 @@ export function serve(target, port, options = {}) {
       if (typeof result?.then === 'function') result = await result;
       if (c.mode === 'value') result = await byValue(result, held);
       if (!c.live()) return null;
-      const keep = (v) => {
-        const ref = table.add(v);
-        kept.add(v);
-        keptIds.push(ref[1]);
-        return ref;
-      };
       let value;
-      if (result?.[DOWNLOADED]) {
-        const { shape, dtype, data } = result;
-        if (data.byteOffset === 0 && data.buffer.byteLength === data.byteLength) c.transfer.push(data.buffer); // a fresh download
-        value = ['X', 'ffi.Tensor', { shape, dtype, data }];
-      } else if (c.mode === 'remote' && result !== null && (typeof result === 'object' || typeof result === 'function')) {
-        value = keep(result);
-      } else {
-        value = encodeValue(result, { transfer: c.transferAll ? c.transfer : undefined, keep: c.mode === 'auto' ? keep : undefined });
+      keeping = c;
+      try {
+        if (result?.[DOWNLOADED]) {
+          const { shape, dtype, data } = result;
+          if (data.byteOffset === 0 && data.buffer.byteLength === data.byteLength) c.transfer.push(data.buffer); // a fresh download
+          value = ['X', 'ffi.Tensor', { shape, dtype, data }];
+        } else if (c.mode === 'remote' && result !== null && (typeof result === 'object' || typeof result === 'function')) {
+          value = keep(result);
+        } else {
+          value = encodeValue(result, c.mode === 'auto' ? (c.transferAll ? { transfer: c.transfer, keep } : { keep }) : { transfer: c.transferAll ? c.transfer : undefined });
+        }
+      } finally {
+        keeping = null;
       }
-      return { ok: true, value, rollback };
+      return { ok: true, value };
     } catch (error) {
-      rollback();
+      rollback(c);
       if (!c.live()) return null;
       return { ok: false, error: encodeFailure(error) };
     } finally {
-      for (const h of held) if (!kept.has(h)) release(h);
-      if (!kept.has(result) && !table.has(result)) release(result);
+      for (const h of held) if (!isKept(c, h)) release(h);
+      if (!isKept(c, result) && !table.has(result)) release(result);
     }
   }
 
+  /** `this` of a served JS function. */
+  const contextOf = (rt, c) => ({ get signal() { return c.call.signal; }, runtime: rt });
+
   /** The call's result (or a promise of it). */
   function invoke(rt, c, args, held) {
-    const context = { signal: c.signal, runtime: rt };
     switch (c.op) {
       case undefined: {
-        const fn = served.get(c.name);
-        if (fn) return fn.apply(context, tensorArgs(rt, args, held));
+        const fn = served.size === 0 ? undefined : served.get(c.name);
+        if (fn) return fn.apply(contextOf(rt, c), tensorArgs(rt, args, held));
         const f = rt.getGlobal(c.name);
         held.push(f);
         return f(...args);
@@ -407,13 +419,13 @@ export function serve(target, port, options = {}) {
         const f = args[0];
         if (typeof f !== 'function') throw new FFITypeError('webffi session: the remote object called is not a function');
         const rest = args.slice(1);
-        return isHandle(f) ? f(...rest) : f.apply(context, tensorArgs(rt, rest, held));
+        return isHandle(f) ? f(...rest) : f.apply(contextOf(rt, c), tensorArgs(rt, rest, held));
       }
       case 'fetch':
         c.mode = 'value';
         return args[0];
       case 'tensor':
-        return makeTensor(rt, args, c.signal);
+        return makeTensor(rt, args, c.call);
       case 'getFunction': {
         const [m, name] = args;
         if (!isHandle(m) || m.typeKey !== 'ffi.Module') throw new FFITypeError('webffi session: getFunction is asked of a remote module');
@@ -442,7 +454,7 @@ export function serve(target, port, options = {}) {
       case 'cancel': {
         const id = m.id;
         if (isCallId(id) && inFlight.has(id)) {
-          inFlight.get(id).abort();
+          inFlight.get(id).cancel();
           inFlight.delete(id);
         }
         return;
@@ -500,9 +512,9 @@ export function serve(target, port, options = {}) {
       refuseCall(id, 'TypeError', `the arguments of ${what} are an encoded array (encodeValue([...]))`);
       return;
     }
-    const abort = new AbortController();
-    inFlight.set(id, abort);
-    const live = () => inFlight.get(id) === abort;
+    const call = new InFlightCall();
+    inFlight.set(id, call);
+    const live = () => inFlight.get(id) === call;
     let t;
     try {
       t = await target;
@@ -519,11 +531,11 @@ export function serve(target, port, options = {}) {
         return;
       }
       try {
-        const r = await t.callEncoded(name, args, { signal: abort.signal, op, result: m.result });
+        const r = await t.callEncoded(name, args, { signal: call.signal, op, result: m.result });
         if (inFlight.delete(id)) reply(id, r);
       } catch (e) {
         // Cancelled by the client: nothing to answer (and no longer in flight).
-        if (!abort.signal.aborted && inFlight.delete(id)) reply(id, { ok: false, error: encodeFailure(e) });
+        if (!call.cancelled && inFlight.delete(id)) reply(id, { ok: false, error: encodeFailure(e) });
       }
       return;
     }
@@ -536,9 +548,15 @@ export function serve(target, port, options = {}) {
       return;
     }
     const transfer = [];
-    const r = await runLocal(t, { name, op, args, mode, signal: abort.signal, live, transfer, transferAll: transferResults });
-    if (r !== null && inFlight.delete(id)) reply(id, r, transfer);
-    else r?.rollback?.();
+    const c = { name, op, args, mode, call, live, transfer, transferAll: transferResults, kept: null, ids: null };
+    const r = await runLocal(t, c);
+    if (r === null) return;
+    if (inFlight.delete(id)) {
+      r.call = c;
+      reply(id, r, transfer);
+    } else {
+      rollback(c);
+    }
   };
   const onMessageSafely = (m) => {
     onMessage(m).catch(() => {
@@ -550,7 +568,7 @@ export function serve(target, port, options = {}) {
   return {
     close() {
       stop();
-      for (const abort of inFlight.values()) abort.abort();
+      for (const call of inFlight.values()) call.cancel();
       inFlight.clear();
       table.clear();
       releaseLock?.();
@@ -562,8 +580,25 @@ export function serve(target, port, options = {}) {
   };
 }
 
+/** A call in flight on the server; its AbortSignal is made only when asked for (served functions, forwarding). */
+class InFlightCall {
+  #controller = null;
+  cancelled = false;
+
+  get signal() {
+    this.#controller ??= new AbortController();
+    if (this.cancelled && !this.#controller.signal.aborted) this.#controller.abort();
+    return this.#controller.signal;
+  }
+
+  cancel() {
+    this.cancelled = true;
+    this.#controller?.abort();
+  }
+}
+
 /** A tensor made in the worker for remote.tensor(data, { shape, dtype, device }). */
-async function makeTensor(rt, args, signal) {
+async function makeTensor(rt, args, call) {
   const [data, opts = {}] = args;
   if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) throw new FFITypeError('webffi session: tensor(data, options): options is an object');
   const { shape, dtype, device } = opts;
@@ -571,7 +606,7 @@ async function makeTensor(rt, args, signal) {
   if (device === undefined || device === null || device === 'cpu') return cpu;
   try {
     const out = await cpu.toDevice(device);
-    if (signal.aborted) {
+    if (call.cancelled) {
       out.dispose();
       return null;
     }
