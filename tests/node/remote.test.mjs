@@ -16,6 +16,7 @@ const env = {
   spawn: (role) => new Worker(workerUrl, { workerData: { role } }),
   kill: (worker) => { worker.terminate(); },
   channel: () => new MessageChannel(),
+  addOneModule: async () => readFileSync(new URL('../../build/wasm/tests/modules/add_one.wasm', import.meta.url)),
   crashMessage: /^webffi session: the worker exited \(exit code 3\)/,
 };
 for (const [name, fn] of Object.entries(remoteTests(webffi, env))) test(name, { timeout: 120000 }, fn);

@@ -5,6 +5,7 @@
 // tests/support/remote_worker.mjs. `env` gives:
 //   spawn(role): a worker running it as `role`; kill(worker);
 //   crashMessage: what a crashed worker's calls are rejected with;
+//   addOneModule(): the bytes of tests/modules/add_one.wasm;
 //   channel(): a new MessageChannel.
 import { assert as ok, same, rejected as rejects, thrown as throws } from '../browser/harness_page.mjs';
 import { assertClose, randomFloats } from './numeric.mjs';
@@ -217,6 +218,27 @@ export function remoteTests(webffi, env) {
       u.dispose();
     },
 
+    async 'a C module loaded in the worker: a RemoteModule whose functions are RemoteFunctions'() {
+      const bytes = await env.addOneModule();
+      const base = await remote.remoteCount();
+      const m = await remote.loadModule(bytes);
+      ok(m instanceof webffi.RemoteModule && m.type === 'ffi.Module', String(m));
+      const addInt = await m.getFunction('add_int');
+      ok(addInt instanceof webffi.RemoteFunction && addInt.type === 'ffi.Function', String(addInt));
+      same(await addInt.call([41]), 42);
+      // A CPU tensor the worker keeps, written in place by C there, then fetched.
+      const x = await remote.tensor(new Float32Array([1, 2, 3]));
+      const y = await remote.tensor(new Float32Array(3));
+      const addOne = await m.getFunction('add_one');
+      same(await addOne.call([x, y]), null);
+      same(Array.from(await y.data()).join(','), '2,3,4');
+      const e = await rejects(addOne.call([x]), 'wrong arity');
+      ok(e instanceof webffi.FFITypeError && e.message === 'add_one expects two tensors (x, y)', String(e));
+      same(await remote.remoteCount(), base + 5);
+      for (const h of [m, addInt, addOne, x, y]) h.dispose();
+      same(await remote.remoteCount(), base);
+    },
+
     async 'remote objects are bounded per session (maxRemotes)'() {
       const w = spawn('bounded');
       const r = await webffi.connectRuntime(w, { timeout: 60000 });
@@ -228,6 +250,9 @@ export function remoteTests(webffi, env) {
       freed.dispose();
       const ok9 = await r.tensor(new Float32Array([9]));
       ok(ok9.id > freed.id, `ids are not reused (${ok9.id} after ${freed.id})`);
+      // This server does not expose module loading.
+      const denied = await rejects(r.loadModule(await env.addOneModule()), 'loadModule not exposed');
+      ok(denied instanceof webffi.RPCError && /does not expose module loading/.test(denied.message), denied.message);
       r.close();
       env.kill(w);
     },

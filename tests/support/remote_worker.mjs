@@ -5,7 +5,7 @@
 // Role from workerData (Node) or the URL's `role` (browser):
 //   server:  serve(rt, port, { functions, expose }) and the same on any port
 //            it is sent as { serveOn } (a second session to the same worker);
-//   bounded: the same with maxInFlight 4 and maxRemotes 8.
+//   bounded: the same with maxInFlight 4 and maxRemotes 8, and no module loading.
 // Listeners are attached before the first await: a browser worker drops
 // messages that arrive while no listener is attached.
 import * as webffi from '../../js/index.js';
@@ -92,7 +92,9 @@ const functions = {
 
 const EXPOSE = ['test.*', 'testing.*', 'webgpu.*', 'ffi.String', 'webffi.loadModule'];
 const rt = webffi.load();
-const options = role === 'bounded' ? { functions, expose: EXPOSE, maxInFlight: 4, maxRemotes: 8 } : { functions, expose: EXPOSE };
+const options = role === 'bounded'
+  ? { functions, expose: EXPOSE.filter((p) => p !== 'webffi.loadModule'), maxInFlight: 4, maxRemotes: 8 }
+  : { functions, expose: EXPOSE };
 if (role !== 'server' && role !== 'bounded') throw new Error(`remote_worker: unknown role ${role}`);
 webffi.serve(rt, port, options);
 const onData = (fn) => (node ? port.on('message', fn) : port.addEventListener('message', (e) => fn(e.data)));
