@@ -289,6 +289,34 @@ export function remoteTests(webffi, env) {
       p.close();
     },
 
+    async 'chaining: client -> forwarder -> worker; async calls, cancels and remote handles pass through'() {
+      const fwd = spawn('forwarder');
+      const { port1, port2 } = env.channel();
+      worker.postMessage({ serveOn: port2 }, [port2]);
+      fwd.postMessage({ next: port1 }, [port1]);
+      const s = await webffi.connect(fwd, { timeout: 60000 });
+      same(await s.call('test.sleep', [5]), 'slept 5');
+      const t = await s.callOp('tensor', [new Float32Array([3, 4]), { device: 'webgpu' }], { result: 'remote' });
+      ok(t instanceof webffi.RemoteTensor && t.device === 'webgpu:0', String(t));
+      const u = await s.call('webgpu.add', [t, t]);
+      same(Array.from(await u.data()).join(','), '6,8');
+      same(await s.remoteCount(), 2, 'the last worker keeps them');
+      t.dispose();
+      u.dispose();
+      same(await s.remoteCount(), 0, 'released through the forwarder');
+      const before = await s.call('test.stats');
+      const e = await rejects(s.call('test.sleep', [60000], { timeout: 50 }), 'timeout through the chain');
+      ok(e instanceof webffi.RPCSessionTimeoutError, String(e));
+      let after;
+      for (let i = 0; i < 50; i++) {
+        after = await s.call('test.stats');
+        if (after.aborted > before.aborted) break;
+      }
+      same(after.aborted, before.aborted + 1, 'the cancel reached the served function');
+      s.close();
+      env.kill(fwd);
+    },
+
     async 'teardown'() {
       await remote.session.call('test.idle');
       remote.close();

@@ -5,7 +5,8 @@
 // Role from workerData (Node) or the URL's `role` (browser):
 //   server:  serve(rt, port, { functions, expose }) and the same on any port
 //            it is sent as { serveOn } (a second session to the same worker);
-//   bounded: the same with maxInFlight 4 and maxRemotes 8, and no module loading.
+//   bounded: the same with maxInFlight 4 and maxRemotes 8, and no module loading;
+//   forwarder: no runtime; serves by forwarding to the port sent as { next }.
 // Listeners are attached before the first await: a browser worker drops
 // messages that arrive while no listener is attached.
 import * as webffi from '../../js/index.js';
@@ -91,11 +92,16 @@ const functions = {
 };
 
 const EXPOSE = ['test.*', 'testing.*', 'webgpu.*', 'ffi.String', 'webffi.loadModule'];
-const rt = webffi.load();
-const options = role === 'bounded'
-  ? { functions, expose: EXPOSE.filter((p) => p !== 'webffi.loadModule'), maxInFlight: 4, maxRemotes: 8 }
-  : { functions, expose: EXPOSE };
-if (role !== 'server' && role !== 'bounded') throw new Error(`remote_worker: unknown role ${role}`);
-webffi.serve(rt, port, options);
 const onData = (fn) => (node ? port.on('message', fn) : port.addEventListener('message', (e) => fn(e.data)));
-onData((m) => m?.serveOn && webffi.serve(rt, m.serveOn, options));
+if (role === 'forwarder') {
+  // No runtime here: calls, releases and remote references pass through to the port sent as { next }.
+  webffi.serve(new Promise((resolve) => onData((m) => m?.next && resolve(webffi.connect(m.next)))), port);
+} else {
+  if (role !== 'server' && role !== 'bounded') throw new Error(`remote_worker: unknown role ${role}`);
+  const rt = webffi.load();
+  const options = role === 'bounded'
+    ? { functions, expose: EXPOSE.filter((p) => p !== 'webffi.loadModule'), maxInFlight: 4, maxRemotes: 8 }
+    : { functions, expose: EXPOSE };
+  webffi.serve(rt, port, options);
+  onData((m) => m?.serveOn && webffi.serve(rt, m.serveOn, options));
+}
