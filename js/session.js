@@ -193,6 +193,12 @@ class RemoteTable {
     return this.byValue.has(v);
   }
 
+  /** The reference of an object in the table (no new reference counted). */
+  refOf(v) {
+    const id = this.byValue.get(v);
+    return ['R', id, this.byId.get(id).meta];
+  }
+
   /** The reference for v, kept until released. */
   add(v) {
     let id = this.byValue.get(v);
@@ -351,7 +357,9 @@ export function serve(target, port, options = {}) {
   // The call whose reply is being encoded (encodeValue is synchronous):
   // what its keep hook puts in the table is recorded there.
   let keeping = null;
+  // One reference per object per reply (the client makes one handle per id in a reply).
   const keep = (v) => {
+    if (keeping.kept?.has(v)) return table.refOf(v);
     const ref = table.add(v);
     (keeping.kept ??= new Set()).add(v);
     (keeping.ids ??= []).push(ref[1]);
@@ -726,7 +734,17 @@ export class Session {
     const transfer = options.transfer ? [] : undefined;
     const encoded = encodeValue(args, { transfer, remote: this.#encodeRef });
     const r = await this.callEncoded(name, encoded, { ...options, op }, transfer);
-    if (r.ok) return decodeValue(r.value, { runtime: this.#runtime, remote: this.#decodeRef });
+    if (r.ok) {
+      // One handle per id in a reply, however often the reply names it (the worker counted one reference).
+      let made = null;
+      const remote = (id, meta) => {
+        made ??= new Map();
+        let h = made.get(id);
+        if (h === undefined) made.set(id, h = this.#decodeRef(id, meta));
+        return h;
+      };
+      return decodeValue(r.value, { runtime: this.#runtime, remote });
+    }
     let e;
     let why = null;
     try {

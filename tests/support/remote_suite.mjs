@@ -168,6 +168,15 @@ export function remoteTests(webffi, env) {
       same(await remote.remoteCount(), base + 4);
       for (const h of hs) h.dispose();
       same(await remote.remoteCount(), base, 'back to the baseline');
+      // One object named many times in one reply: one handle, one reference.
+      for (const n of [3, 100]) {
+        const shared = await remote.session.call('test.shared', [n]);
+        same(shared.length, n);
+        ok(shared.every((h) => h === shared[0]), `one handle for ${n} mentions`);
+        same(await remote.remoteCount(), base + 1);
+        shared[0].dispose();
+        same(await remote.remoteCount(), base);
+      }
       // A CPU tensor kept on request.
       const kept = await remote.session.call('test.double_on_gpu', [new Float32Array([1])], { result: 'remote' });
       ok(kept instanceof webffi.RemoteTensor && kept.device === 'cpu:0', String(kept));

@@ -71,6 +71,11 @@ const functions = {
   /** A JS function and a JS object the worker keeps: remote handles. */
   'test.function': () => (x) => x * 10,
   'test.object': () => new (class Counter { n = 1; })(),
+  /** One kept object named n times in one reply. */
+  'test.shared': (n) => {
+    const o = new (class Counter { n = 1; })();
+    return Array.from({ length: n }, () => o);
+  },
   /** Its argument back: a remote handle passed in arrives as the worker's own object. */
   'test.identity': (x) => x,
   /** Waits until the GPU is idle (Dawn in Node aborts the process when a worker ends with GPU work pending). */
