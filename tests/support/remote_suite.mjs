@@ -143,6 +143,12 @@ export function remoteTests(webffi, env) {
       ok(h instanceof rt.Tensor && String(h.device) === 'cpu:0', String(h));
       same(h.toTypedArray()[0], 8);
       h.dispose();
+      const g2 = await s2.call('test.to_gpu', [new Float32Array([1, 2])]);
+      same(Array.from(await g2.data()).join(','), '1,2', 'data() through a session with a runtime');
+      // GPU tensors in an array, by value: each downloaded.
+      const [p, q] = await remote.session.call('test.pair', [g, g], { result: 'value' });
+      same(`${Array.from(p.data)}|${Array.from(q.data)}`, '5,6,7|5,6,7');
+      g2.dispose();
       s2.close();
       g.dispose();
     },

@@ -78,6 +78,7 @@ const functions = {
   },
   /** Its argument back: a remote handle passed in arrives as the worker's own object. */
   'test.identity': (x) => x,
+  'test.pair': (a, b) => [a, b],
   /** Waits until the GPU is idle (Dawn in Node aborts the process when a worker ends with GPU work pending). */
   async 'test.idle'() {
     await this.runtime.backends.get('webgpu')?.engine?.sync();
