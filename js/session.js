@@ -333,12 +333,12 @@ export function serve(target, port, options = {}) {
   })();
 
   /** Posts an encoded outcome ({ ok, value } or { ok, error }); one that cannot be posted is answered as an error. */
-  const reply = (id, r, transfer) => {
+  const reply = (id, r, transfer, c) => {
     try {
       if (r.ok) transport.post({ wrpc: 'ok', id, value: r.value }, transfer);
       else transport.post({ wrpc: 'err', id, error: r.error });
     } catch (e) {
-      if (r.call) rollback(r.call);
+      if (c !== undefined) rollback(c);
       try {
         transport.post({ wrpc: 'err', id, error: encodeFailure(e) });
       } catch {
@@ -560,8 +560,7 @@ export function serve(target, port, options = {}) {
     const r = await runLocal(t, c);
     if (r === null) return;
     if (inFlight.delete(id)) {
-      r.call = c;
-      reply(id, r, transfer);
+      reply(id, r, transfer, c);
     } else {
       rollback(c);
     }
@@ -661,6 +660,7 @@ export class Session {
   #releaseQueued = false;
   #encodeRef;
   #decodeRef;
+  #made = null;
 
   constructor(transport, options) {
     const { timeout = 0, runtime = null, name = 'worker' } = options ?? {};
@@ -679,7 +679,15 @@ export class Session {
       closedError: (what) => endedError(what, this.#closed.message.replace(/^webffi session: /, '')),
     };
     this.#encodeRef = (h) => RemoteObject.refFor(h, this.#owner);
-    this.#decodeRef = (id, meta) => makeRemote(this.#owner, id, meta);
+    // One handle per id in a reply, however often the reply names it (the
+    // worker counted one reference); decodeValue is synchronous, so one map
+    // (#made) serves the reply being decoded.
+    this.#decodeRef = (id, meta) => {
+      this.#made ??= new Map();
+      let h = this.#made.get(id);
+      if (h === undefined) this.#made.set(id, h = makeRemote(this.#owner, id, meta));
+      return h;
+    };
     this.#stop = transport.listen((m) => this.#onMessage(m), (why) => this.#fail(why));
     this.ready = this.#request({ wrpc: 'hello', version: PROTOCOL_VERSION }, undefined,
       { timeout, what: 'the handshake' }, 0).then((m) => this.#checkHello(m));
@@ -733,17 +741,14 @@ export class Session {
     options ??= {};
     const transfer = options.transfer ? [] : undefined;
     const encoded = encodeValue(args, { transfer, remote: this.#encodeRef });
-    const r = await this.callEncoded(name, encoded, { ...options, op }, transfer);
+    const r = await this.#send(name, op, encoded, options, transfer);
     if (r.ok) {
-      // One handle per id in a reply, however often the reply names it (the worker counted one reference).
-      let made = null;
-      const remote = (id, meta) => {
-        made ??= new Map();
-        let h = made.get(id);
-        if (h === undefined) made.set(id, h = this.#decodeRef(id, meta));
-        return h;
-      };
-      return decodeValue(r.value, { runtime: this.#runtime, remote });
+      this.#made = null;
+      try {
+        return decodeValue(r.value, { runtime: this.#runtime, remote: this.#decodeRef });
+      } finally {
+        this.#made = null;
+      }
     }
     let e;
     let why = null;
@@ -768,11 +773,16 @@ export class Session {
    */
   callEncoded(name, args, options = {}, transfer = undefined) {
     options ??= {};
+    return this.#send(name, options.op, args, options, transfer);
+  }
+
+  #send(name, op, args, options, transfer) {
     const timeout = options.timeout ?? this.#timeout;
-    const message = { wrpc: 'call', name, args };
-    if (options.op !== undefined) message.op = options.op;
-    if (options.result !== undefined) message.result = options.result;
-    const what = options.op === undefined ? `the call to \`${name}\`` : `${options.op}()`;
+    const result = options.result;
+    const message = op === undefined
+      ? (result === undefined ? { wrpc: 'call', name, args } : { wrpc: 'call', name, args, result })
+      : { wrpc: 'call', op, args, result };
+    const what = op === undefined ? `the call to \`${name}\`` : `${op}()`;
     return this.#request(message, transfer, { timeout, signal: options.signal, what })
       .then((m) => (m.wrpc === 'ok' ? { ok: true, value: m.value } : { ok: false, error: m.error }),
         (e) => {
