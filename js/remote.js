@@ -88,6 +88,7 @@ export class RemoteObject {
 
   /** Internal (sessions): the encoded reference, after checking the handle may be used on `session`. */
   static refFor(h, owner) {
+    if (!(#owner in h)) throw new FFITypeError('an object made to look like a remote handle is not one');
     const name = `remote \`${h.#type}\` #${h.#id}`;
     if (h.#owner !== owner) {
       throw new FFITypeError(`${name} belongs to another worker session; pass it only to calls on the session that made it (or send its value: \`await ref.fetch()\`)`);

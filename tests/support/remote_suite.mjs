@@ -213,8 +213,17 @@ export function remoteTests(webffi, env) {
       ok(l instanceof TypeError, String(l));
       const c = throws(() => webffi.encodeValue([t]), 'encodeValue');
       ok(c instanceof webffi.FFITypeError && /cannot clone `RemoteTensor` object contained in `Array`: it names an object in a worker/.test(c.message), c.message);
+      const fake = throws(() => webffi.encodeValue([Object.create(webffi.RemoteObject.prototype)]), 'a fake handle');
+      ok(fake instanceof webffi.FFITypeError, String(fake));
+      const forged = await rejects(remote.session.call('test.identity', [Object.create(webffi.RemoteTensor.prototype)]), 'a forged handle');
+      ok(forged instanceof webffi.FFITypeError && /made to look like a remote handle/.test(forged.message), forged.message);
       // The other session's ids are its own: an id from this one names nothing there.
       same(await other.remoteCount(), 0);
+      const raw = await other.callEncoded('test.identity', ['a', ['R', t.id]]);
+      ok(!raw.ok, 'refused');
+      const looked = webffi.decodeValue(raw.error);
+      ok(looked instanceof webffi.ValueError, String(looked));
+      same(looked.message, `webffi session: remote object #${t.id} does not exist in this session (it was disposed, or never made here)`);
       other.close();
       t.dispose();
     },
