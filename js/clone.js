@@ -19,6 +19,11 @@
 // every node is checked against its tag's schema before anything is built,
 // and the work is bounded (LIMITS). A node shared by several parents (a DAG)
 // is encoded once and decoded once; structured clone keeps the sharing.
+//
+// Sessions add remote references (`['R', id, meta?]`, js/session.js): the
+// server's `keep` hook turns what cannot travel by value into one, the
+// client's `remote` hooks turn them into RemoteObjects and back. Without the
+// hooks a reference is refused like any live resource.
 import { FFIObject, RUNTIME, BY_VALUE_AS, isHandle } from './objects.js';
 import { Device, DataType, IntValue, FloatValue } from './values.js';
 import { FFIError, FFITypeError, ValueError, FatalError, makeError, kindOf, messageOf } from './errors.js';
@@ -59,6 +64,12 @@ const CONTAINERS = {
 };
 /** Tag -> the type key, whose global function rebuilds the container. */
 const CONSTRUCTORS = Object.fromEntries(Object.entries(CONTAINERS).map(([key, c]) => [c.tag, key]));
+
+/** Marks objects that name an object in another thread (js/remote.js): encoded only through a session's `remote` hook. */
+export const REMOTE_REF = Symbol('webffi.remoteRef');
+
+/** Thrown by a codec's ctx.refuse when the encoder keeps refused values (caught where the codec was called). */
+const KEEP = Symbol('keep');
 
 /** Value codecs registered by type key (e.g. CPU tensors). */
 const codecs = new Map();
@@ -127,6 +138,9 @@ class EncodeState {
     this.items = 0;
     this.visits = 0;
     this.transfer = null;
+    this.remote = null; // options.remote: RemoteObject -> ['R', id]
+    this.keep = null; // options.keep: a value with no value form -> ['R', id, meta]
+    this.kept = new Set(); // owned handles given to keep (not released after encoding)
     this.seen = new Map(); // JS object -> encoded form (OPEN while encoding)
     this.ptrs = new Map(); // FFI object address -> encoded form (OPEN while encoding)
   }
@@ -137,6 +151,9 @@ class EncodeState {
     this.items = 0;
     this.visits = 0;
     this.transfer = null;
+    this.remote = null;
+    this.keep = null;
+    if (this.kept.size) this.kept.clear();
     if (this.seen.size) this.seen.clear();
     if (this.ptrs.size) this.ptrs.clear();
   }
@@ -149,11 +166,16 @@ const idleEncode = new EncodeState();
  * @param {{ transfer?: Transferable[] }} [options] pass an array to have the
  *   ArrayBuffers behind typed arrays and Bytes pushed onto it (for
  *   `postMessage(data, transfer)`); without one, data is copied.
+ *   Sessions only: `remote(ref)` encodes a RemoteObject (or throws);
+ *   `keep(value)` encodes a value that has no value form (a live resource)
+ *   as a remote reference instead of refusing it.
  */
 export function encodeValue(value, options) {
   const s = idleEncode.busy ? new EncodeState() : idleEncode; // a codec may call encodeValue itself
   s.busy = true;
   s.transfer = Array.isArray(options?.transfer) ? options.transfer : null;
+  if (options?.remote) s.remote = options.remote;
+  if (options?.keep) s.keep = options.keep;
   try {
     return encode(value, s, false);
   } finally {
@@ -182,6 +204,7 @@ function encode(v, s, memo) {
     case 'undefined':
       return v;
     case 'function':
+      if (s.keep !== null) return s.keep(v);
       if (isHandle(v)) throw refuse('ffi.Function', LIVE['ffi.Function']);
       throw refuse('function', 'a JS function runs only in the thread that made it');
     case 'symbol':
@@ -212,6 +235,10 @@ function encode(v, s, memo) {
 
 /** A JS object (not a handle, typed array or buffer), encoded once per encodeValue. */
 function encodeObject(v, s) {
+  if (v[REMOTE_REF] === true) {
+    if (s.remote !== null) return s.remote(v);
+    throw refuse(describe(v), 'it names an object in a worker: pass it to calls on its own session, or send its value (`await ref.fetch()`)');
+  }
   if (v instanceof FFIError) return encodeError(v, v.kind, s);
   if (v instanceof Error) return encodeError(v, kindOf(v), s);
   if (Array.isArray(v)) {
@@ -246,6 +273,7 @@ function encodeObject(v, s) {
     }
     return ['o', out];
   }
+  if (s.keep !== null) return s.keep(v);
   throw refuse(describe(v), 'it is not a value webffi converts (plain data, typed arrays, webffi values and errors are)');
 }
 
@@ -269,14 +297,17 @@ function encodeChild(v, container, s, owned) {
   } catch (e) {
     throw inContainer(e, container);
   } finally {
-    if (owned && isHandle(v)) v.dispose();
+    if (owned && isHandle(v) && !s.kept.has(v)) v.dispose();
   }
 }
 
 function encodeHandle(h, s, memo) {
   const key = h.typeKey;
   if (codecs.has(key)) return encodeWithCodec(key, h, s);
-  if (LIVE[key]) throw refuse(key, LIVE[key]);
+  if (LIVE[key]) {
+    if (s.keep !== null) return keepHandle(h, s);
+    throw refuse(key, LIVE[key]);
+  }
   const hooks = h[RUNTIME];
   const ptr = hooks.ptrOf(h); // a disposed handle says so
   if (memo) {
@@ -299,11 +330,26 @@ function encodeHandle(h, s, memo) {
   return out;
 }
 
+/** A handle given to the keep hook: it is kept, so not released as an element read from FFI. */
+function keepHandle(h, s) {
+  const out = s.keep(h);
+  s.kept.add(h);
+  return out;
+}
+
 /** A value in the form of the codec registered for `key`. */
 function encodeWithCodec(key, v, s) {
   const codec = codecs.get(key);
-  if (!codec) throw refuse(key, LIVE[key] ?? 'no value codec is registered for it in this thread');
-  return ['X', key, codec.encode(v, codecContext(key, s))];
+  if (!codec) {
+    if (s.keep !== null) return isHandle(v) ? keepHandle(v, s) : s.keep(v);
+    throw refuse(key, LIVE[key] ?? 'no value codec is registered for it in this thread');
+  }
+  try {
+    return ['X', key, codec.encode(v, codecContext(key, s))];
+  } catch (e) {
+    if (e === KEEP) return isHandle(v) ? keepHandle(v, s) : s.keep(v);
+    throw e;
+  }
 }
 
 /** The data of a container or reflected object (FFI floats read as FloatValue). */
@@ -349,7 +395,7 @@ function codecContext(key, s) {
     transfer: s.transfer,
     encode: (v) => encodeChild(v, key, s, false),
     refuse: (reason) => {
-      throw refuse(key, reason);
+      throw s.keep !== null ? KEEP : refuse(key, reason);
     },
   };
 }
@@ -380,6 +426,7 @@ class DecodeState {
   constructor() {
     this.busy = false;
     this.rt = null;
+    this.remote = null; // options.remote: (id, meta) -> the object a remote reference names
     this.depth = 0;
     this.items = 0;
     this.visits = 0;
@@ -391,6 +438,7 @@ class DecodeState {
   reset() {
     this.busy = false;
     this.rt = null;
+    this.remote = null;
     this.depth = 0;
     this.items = 0;
     this.visits = 0;
@@ -426,7 +474,9 @@ function at(e, segment) {
  * Data that encodeValue cannot have made is refused with a ValueError or
  * TypeError naming what is wrong and where.
  * @param {unknown} data
- * @param {{ runtime?: object }} [options]
+ * Sessions only: `remote(id, meta)` gives the object a remote reference
+ * names (it validates both; without the hook a reference is refused).
+ * @param {{ runtime?: object, remote?: (id: number, meta: unknown) => unknown }} [options]
  */
 export function decodeValue(data, options) {
   const s = idleDecode.busy ? new DecodeState() : idleDecode;
@@ -436,6 +486,7 @@ export function decodeValue(data, options) {
   }
   s.busy = true;
   s.rt = rt;
+  if (typeof options?.remote === 'function') s.remote = options.remote;
   let ok = false;
   try {
     const out = decode(data, s, false);
@@ -637,6 +688,13 @@ function decodeNode(d, s) {
     case 'O':
       arity(d, 3, tag);
       return decodeObject(name(d[1], 'a type key'), d[2], s);
+    case 'R': {
+      arity(d, 2, tag, true);
+      if (s.remote === null) throw invalid('a remote object reference is only valid in a worker session');
+      const id = d[1];
+      if (!Number.isSafeInteger(id) || id < 1) throw at(invalid(`a remote object id is a positive integer, not ${typeof id === 'number' ? id : kindName(id)}`, FFITypeError), '[1]');
+      return s.remote(id, d[2]);
+    }
     case 'X': {
       arity(d, 3, tag);
       const key = name(d[1], 'a codec type key');

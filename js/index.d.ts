@@ -476,6 +476,13 @@ export interface CallOptions {
   signal?: HostAbortSignal;
   /** Move the ArrayBuffers of typed-array arguments instead of copying them. */
   transfer?: boolean;
+  /**
+   * How the result comes back: 'auto' (default: by value where it can, a
+   * remote handle for GPU tensors, functions, modules and other live
+   * objects), 'remote' (a handle even for what could travel by value),
+   * 'value' (by value; device tensors are downloaded in the worker).
+   */
+  result?: 'auto' | 'remote' | 'value';
 }
 export type EncodedReply = { ok: true; value: unknown } | { ok: false; error: unknown; local?: boolean };
 
@@ -486,16 +493,93 @@ export class Session {
   readonly closed: boolean;
   /** Calls a remote global function; remote errors reject as their own class. */
   call(name: string, args?: unknown[], options?: CallOptions): Promise<any>;
-  /** The call with encoded arguments and an encoded reply (for forwarding). */
-  callEncoded(name: string, args: unknown, options?: CallOptions, transfer?: TransferItem[]): Promise<EncodedReply>;
-  getGlobal(name: string): (...args: unknown[]) => Promise<any>;
-  /** Rejects every pending call with an RPCError and stops listening. */
+  /** The call with encoded arguments and an encoded reply (for forwarding); `op` names a session operation instead. */
+  callEncoded(name: string | undefined, args: unknown, options?: CallOptions & { op?: string }, transfer?: TransferItem[]): Promise<EncodedReply>;
+  /** A session operation ('tensor', 'loadModule', 'fetch', 'call', 'getFunction', 'info'; see serve) with plain arguments. */
+  callOp(op: string, args: unknown[], options?: CallOptions): Promise<any>;
+  getGlobal(name: string, options?: CallOptions): (...args: unknown[]) => Promise<any>;
+  /** How many objects the worker keeps for this session's remote handles (a round trip). */
+  remoteCount(options?: CallOptions): Promise<number>;
+  /** Forwarding: releases remote ids on the next server. */
+  releaseRemote(ids: readonly number[]): void;
+  /**
+   * Rejects every pending call with an RPCError and stops listening; the
+   * worker releases every object this session's remote handles named.
+   */
   close(reason?: Error | string): void;
 }
+
+// ---------------------------------------------------------- remote objects
+/**
+ * An object that lives in a worker, named by id in its session's table:
+ * what a call returns when its result cannot (or should not) travel by
+ * value. Passed to a later call on the same session, the worker receives
+ * its own object; another session or a local function refuses it with a
+ * TypeError. After the session ended (closed, worker crashed) its
+ * operations reject with an RPCError that says so.
+ */
+export class RemoteObject {
+  protected constructor();
+  /** Unique within its session; never reused. */
+  readonly id: number;
+  /** The object's type in the worker: `ffi.Tensor`, `ffi.Function`, `ffi.Module`, a type key, `function`, or a JS class name. */
+  readonly type: string;
+  readonly disposed: boolean;
+  /** Whether its session has ended. */
+  readonly sessionClosed: boolean;
+  /** Its value, by value (device tensors are downloaded in the worker). */
+  fetch(options?: CallOptions): Promise<any>;
+  /** Releases it in the worker (idempotent); a FinalizationRegistry does it for handles never disposed. */
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+/** A remote tensor: shape, dtype and device are known locally; the data stays in the worker. */
+export class RemoteTensor extends RemoteObject {
+  readonly shape: readonly number[];
+  /** e.g. 'float32'. */
+  readonly dtype: string;
+  /** e.g. 'webgpu:0', 'cpu:0'. */
+  readonly device: string;
+  readonly size: number;
+  /** The data as a typed array (downloaded in the worker, then transferred). */
+  data(options?: CallOptions): Promise<TensorData>;
+}
+/** A remote function (an ffi.Function or a JS function the worker keeps). */
+export class RemoteFunction extends RemoteObject {
+  call(args?: unknown[], options?: CallOptions): Promise<any>;
+}
+/** A remote module (remote.loadModule). */
+export class RemoteModule extends RemoteObject {
+  getFunction(name: string, options?: CallOptions): Promise<RemoteFunction>;
+}
+export function isRemote(value: unknown): value is RemoteObject;
+
+/** A runtime served by a worker, behind one object (connectRuntime). */
+export class RemoteRuntime {
+  /** The session underneath. */
+  readonly session: Session;
+  readonly closed: boolean;
+  /** An async function calling the worker's global (or served function) `name`. */
+  getGlobal(name: string, options?: CallOptions): (...args: unknown[]) => Promise<any>;
+  /** A tensor made in the worker from a typed array (copied, or transferred), on `device` when given. */
+  tensor(data: ArrayBufferView, options?: { shape?: readonly number[]; dtype?: string; device?: string } & CallOptions): Promise<RemoteTensor>;
+  /** Loads a C module in the worker (its URL or bytes); the worker must expose `webffi.loadModule`. */
+  loadModule(source: string | ArrayBuffer | ArrayBufferView, options?: CallOptions): Promise<RemoteModule>;
+  /** How many objects the worker keeps for this runtime's remote handles. */
+  remoteCount(options?: CallOptions): Promise<number>;
+  /** Ends the session (the worker releases every remote object); terminating the worker is the caller's. */
+  close(): void;
+}
+/** Connects to a Worker (browser module Worker, Node worker_threads) that serves its runtime with serve(). */
+export function connectRuntime(worker: MessagePortLike, options?: SessionOptions): Promise<RemoteRuntime>;
 /** Connects to a worker that serves a runtime (or forwards to one). */
 export function connect(port: MessagePortLike, options?: SessionOptions): Promise<Session>;
-/** Protocol bounds: calls in flight per server (default of `maxInFlight`), characters of a function name. */
-export const SESSION_LIMITS: Readonly<{ inFlight: number; name: number }>;
+/**
+ * Protocol bounds: calls in flight per server (default of `maxInFlight`),
+ * characters of a function name, remote objects per session (default of
+ * `maxRemotes`), ids per release message.
+ */
+export const SESSION_LIMITS: Readonly<{ inFlight: number; name: number; remotes: number; release: number }>;
 /**
  * Globals a peer cannot call unless `serve`'s `expose` names them:
  * `testing.*`, `webffi.*`, `ffi.Module*`, `ffi.SystemLib`, `ffi.Function*`,
@@ -511,10 +595,26 @@ export interface ServeOptions {
    * to a global not exposed is answered like one to a missing global.
    */
   expose?: readonly string[] | ((name: string, exposedByDefault: boolean) => boolean);
-  /** Calls accepted at once (default SESSION_LIMITS.inFlight); more are answered with an RPCError. */
+  /** Calls accepted at once, async ones included (default SESSION_LIMITS.inFlight); more are answered with an RPCError. */
   maxInFlight?: number;
+  /** Objects the peer may hold remote handles to at once (default SESSION_LIMITS.remotes); more: an RPCError. */
+  maxRemotes?: number;
   /** Move the ArrayBuffers of results instead of copying them. */
   transferResults?: boolean;
+  /**
+   * JS functions served by name (looked up before the runtime's globals, and
+   * exposed by being listed): called with the decoded arguments (typed
+   * arrays but Uint8Array as CPU tensors) and `this` = { signal, runtime };
+   * they may return a promise, which is awaited. `signal` aborts when the
+   * caller cancels the call or it times out.
+   */
+  functions?: Record<string, (this: ServedCallContext, ...args: any[]) => unknown>;
+}
+/** `this` inside a served function. */
+export interface ServedCallContext {
+  /** Aborts when the caller cancels the call or it times out. */
+  readonly signal: HostAbortSignal;
+  readonly runtime: Runtime;
 }
 /**
  * Serves calls arriving on `port`: a runtime's global functions, or
@@ -523,7 +623,7 @@ export interface ServeOptions {
  * (or ignored when it has no id) and serving goes on.
  */
 export function serve(target: Runtime | Session | Promise<Runtime | Session>, port: MessagePortLike,
-  options?: ServeOptions): { close(): void };
+  options?: ServeOptions): { close(): void; readonly remoteCount: number };
 
 // ------------------------------------------------------------------ TVM RPC
 /** Limits of a served TVM RPC device (each can be set per server). */
@@ -566,7 +666,7 @@ export function createRPCEndpoint(rt: Runtime, options: RPCServeOptions & { send
 export function serveConnection(rt: Runtime, transport: unknown, options?: RPCServeOptions): Promise<{ error?: Error }>;
 
 /** A remote object of a TVM RPC session: a handle on the server. */
-export class RemoteObject implements Disposable {
+export class RPCObject implements Disposable {
   readonly session: RPCSession;
   readonly typeIndex: number;
   readonly handle: number | bigint;
@@ -577,11 +677,11 @@ export class RemoteObject implements Disposable {
   /** TVM RPC keeps objects on the server: rejects with an RPCError. */
   fetch(): Promise<never>;
 }
-export class RemoteModule extends RemoteObject {
-  getFunction(name: string, options?: { queryImports?: boolean }): Promise<RemoteFunction | null>;
-  timeEvaluator(name: string, device?: Device | string, options?: TimeEvaluatorOptions): RemoteTimer;
+export class RPCModule extends RPCObject {
+  getFunction(name: string, options?: { queryImports?: boolean }): Promise<RPCFunction | null>;
+  timeEvaluator(name: string, device?: Device | string, options?: TimeEvaluatorOptions): RPCTimer;
 }
-export class RemoteTensor extends RemoteObject {
+export class RPCTensor extends RPCObject {
   readonly device: Device;
   readonly dtype: DataType;
   readonly shape: readonly number[];
@@ -592,31 +692,31 @@ export class RemoteTensor extends RemoteObject {
   set(values: ArrayBufferView): Promise<void>;
 }
 /** A remote function: an async callable. */
-export interface RemoteFunction extends Disposable {
+export interface RPCFunction extends Disposable {
   (...args: unknown[]): Promise<any>;
   dispose(): void;
 }
 export interface TimeEvaluatorOptions { number?: number; repeat?: number; minRepeatMs?: number; limitZeroTimeIterations?: number }
 /** Resolves to `repeat` measurements, seconds per call. */
-export interface RemoteTimer extends Disposable { (...args: unknown[]): Promise<Float64Array>; dispose(): void }
+export interface RPCTimer extends Disposable { (...args: unknown[]): Promise<Float64Array>; dispose(): void }
 export class RPCSession implements AsyncDisposable {
   readonly closed: boolean;
   readonly serverKey: string;
-  getGlobal(name: string): RemoteFunction;
-  lookupGlobal(name: string): Promise<RemoteFunction | null>;
+  getGlobal(name: string): RPCFunction;
+  lookupGlobal(name: string): Promise<RPCFunction | null>;
   call(name: string, args?: unknown[]): Promise<any>;
   deviceExists(device: Device | string): Promise<boolean>;
   deviceAttr(device: Device | string, kind: number): Promise<any>;
   sync(device?: Device | string): Promise<void>;
-  empty(shape: readonly number[], dtype?: DataType | string, device?: Device | string): Promise<RemoteTensor>;
-  tensor(values: ArrayBufferView, options?: { shape?: readonly number[]; dtype?: DataType | string; device?: Device | string }): Promise<RemoteTensor>;
+  empty(shape: readonly number[], dtype?: DataType | string, device?: Device | string): Promise<RPCTensor>;
+  tensor(values: ArrayBufferView, options?: { shape?: readonly number[]; dtype?: DataType | string; device?: Device | string }): Promise<RPCTensor>;
   upload(name: string, bytes: Uint8Array | ArrayBuffer): Promise<void>;
   download(name: string): Promise<Uint8Array>;
   remove(name: string): Promise<void>;
   listdir(path?: string): Promise<string[]>;
   /** Loads a module on the server: a file in its work directory, or bytes (uploaded as options.name). */
-  loadModule(source: string | Uint8Array, options?: { name?: string }): Promise<RemoteModule>;
-  timeEvaluator(name: string, device?: Device | string, options?: TimeEvaluatorOptions): RemoteTimer;
+  loadModule(source: string | Uint8Array, options?: { name?: string }): Promise<RPCModule>;
+  timeEvaluator(name: string, device?: Device | string, options?: TimeEvaluatorOptions): RPCTimer;
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }

@@ -6,19 +6,22 @@
 //   codec:     js/clone.js (arguments, results and errors by value);
 //   session:   requests, replies, handshake, timeouts, cancellation.
 // Messages are plain objects with a `wrpc` field (other traffic on the same
-// port is ignored): hello {version, lock?}, call {id, name, args},
-// ok {id, value}, err {id, error}, cancel {id}.
+// port is ignored): hello {version, lock?}, call {id, name | op, args,
+// result?}, ok {id, value}, err {id, error}, cancel {id}, release {refs},
+// close {}. Values may hold remote references (['R', id, meta?], see
+// js/remote.js) to objects the server keeps in the session's table.
 //
 // The peer is not trusted: every message is checked before it is used, a
 // malformed call is answered with an error (or ignored when it has no id to
 // answer to) and neither end stops serving; a peer reaches only the globals
 // the server exposes (see serve()).
 import { encodeValue, decodeValue } from './clone.js';
-import { makeError, FFITypeError, FFIError } from './errors.js';
+import { makeError, FFITypeError, FFIError, ValueError } from './errors.js';
 import { isHandle } from './objects.js';
+import { RemoteObject, makeRemote, endedError } from './remote.js';
 
 /** The session protocol version; both ends must speak the same. */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** Bounds of the protocol (values themselves are bounded by decodeValue's LIMITS). */
 export const SESSION_LIMITS = Object.freeze({
@@ -26,6 +29,10 @@ export const SESSION_LIMITS = Object.freeze({
   inFlight: 1024,
   /** Characters of a global function's name. */
   name: 1024,
+  /** Objects one peer may hold remote handles to at once, by default (serve's `maxRemotes`). */
+  remotes: 65536,
+  /** Ids in one release message. */
+  release: 4096,
 });
 
 /**
@@ -129,6 +136,151 @@ export function transportOf(port) {
 /** Web Locks show when a browser worker is gone (terminate() fires no event). */
 const locks = () => globalThis.navigator?.locks ?? null;
 
+// ------------------------------------------------------- remote objects
+/** Operations a call message may name instead of a global (`op`); see serve(). */
+const OPS = new Set(['call', 'fetch', 'tensor', 'getFunction', 'loadModule', 'info']);
+/** How a call's result comes back (`result`): by value where it can, else remote; always remote; always by value. */
+const RESULT_MODES = new Set(['auto', 'remote', 'value']);
+const CPU = 1;
+
+/** What a client learns about an object the server keeps for it. */
+function describeRemote(v) {
+  if (isHandle(v)) {
+    const type = v.typeKey;
+    if (type === 'ffi.Tensor') {
+      return { kind: 'tensor', type, shape: v.shape.map(Number), dtype: String(v.dtype), device: String(v.device) };
+    }
+    if (type === 'ffi.Module') return { kind: 'module', type };
+    return { kind: typeof v === 'function' ? 'function' : 'object', type };
+  }
+  if (typeof v === 'function') return { kind: 'function', type: 'function' };
+  let type = 'Object';
+  try {
+    const n = v?.constructor?.name;
+    if (typeof n === 'string' && n !== '' && n.length <= 256) type = n;
+  } catch {
+    // a getter that throws: the default name
+  }
+  return { kind: 'object', type };
+}
+
+/**
+ * One session's table of the objects its peer holds remote handles to:
+ * id -> { value, refs, meta }. Ids count up and are never reused in the
+ * session; an id from the peer is only ever looked up. Handing the same
+ * object out again counts a reference (each handle the peer got releases one).
+ */
+class RemoteTable {
+  constructor(max) {
+    this.max = max;
+    this.next = 1;
+    this.byId = new Map();
+    this.byValue = new Map();
+    this.lookup = (id) => {
+      const e = this.byId.get(id);
+      if (e === undefined) {
+        throw new ValueError(`webffi session: remote object #${id} does not exist in this session (it was disposed, or never made here)`);
+      }
+      return e.value;
+    };
+  }
+
+  get size() {
+    return this.byId.size;
+  }
+
+  has(v) {
+    return this.byValue.has(v);
+  }
+
+  /** The reference of an object in the table (no new reference counted). */
+  refOf(v) {
+    const id = this.byValue.get(v);
+    return ['R', id, this.byId.get(id).meta];
+  }
+
+  /** The reference for v, kept until released. */
+  add(v) {
+    let id = this.byValue.get(v);
+    if (id !== undefined) {
+      const e = this.byId.get(id);
+      e.refs++;
+      return ['R', id, e.meta];
+    }
+    if (this.byId.size >= this.max) {
+      throw makeError('RPCError', `webffi session: too many remote objects alive in this session (at most ${this.max}); dispose some`);
+    }
+    id = this.next++;
+    const meta = describeRemote(v);
+    this.byId.set(id, { value: v, refs: 1, meta });
+    this.byValue.set(v, id);
+    return ['R', id, meta];
+  }
+
+  release(id) {
+    const e = this.byId.get(id);
+    if (e === undefined || --e.refs > 0) return;
+    this.byId.delete(id);
+    this.byValue.delete(e.value);
+    release(e.value);
+  }
+
+  clear() {
+    const entries = [...this.byId.values()];
+    this.byId.clear();
+    this.byValue.clear();
+    for (const e of entries) release(e.value);
+  }
+}
+
+/** The named JS functions serve() calls itself (its `functions` option). */
+function servedFunctions(functions) {
+  const out = new Map();
+  if (functions === undefined || functions === null) return out;
+  if (typeof functions !== 'object') throw new FFITypeError('serve: functions maps names to JS functions ({ name: fn })');
+  for (const [name, fn] of Object.entries(functions)) {
+    if (name === '' || name.length > SESSION_LIMITS.name) throw new FFITypeError(`serve: a served function's name is a non-empty string of at most ${SESSION_LIMITS.name} characters`);
+    if (typeof fn !== 'function') throw new FFITypeError(`serve: functions.${name} is a function, not ${fn === null ? 'null' : typeof fn}`);
+    out.set(name, fn);
+  }
+  return out;
+}
+
+/** Typed arrays (but Bytes) given to a JS function arrive as CPU tensors, as they would in C. */
+function tensorArgs(rt, args, held) {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (ArrayBuffer.isView(a) && !(a instanceof Uint8Array) && !(a instanceof DataView)) {
+      args[i] = rt.tensor(a);
+      held.push(args[i]);
+    }
+  }
+  return args;
+}
+
+/** A device tensor as its downloaded value (shape, dtype, data), in the tensor codec's encoded form. */
+const DOWNLOADED = Symbol('downloaded');
+
+/** The result with device tensors brought to the CPU (a top-level tensor straight from its download). */
+async function byValue(result, held) {
+  const onDevice = (v) => isHandle(v) && v.typeKey === 'ffi.Tensor' && v.device.deviceType !== CPU;
+  if (onDevice(result)) {
+    const data = await result.data();
+    return { [DOWNLOADED]: true, shape: result.shape, dtype: String(result.dtype), data };
+  }
+  if (Array.isArray(result)) {
+    const out = result.slice();
+    for (let i = 0; i < out.length; i++) {
+      if (onDevice(out[i])) {
+        out[i] = await out[i].toDevice('cpu');
+        held.push(out[i]);
+      }
+    }
+    return out;
+  }
+  return result;
+}
+
 // -------------------------------------------------------------- server
 /**
  * Serves calls arriving on `port`. `target` is a runtime (its global
@@ -136,23 +288,36 @@ const locks = () => globalThis.navigator?.locks ?? null;
  * client -> this worker -> the next), or a promise of either (listening
  * starts at once, calls wait for it).
  * @param {{ expose?: string[] | ((name: string, exposedByDefault: boolean) => boolean),
- *   maxInFlight?: number, transferResults?: boolean }} [options]
+ *   functions?: Record<string, Function>, maxInFlight?: number, maxRemotes?: number,
+ *   transferResults?: boolean }} [options]
  *   expose: the globals a peer may call: names and `prefix*` patterns
  *   (`'*'`: all), or a predicate. Default: every global except PEER_DENIED
  *   when serving a runtime, everything when forwarding (the next server
- *   decides). A global not exposed is answered as a missing one.
- *   maxInFlight: calls accepted at once (default SESSION_LIMITS.inFlight);
- *   more are answered with an RPCError.
- * @returns {{ close(): void }}
+ *   decides). A global not exposed is answered as a missing one. Module
+ *   loading (remote.loadModule) is `webffi.loadModule`, denied by default.
+ *   functions: JS functions served by name (before the runtime's globals),
+ *   called with the decoded arguments (typed arrays as CPU tensors) and
+ *   `this` = { signal, runtime }; they may return a promise, which is
+ *   awaited; `signal` aborts when the caller cancels or times out.
+ *   maxInFlight: calls accepted at once, async ones included (default
+ *   SESSION_LIMITS.inFlight); more are answered with an RPCError.
+ *   maxRemotes: objects the peer may hold remote handles to at once
+ *   (default SESSION_LIMITS.remotes).
+ * @returns {{ close(): void, readonly remoteCount: number }}
  */
 export function serve(target, port, options = {}) {
-  const { transferResults = false, expose, maxInFlight = SESSION_LIMITS.inFlight } = options ?? {};
+  const {
+    transferResults = false, expose, functions, maxInFlight = SESSION_LIMITS.inFlight, maxRemotes = SESSION_LIMITS.remotes,
+  } = options ?? {};
   if (!Number.isSafeInteger(maxInFlight) || maxInFlight < 1) throw new FFITypeError('serve: maxInFlight is a positive integer');
+  if (!Number.isSafeInteger(maxRemotes) || maxRemotes < 0) throw new FFITypeError('serve: maxRemotes is a non-negative integer');
   const transport = transportOf(port);
   const exposedHere = exposure(expose);
   const exposedNext = expose === undefined ? null : exposedHere; // forwarding: the next server decides
-  // Calls received and not yet answered: id -> the AbortController of a
-  // forwarded call, or null. A cancelled call is dropped from here and never answered.
+  const served = servedFunctions(functions);
+  const table = new RemoteTable(maxRemotes);
+  // Calls received and not yet answered: id -> the call's AbortController.
+  // A cancelled call is dropped from here and never answered.
   const inFlight = new Map();
   let releaseLock = null;
   let lockName = null;
@@ -168,11 +333,12 @@ export function serve(target, port, options = {}) {
   })();
 
   /** Posts an encoded outcome ({ ok, value } or { ok, error }); one that cannot be posted is answered as an error. */
-  const reply = (id, r, transfer) => {
+  const reply = (id, r, transfer, c) => {
     try {
       if (r.ok) transport.post({ wrpc: 'ok', id, value: r.value }, transfer);
       else transport.post({ wrpc: 'err', id, error: r.error });
     } catch (e) {
+      if (c !== undefined) rollback(c);
       try {
         transport.post({ wrpc: 'err', id, error: encodeFailure(e) });
       } catch {
@@ -181,6 +347,110 @@ export function serve(target, port, options = {}) {
     }
   };
   const refuseCall = (id, kind, message) => reply(id, { ok: false, error: encodeFailure(makeError(kind, `webffi session: ${message}`)) });
+
+  /** Whether this server runs `op` (or the global `name`) for the peer. */
+  const allowed = (op, name) => {
+    if (op === undefined) return served.has(name) || exposedHere(name);
+    return op !== 'loadModule' || exposedHere('webffi.loadModule');
+  };
+
+  // The call whose reply is being encoded (encodeValue is synchronous):
+  // what its keep hook puts in the table is recorded there.
+  let keeping = null;
+  // One reference per object per reply (the client makes one handle per id in a reply).
+  const keep = (v) => {
+    if (keeping.kept?.has(v)) return table.refOf(v);
+    const ref = table.add(v);
+    (keeping.kept ??= new Set()).add(v);
+    (keeping.ids ??= []).push(ref[1]);
+    return ref;
+  };
+  /** Takes back what a reply that never went out had put in the table. */
+  const rollback = (c) => {
+    if (c.ids === null) return;
+    for (const id of c.ids) table.release(id);
+    c.ids = null;
+  };
+  const isKept = (c, v) => c.kept !== null && c.kept.has(v);
+
+  /** Runs a call here (target is a runtime); null when it was cancelled meanwhile. */
+  async function runLocal(rt, c) {
+    const held = []; // handles made for the call: released after it unless the reply keeps them
+    let result;
+    try {
+      const args = decodeValue(c.args, { runtime: rt, remote: table.lookup }); // an array: checked to be an encoded one
+      for (const h of args) if (isHandle(h) && !table.has(h)) held.push(h);
+      result = invoke(rt, c, args, held);
+      if (typeof result?.then === 'function') result = await result;
+      if (c.mode === 'value') result = await byValue(result, held);
+      if (!c.live()) return null;
+      let value;
+      keeping = c;
+      try {
+        if (result?.[DOWNLOADED]) {
+          const { shape, dtype, data } = result;
+          if (data.byteOffset === 0 && data.buffer.byteLength === data.byteLength) c.transfer.push(data.buffer); // a fresh download
+          value = ['X', 'ffi.Tensor', { shape, dtype, data }];
+        } else if (c.mode === 'remote' && result !== null && (typeof result === 'object' || typeof result === 'function')) {
+          value = keep(result);
+        } else {
+          value = encodeValue(result, c.mode === 'auto' ? (c.transferAll ? { transfer: c.transfer, keep } : { keep }) : { transfer: c.transferAll ? c.transfer : undefined });
+        }
+      } finally {
+        keeping = null;
+      }
+      return { ok: true, value };
+    } catch (error) {
+      rollback(c);
+      if (!c.live()) return null;
+      return { ok: false, error: encodeFailure(error) };
+    } finally {
+      for (const h of held) if (!isKept(c, h)) release(h);
+      if (!isKept(c, result) && !table.has(result)) release(result);
+    }
+  }
+
+  /** `this` of a served JS function. */
+  const contextOf = (rt, c) => ({ get signal() { return c.call.signal; }, runtime: rt });
+
+  /** The call's result (or a promise of it). */
+  function invoke(rt, c, args, held) {
+    switch (c.op) {
+      case undefined: {
+        const fn = served.size === 0 ? undefined : served.get(c.name);
+        if (fn) return fn.apply(contextOf(rt, c), tensorArgs(rt, args, held));
+        const f = rt.getGlobal(c.name);
+        held.push(f);
+        return f(...args);
+      }
+      case 'call': {
+        const f = args[0];
+        if (typeof f !== 'function') throw new FFITypeError('webffi session: the remote object called is not a function');
+        const rest = args.slice(1);
+        return isHandle(f) ? f(...rest) : f.apply(contextOf(rt, c), tensorArgs(rt, rest, held));
+      }
+      case 'fetch':
+        c.mode = 'value';
+        return args[0];
+      case 'tensor':
+        return makeTensor(rt, args, c.call);
+      case 'getFunction': {
+        const [m, name] = args;
+        if (!isHandle(m) || m.typeKey !== 'ffi.Module') throw new FFITypeError('webffi session: getFunction is asked of a remote module');
+        if (typeof name !== 'string') throw new FFITypeError('webffi session: getFunction(name): name is a string');
+        return m.getFunction(name);
+      }
+      case 'loadModule': {
+        const source = args[0];
+        if (typeof source !== 'string' && !ArrayBuffer.isView(source) && !(source instanceof ArrayBuffer)) {
+          throw new FFITypeError('webffi session: loadModule(source): source is a URL string or the module\'s bytes');
+        }
+        return rt.loadModule(source);
+      }
+      default: // 'info'
+        return { remotes: table.size };
+    }
+  }
 
   const onMessage = async (m) => {
     if (m === null || typeof m !== 'object') return;
@@ -192,17 +462,37 @@ export function serve(target, port, options = {}) {
       case 'cancel': {
         const id = m.id;
         if (isCallId(id) && inFlight.has(id)) {
-          inFlight.get(id)?.abort();
+          inFlight.get(id).cancel();
           inFlight.delete(id);
         }
         return;
       }
+      case 'release': {
+        const refs = m.refs;
+        if (!Array.isArray(refs) || refs.length > SESSION_LIMITS.release) return;
+        const ids = [];
+        for (let i = 0; i < refs.length; i++) if (isCallId(refs[i])) ids.push(refs[i]);
+        let t;
+        try {
+          t = await target;
+        } catch {
+          return;
+        }
+        if (typeof t?.callEncoded === 'function') t.releaseRemote(ids);
+        else for (const id of ids) table.release(id);
+        return;
+      }
+      case 'close':
+        // The peer is done: what it held goes (a forwarder's own session lives on).
+        table.clear();
+        return;
       case 'call':
         break;
       default:
         return;
     }
-    const { id, name, args } = m;
+    const { id, name, op, args } = m;
+    const mode = m.result ?? 'auto';
     if (!isCallId(id)) return; // nothing to answer to
     if (inFlight.has(id)) {
       refuseCall(id, 'RPCError', `call id ${id} is already in use by a call in flight`);
@@ -212,15 +502,27 @@ export function serve(target, port, options = {}) {
       refuseCall(id, 'RPCError', `too many calls in flight (at most ${maxInFlight})`);
       return;
     }
-    if (typeof name !== 'string' || name === '' || name.length > SESSION_LIMITS.name) {
+    if (op !== undefined) {
+      if (!OPS.has(op)) {
+        refuseCall(id, 'TypeError', `a call's operation is one of ${[...OPS].join(', ')}`);
+        return;
+      }
+    } else if (typeof name !== 'string' || name === '' || name.length > SESSION_LIMITS.name) {
       refuseCall(id, 'TypeError', `a call names a global function with a non-empty string of at most ${SESSION_LIMITS.name} characters`);
       return;
     }
-    if (!Array.isArray(args) || args[0] !== 'a') {
-      refuseCall(id, 'TypeError', `the arguments of the call to \`${name}\` are an encoded array (encodeValue([...]))`);
+    if (!RESULT_MODES.has(mode)) {
+      refuseCall(id, 'TypeError', `a call's result mode is one of ${[...RESULT_MODES].join(', ')}`);
       return;
     }
-    inFlight.set(id, null);
+    const what = op === undefined ? `the call to \`${name}\`` : `the ${op} operation`;
+    if (!Array.isArray(args) || args[0] !== 'a') {
+      refuseCall(id, 'TypeError', `the arguments of ${what} are an encoded array (encodeValue([...]))`);
+      return;
+    }
+    const call = new InFlightCall();
+    inFlight.set(id, call);
+    const live = () => inFlight.get(id) === call;
     let t;
     try {
       t = await target;
@@ -228,30 +530,40 @@ export function serve(target, port, options = {}) {
       if (inFlight.delete(id)) reply(id, { ok: false, error: encodeFailure(e) });
       return;
     }
-    if (!inFlight.has(id)) return; // cancelled while the target was loading
-    const forwarding = typeof t?.callEncoded === 'function';
-    const exposed = forwarding ? exposedNext : exposedHere;
-    if (exposed !== null && !exposed(name)) {
-      // The same answer as for a global that does not exist: a peer learns nothing more.
-      inFlight.delete(id);
-      reply(id, { ok: false, error: encodeFailure(makeError('ValueError', `Cannot find global function ${name}`)) });
-      return;
-    }
-    if (forwarding) {
-      const abort = new AbortController();
-      inFlight.set(id, abort);
+    if (!live()) return; // cancelled while the target was loading
+    if (typeof t?.callEncoded === 'function') {
+      // Forwarding: the next server decides, unless this one was given an allowlist.
+      if (op === undefined && exposedNext !== null && !exposedNext(name)) {
+        inFlight.delete(id);
+        reply(id, { ok: false, error: encodeFailure(makeError('ValueError', `Cannot find global function ${name}`)) });
+        return;
+      }
       try {
-        const r = await t.callEncoded(name, args, { signal: abort.signal });
+        const r = await t.callEncoded(name, args, { signal: call.signal, op, result: m.result });
         if (inFlight.delete(id)) reply(id, r);
       } catch (e) {
         // Cancelled by the client: nothing to answer (and no longer in flight).
-        if (!abort.signal.aborted && inFlight.delete(id)) reply(id, { ok: false, error: encodeFailure(e) });
+        if (!call.cancelled && inFlight.delete(id)) reply(id, { ok: false, error: encodeFailure(e) });
       }
       return;
     }
-    inFlight.delete(id);
-    const transfer = transferResults ? [] : undefined;
-    reply(id, callLocal(t, name, args, transfer), transfer);
+    if (!allowed(op, name)) {
+      inFlight.delete(id);
+      // The same answer as for a global that does not exist: a peer learns nothing more.
+      const e = op === undefined ? makeError('ValueError', `Cannot find global function ${name}`)
+        : makeError('RPCError', 'webffi session: this worker does not expose module loading (serve\'s expose names `webffi.loadModule`)');
+      reply(id, { ok: false, error: encodeFailure(e) });
+      return;
+    }
+    const transfer = [];
+    const c = { name, op, args, mode, call, live, transfer, transferAll: transferResults, kept: null, ids: null };
+    const r = await runLocal(t, c);
+    if (r === null) return;
+    if (inFlight.delete(id)) {
+      reply(id, r, transfer, c);
+    } else {
+      rollback(c);
+    }
   };
   const onMessageSafely = (m) => {
     onMessage(m).catch(() => {
@@ -263,30 +575,51 @@ export function serve(target, port, options = {}) {
   return {
     close() {
       stop();
+      for (const call of inFlight.values()) call.cancel();
+      inFlight.clear();
+      table.clear();
       releaseLock?.();
+    },
+    /** Objects the peer holds remote handles to. */
+    get remoteCount() {
+      return table.size;
     },
   };
 }
 
-/**
- * Calls a runtime's global function with decoded arguments and encodes the
- * outcome; the handles made for the call, and its result, are released.
- */
-function callLocal(rt, name, args, transfer) {
-  let fn = null;
-  let decoded = null;
-  let result;
+/** A call in flight on the server; its AbortSignal is made only when asked for (served functions, forwarding). */
+class InFlightCall {
+  #controller = null;
+  cancelled = false;
+
+  get signal() {
+    this.#controller ??= new AbortController();
+    if (this.cancelled && !this.#controller.signal.aborted) this.#controller.abort();
+    return this.#controller.signal;
+  }
+
+  cancel() {
+    this.cancelled = true;
+    this.#controller?.abort();
+  }
+}
+
+/** A tensor made in the worker for remote.tensor(data, { shape, dtype, device }). */
+async function makeTensor(rt, args, call) {
+  const [data, opts = {}] = args;
+  if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) throw new FFITypeError('webffi session: tensor(data, options): options is an object');
+  const { shape, dtype, device } = opts;
+  const cpu = rt.tensor(data, { ...(shape === undefined ? {} : { shape }), ...(dtype === undefined ? {} : { dtype }) });
+  if (device === undefined || device === null || device === 'cpu') return cpu;
   try {
-    fn = rt.getGlobal(name);
-    decoded = decodeValue(args, { runtime: rt }); // an array: args was checked to be an encoded one
-    result = fn(...decoded);
-    return { ok: true, value: encodeValue(result, { transfer }) };
-  } catch (error) {
-    return { ok: false, error: encodeFailure(error) };
+    const out = await cpu.toDevice(device);
+    if (call.cancelled) {
+      out.dispose();
+      return null;
+    }
+    return out;
   } finally {
-    release(fn);
-    if (Array.isArray(decoded)) for (const h of decoded) release(h);
-    release(result);
+    cpu.dispose();
   }
 }
 
@@ -322,6 +655,12 @@ export class Session {
   #timeout;
   #runtime;
   #name;
+  #owner;
+  #releases = [];
+  #releaseQueued = false;
+  #encodeRef;
+  #decodeRef;
+  #made = null;
 
   constructor(transport, options) {
     const { timeout = 0, runtime = null, name = 'worker' } = options ?? {};
@@ -329,6 +668,26 @@ export class Session {
     this.#timeout = timeout;
     this.#runtime = runtime;
     this.#name = name;
+    // What this session's remote handles call (js/remote.js).
+    const self = this;
+    this.#owner = {
+      op: (op, args, opts) => this.#op(op, args, opts),
+      release: (id) => this.#release(id),
+      get closed() {
+        return self.#closed !== null;
+      },
+      closedError: (what) => endedError(what, this.#closed.message.replace(/^webffi session: /, '')),
+    };
+    this.#encodeRef = (h) => RemoteObject.refFor(h, this.#owner);
+    // One handle per id in a reply, however often the reply names it (the
+    // worker counted one reference); decodeValue is synchronous, so one map
+    // (#made) serves the reply being decoded.
+    this.#decodeRef = (id, meta) => {
+      this.#made ??= new Map();
+      let h = this.#made.get(id);
+      if (h === undefined) this.#made.set(id, h = makeRemote(this.#owner, id, meta));
+      return h;
+    };
     this.#stop = transport.listen((m) => this.#onMessage(m), (why) => this.#fail(why));
     this.ready = this.#request({ wrpc: 'hello', version: PROTOCOL_VERSION }, undefined,
       { timeout, what: 'the handshake' }, 0).then((m) => this.#checkHello(m));
@@ -351,18 +710,46 @@ export class Session {
   /**
    * Calls the remote global function `name`; resolves with its result, or
    * rejects with the remote error (same class, kind, message, backtrace;
-   * remote frames marked `[remote]`).
-   * @param {{ timeout?: number, signal?: AbortSignal, transfer?: boolean }} [options]
-   *   transfer: move the ArrayBuffers of typed-array arguments instead of copying.
+   * remote frames marked `[remote]`). Results that cannot travel by value
+   * (GPU tensors, functions, modules, objects the worker keeps) come back as
+   * remote handles (RemoteTensor, RemoteFunction, RemoteModule, RemoteObject).
+   * @param {{ timeout?: number, signal?: AbortSignal, transfer?: boolean, result?: 'auto' | 'remote' | 'value' }} [options]
+   *   transfer: move the ArrayBuffers of typed-array arguments instead of copying;
+   *   result: 'auto' (default), 'remote' (a handle even when it could travel),
+   *   'value' (by value: device tensors are downloaded in the worker).
    */
-  async call(name, args = [], options = {}) {
-    if (typeof name !== 'string') throw new FFITypeError(`session.call(name, args): name is a string, not ${typeof name}`);
+  call(name, args = [], options = {}) {
+    if (typeof name !== 'string') return Promise.reject(new FFITypeError(`session.call(name, args): name is a string, not ${typeof name}`));
+    return this.#invoke(name, undefined, args, options, `the call to \`${name}\``);
+  }
+
+  /**
+   * A session operation (tensor, loadModule, ...; see serve) with arguments
+   * as for call(): what js/remote_runtime.js builds on.
+   */
+  callOp(op, args, options) {
+    return this.#op(op, args, options);
+  }
+
+  /** A session operation on remote objects (js/remote.js). */
+  #op(op, args, options) {
+    return this.#invoke(undefined, op, args, op === 'fetch' ? { ...options, result: 'value' } : options, `${op}()`);
+  }
+
+  async #invoke(name, op, args, options, what) {
     if (!Array.isArray(args)) throw new FFITypeError('session.call(name, args): args is an array');
     options ??= {};
     const transfer = options.transfer ? [] : undefined;
-    const encoded = encodeValue(args, { transfer });
-    const r = await this.callEncoded(name, encoded, options, transfer);
-    if (r.ok) return decodeValue(r.value, { runtime: this.#runtime });
+    const encoded = encodeValue(args, { transfer, remote: this.#encodeRef });
+    const r = await this.#send(name, op, encoded, options, transfer);
+    if (r.ok) {
+      this.#made = null;
+      try {
+        return decodeValue(r.value, { runtime: this.#runtime, remote: this.#decodeRef });
+      } finally {
+        this.#made = null;
+      }
+    }
     let e;
     let why = null;
     try {
@@ -372,7 +759,7 @@ export class Session {
       why = bad.message;
     }
     if (why !== null) {
-      throw makeError('RPCError', `webffi session: the ${this.#name} answered the call to \`${name}\` with a malformed error (${why})`);
+      throw makeError('RPCError', `webffi session: the ${this.#name} answered ${what} with a malformed error (${why})`);
     }
     throw r.local ? e : markRemote(e);
   }
@@ -381,11 +768,22 @@ export class Session {
    * The call with arguments already encoded; resolves with
    * `{ ok: true, value }` or `{ ok: false, error }` (encoded; `local` when the
    * failure happened on this side). Used to forward calls.
+   * options.op names a session operation instead of a global; options.result
+   * is the result mode.
    */
   callEncoded(name, args, options = {}, transfer = undefined) {
     options ??= {};
+    return this.#send(name, options.op, args, options, transfer);
+  }
+
+  #send(name, op, args, options, transfer) {
     const timeout = options.timeout ?? this.#timeout;
-    return this.#request({ wrpc: 'call', name, args }, transfer, { timeout, signal: options.signal, what: `the call to \`${name}\`` })
+    const result = options.result;
+    const message = op === undefined
+      ? (result === undefined ? { wrpc: 'call', name, args } : { wrpc: 'call', name, args, result })
+      : { wrpc: 'call', op, args, result };
+    const what = op === undefined ? `the call to \`${name}\`` : `${op}()`;
+    return this.#request(message, transfer, { timeout, signal: options.signal, what })
       .then((m) => (m.wrpc === 'ok' ? { ok: true, value: m.value } : { ok: false, error: m.error }),
         (e) => {
           if (options.signal?.aborted && e === options.signal.reason) throw e;
@@ -393,13 +791,57 @@ export class Session {
         });
   }
 
-  /** An async function calling the remote global `name`. */
-  getGlobal(name) {
-    return (...args) => this.call(name, args);
+  /** An async function calling the remote global `name` (options as for call()). */
+  getGlobal(name, options) {
+    return (...args) => this.call(name, args, options);
   }
 
-  /** Rejects every pending call with an RPCError (or `reason`) and stops listening. */
+  /** How many objects the worker keeps for this session's remote handles (a round trip). */
+  async remoteCount(options) {
+    const info = await this.#op('info', [], options);
+    return info.remotes;
+  }
+
+  /** Forwarding: releases remote ids on the next server. */
+  releaseRemote(ids) {
+    for (const id of ids) this.#release(id);
+  }
+
+  /** Queues a release; one message per task carries them all. */
+  #release(id) {
+    if (this.#closed) return; // the worker's table went with the session
+    this.#releases.push(id);
+    if (this.#releaseQueued) return;
+    this.#releaseQueued = true;
+    queueMicrotask(() => this.#flushReleases());
+  }
+
+  #flushReleases() {
+    this.#releaseQueued = false;
+    const ids = this.#releases;
+    this.#releases = [];
+    if (this.#closed) return;
+    for (let i = 0; i < ids.length; i += SESSION_LIMITS.release) {
+      try {
+        this.#transport.post({ wrpc: 'release', refs: ids.slice(i, i + SESSION_LIMITS.release) });
+      } catch {
+        return; // the port is gone, and the worker's table with it
+      }
+    }
+  }
+
+  /**
+   * Rejects every pending call with an RPCError (or `reason`) and stops
+   * listening; the worker releases the objects this session's handles named.
+   */
   close(reason) {
+    if (this.#closed) return;
+    try {
+      this.#flushReleases();
+      this.#transport.post({ wrpc: 'close' });
+    } catch {
+      // the other side is gone already
+    }
     this.#fail(reason ?? 'the session was closed');
   }
 
@@ -410,6 +852,7 @@ export class Session {
   #request(message, transfer, { timeout, signal, what }, id = this.#next++) {
     if (this.#closed) return Promise.reject(this.#closed);
     if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.#releases.length) this.#flushReleases(); // releases reach the worker before later calls
     return new Promise((resolve, reject) => {
       const entry = { resolve, reject, timer: 0, signal, onAbort: null };
       if (timeout > 0) {

@@ -1,7 +1,8 @@
 // The demo page (web/index.html): one matrix product computed four ways,
 // in plain JS (the reference), in C compiled to wasm on the main thread, on
-// WebGPU, and in C in a worker, with the timings drawn as a chart; then
-// errors raised in C shown with their C and JS frames.
+// WebGPU in a worker (remote GPU tensors: webffi.connectRuntime), and in C
+// in the same worker, with the timings drawn as a chart; then errors raised
+// in C shown with their C and JS frames.
 //
 // A classic script using the one global `webffi` of dist/webffi.iife.js.
 // Served over http (browsers cannot fetch wasm from file://): any static
@@ -24,7 +25,7 @@
   const ENGINES = [
     { id: 'js', label: 'JavaScript' },
     { id: 'c', label: 'C in wasm' },
-    { id: 'webgpu', label: 'WebGPU' },
+    { id: 'webgpu', label: 'WebGPU in the worker' },
     { id: 'worker', label: 'C in a worker' },
   ];
 
@@ -34,7 +35,8 @@
 
   let rt = null;
   let matmulC = null; // the C kernel, a function of the loaded module
-  let session = null;
+  let remote = null; // the worker's runtime (webffi.connectRuntime)
+  let session = null; // ... and its session
   let gpuReady = false;
 
   // ------------------------------------------------------------ status
@@ -154,21 +156,26 @@
     return { ms: best, out };
   }
 
-  async function runWebGPU(ta, tb, n) {
+  // The GPU work runs in the worker: A and B are uploaded there once, the
+  // product stays there as a remote tensor until its data is fetched.
+  async function runWebGPU(a, b, n) {
     const t0 = performance.now();
-    const [ga, gb] = [await ta.toDevice('webgpu'), await tb.toDevice('webgpu')];
+    const [ga, gb] = await Promise.all([
+      remote.tensor(a, { shape: [n, n], device: 'webgpu' }),
+      remote.tensor(b, { shape: [n, n], device: 'webgpu' }),
+    ]);
     const upload = performance.now() - t0;
-    const mm = rt.getGlobal('webgpu.matmul');
+    const mm = remote.getGlobal('webgpu.matmul', { timeout: 120000 });
     try {
       // One untimed call: the first use of a size compiles and caches work.
-      const warm = mm(ga, gb);
+      const warm = await mm(ga, gb);
       await warm.data();
       warm.dispose();
       let best = Infinity;
       let out;
       for (let r = 0; r < repsFor(n); r++) {
         const t1 = performance.now();
-        const c = mm(ga, gb);
+        const c = await mm(ga, gb); // a RemoteTensor on webgpu:0, in the worker
         out = await c.data();
         best = Math.min(best, performance.now() - t1);
         c.dispose();
@@ -212,7 +219,7 @@
       const engines = {
         js: () => runJS(a, b, n),
         c: matmulC ? () => runC(ta, tb, n) : null,
-        webgpu: gpuReady ? () => runWebGPU(ta, tb, n) : null,
+        webgpu: gpuReady ? () => runWebGPU(a, b, n) : null,
         worker: matmulC && session ? () => runWorker(ta, tb, n) : null,
       };
       let reference = null;
@@ -477,15 +484,9 @@
   // -------------------------------------------------------------- start
   async function startWebGPU() {
     try {
-      await rt.backends.ensure('webgpu');
+      if (!remote) throw new Error('WebGPU runs in the worker, which did not start');
+      const name = await session.call('demo.webgpu', [], { timeout: 60000 });
       gpuReady = true;
-      let name = 'ready';
-      try {
-        const info = (await navigator.gpu?.requestAdapter())?.info;
-        name = [info?.vendor, info?.architecture || info?.description].filter(Boolean).join(' ') || 'ready';
-      } catch {
-        // only a label
-      }
       demo.webgpu = { available: true, adapter: name };
       setChip('chip-webgpu', 'ok', name);
     } catch (e) {
@@ -516,9 +517,11 @@
 
   async function startWorker() {
     try {
-      session = await webffi.connect(new Worker('worker.js'), { timeout: 30000 });
+      remote = await webffi.connectRuntime(new Worker('worker.js'), { timeout: 30000 });
+      session = remote.session;
       setChip('chip-worker', 'ok', 'connected');
     } catch (e) {
+      remote = null;
       session = null;
       setChip('chip-worker', 'off', 'failed');
       notice(`The worker did not start: ${e.message}`, 'warn');
@@ -535,7 +538,7 @@
     }
     rt = await webffi.load();
     setChip('chip-runtime', 'ok', `tvm-ffi ABI ${rt.metadata.tvm_ffi_version.join('.')}`);
-    await Promise.all([startWebGPU(), startKernel(), startWorker()]);
+    await Promise.all([startWorker().then(startWebGPU), startKernel()]);
     const params = new URLSearchParams(location.search);
     const select = $('size');
     if (params.has('n') && [...select.options].some((o) => o.value === params.get('n'))) select.value = params.get('n');

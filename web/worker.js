@@ -1,13 +1,15 @@
-// A classic worker hosting its own runtime and the demo's C kernel; the
-// page calls it through a session (web/demo.js). Tensors travel by value
-// both ways, so the page keeps its main thread free while C multiplies.
+// A classic worker that owns the demo's GPU work and its C kernel: it hosts
+// its own runtime (WebGPU discovered here, from the worker's navigator.gpu)
+// and serves it to the page (web/demo.js), which reaches it through
+// webffi.connectRuntime. GPU tensors made here stay here as remote handles
+// until the page fetches them; the page's main thread only waits.
 importScripts('../dist/webffi.iife.js');
 
-// What the page calls here: a peer reaches only the globals a server exposes.
-const EXPOSED = ['demo.matmul', 'demo.matmul_timed'];
+// What the page calls here: a peer reaches only what a server exposes.
+const EXPOSED = ['demo.matmul', 'demo.matmul_timed', 'webgpu.matmul'];
 
 async function setup() {
-  const rt = await webffi.load({ autoloadBackends: false }); // the worker needs no GPU
+  const rt = await webffi.load();
   const kernels = await rt.loadModule('dist/matmul.wasm');
   const matmul = kernels.getFunction('matmul');
   rt.registerGlobal('demo.matmul', matmul);
@@ -20,4 +22,17 @@ async function setup() {
   return rt;
 }
 
-webffi.serve(setup(), self, { expose: EXPOSED, transferResults: true });
+const functions = {
+  /** Initialises WebGPU in this worker: the adapter's name, or the runtime's error saying why not. */
+  async 'demo.webgpu'() {
+    await this.runtime.backends.ensure('webgpu');
+    try {
+      const info = (await navigator.gpu?.requestAdapter())?.info;
+      return [info?.vendor, info?.architecture || info?.description].filter(Boolean).join(' ') || 'ready';
+    } catch {
+      return 'ready'; // only a label
+    }
+  },
+};
+
+webffi.serve(setup(), self, { expose: EXPOSED, functions, transferResults: true });

@@ -102,7 +102,7 @@ class PacketReader {
 const registry = new FinalizationRegistry(({ session, handle, code, device }) => session._release(handle, code, device));
 
 /** A remote object: an id on the server, freed by dispose() (or, as a backstop, by the GC). */
-export class RemoteObject {
+export class RPCObject {
   #session;
   #handle;
 
@@ -152,7 +152,7 @@ export class RemoteObject {
 }
 
 /** A remote ffi.Module: its functions, and timers over them. */
-export class RemoteModule extends RemoteObject {
+export class RPCModule extends RPCObject {
   /** The module's function `name` as an async callable, or null when it has none. */
   async getFunction(name, { queryImports = true } = {}) {
     const f = await this.session._serverFunction('tvm.rpc.server.ModuleGetFunction');
@@ -167,7 +167,7 @@ export class RemoteModule extends RemoteObject {
 }
 
 /** A tensor in the server's memory. */
-export class RemoteTensor extends RemoteObject {
+export class RPCTensor extends RPCObject {
   constructor(session, handle, typeIndex, desc, owner) {
     super(session, owner ?? handle, typeIndex, owner ? CODE.FreeHandle : CODE.DevFreeData, desc.device);
     this.data_handle = desc.data;
@@ -200,14 +200,14 @@ export class RemoteTensor extends RemoteObject {
     this.handle;
     const bytes = ArrayBuffer.isView(values) ? new Uint8Array(values.buffer, values.byteOffset, values.byteLength) : null;
     if (!bytes || bytes.byteLength !== this.nbytes) {
-      throw makeError('ValueError', `RemoteTensor.set: ${bytes ? bytes.byteLength : 'no'} bytes for a tensor of ${this.nbytes}`);
+      throw makeError('ValueError', `RPCTensor.set: ${bytes ? bytes.byteLength : 'no'} bytes for a tensor of ${this.nbytes}`);
     }
     await this.session._copyTo(this, bytes);
   }
 }
 
 function remoteFunction(session, handle) {
-  const obj = new RemoteObject(session, handle, T.Function);
+  const obj = new RPCObject(session, handle, T.Function);
   const f = (...args) => session._callHandle(obj.handle, args);
   f.handle = handle;
   f.dispose = () => obj.dispose();
@@ -431,7 +431,7 @@ export class RPCSession {
         w.u32(T.RawStr); return w.lenBytes(utf8.encode(v));
       }
       case 'function':
-        if (v._object instanceof RemoteObject) {
+        if (v._object instanceof RPCObject) {
           if (v._object.session !== this) throw new FFITypeError('RPC: a remote function of another session');
           w.u32(T.Function); return w.u64(v._object.handle);
         }
@@ -446,13 +446,13 @@ export class RPCSession {
       w.u32(T.ByteArrayPtr);
       return w.lenBytes(v instanceof ArrayBuffer ? new Uint8Array(v) : v);
     }
-    if (v instanceof RemoteObject) {
+    if (v instanceof RPCObject) {
       if (v.session !== this) throw new FFITypeError('RPC: a remote object of another session');
-      if (v instanceof RemoteTensor) {
+      if (v instanceof RPCTensor) {
         w.u32(T.DLTensorPtr);
         return w.tensor(v.data_handle, v.device, v.dtype, v.shape, v.byteOffset);
       }
-      if (v instanceof RemoteModule) { w.u32(T.Module); return w.u64(v.handle); }
+      if (v instanceof RPCModule) { w.u32(T.Module); return w.u64(v.handle); }
       w.u32(T.ObjectRef); w.u32(T.ObjectRef); return w.u64(v.handle);
     }
     throw new FFITypeError(`RPC: cannot send a ${v?.constructor?.name ?? typeof v} to a TVM RPC server (numbers, strings, bytes, devices, dtypes and remote objects travel)`);
@@ -469,10 +469,10 @@ export class RPCSession {
       case T.RawStr: case T.Str: case T.SmallStr: return v.value;
       case T.Bytes: case T.SmallBytes: case T.ByteArrayPtr: return v.value;
       case T.Function: return remoteFunction(this, v.value);
-      case T.Module: return new RemoteModule(this, v.value, ti);
-      case T.Tensor: return new RemoteTensor(this, v.value.data, ti, v.value, args[2]?.value);
+      case T.Module: return new RPCModule(this, v.value, ti);
+      case T.Tensor: return new RPCTensor(this, v.value.data, ti, v.value, args[2]?.value);
       case T.OpaquePtr: return v.value;
-      default: return new RemoteObject(this, v.value, ti);
+      default: return new RPCObject(this, v.value, ti);
     }
   }
 
@@ -559,7 +559,7 @@ export class RPCSession {
       return this.#request(w.end(), null, 'kDevAllocDataWithScope');
     });
     desc.data = h.value;
-    return new RemoteTensor(this, h.value, T.Tensor, desc, undefined);
+    return new RPCTensor(this, h.value, T.Tensor, desc, undefined);
   }
 
   /** A tensor on the server holding a copy of a typed array. */

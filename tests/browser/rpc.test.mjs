@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launchChromium } from './harness.mjs';
 import { startProxy } from '../support/rpc_proxy.mjs';
-import { connectRPC, RemoteTensor } from '../../js/index.js';
+import { connectRPC, RPCTensor } from '../../js/index.js';
 
 let server;
 let browser;
@@ -39,7 +39,7 @@ test('a page joins the proxy and serves calls and WebGPU tensors to a client', a
       const a = await s.tensor(new Float32Array([1, 2, 3, 4, 5, 6]), { shape: [2, 3], device: 'webgpu' });
       const b = await s.tensor(new Float32Array([1, 0, 0, 1, 1, 1]), { shape: [3, 2], device: 'webgpu' });
       const y = await s.call('webgpu.matmul', [a, b]);
-      assert.ok(y instanceof RemoteTensor);
+      assert.ok(y instanceof RPCTensor);
       assert.equal(String(y.device), 'webgpu:0');
       assert.deepEqual(await y.data(), new Float32Array([4, 5, 10, 11]));
       const big = new Float32Array(1 << 18).map((_, i) => i);

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import {
   load, connectRPC, listenRPC, joinRPCProxy, RPCError, RPCSessionTimeoutError, ValueError,
-  RemoteTensor, RemoteModule, asFloat,
+  RPCTensor, RPCModule, asFloat,
 } from '../../js/index.js';
 import { startProxy } from '../support/rpc_proxy.mjs';
 
@@ -74,7 +74,7 @@ test('calls, missing and unexposed globals, remote objects passed back, remote e
 test('CPU tensors: allocate, copy in and out, pass to a function, free', async () => {
   const s = track(await connectRPC(address, 'webffi'));
   const t = await s.tensor(new Float32Array([1.5, 2.5, 3.5, 4.5, 5.5, 6.5]), { shape: [2, 3] });
-  assert.ok(t instanceof RemoteTensor);
+  assert.ok(t instanceof RPCTensor);
   assert.deepEqual(t.shape, [2, 3]);
   assert.equal(String(t.dtype), 'float32');
   assert.deepEqual(await t.data(), new Float32Array([1.5, 2.5, 3.5, 4.5, 5.5, 6.5]));
@@ -85,7 +85,7 @@ test('CPU tensors: allocate, copy in and out, pass to a function, free', async (
   await assert.rejects(t.set(new Float32Array(2)), ValueError);
   // a tensor a remote function makes comes back as a remote tensor
   const made = await s.call('demo.iota', [5]);
-  assert.ok(made instanceof RemoteTensor);
+  assert.ok(made instanceof RPCTensor);
   assert.deepEqual(made.shape, [5]);
   assert.deepEqual(await made.data(), new Float32Array([0, 1, 2, 3, 4]));
   // and passes back as an argument
@@ -130,7 +130,7 @@ test('upload, listdir, download, remove, load_module of a webffi module, and its
   assert.deepEqual(await s.listdir(), ['rpcmod.wasm']);
   await assert.rejects(s.download('notes.txt'), (e) => e.kind === 'ValueError' && /no file 'notes\.txt'/.test(e.message));
   const mod = await s.loadModule('rpcmod.wasm');
-  assert.ok(mod instanceof RemoteModule);
+  assert.ok(mod instanceof RPCModule);
   const answer = await mod.getFunction('answer');
   assert.equal(await answer(), 42);
   assert.equal(await answer(21), 42);

@@ -4,7 +4,7 @@
 // kernel called remotely, stream sync waiting for the GPU, device attributes.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { load, connectRPC, listenRPC, RemoteTensor } from '../../js/index.js';
+import { load, connectRPC, listenRPC, RPCTensor } from '../../js/index.js';
 
 process.env.EGL_PLATFORM ??= 'surfaceless';
 const rt = await load({ logger: { log() {}, warn() {} } });
@@ -22,7 +22,7 @@ test('a remote WebGPU tensor: allocate, copy in, run a kernel, copy out', async 
     assert.equal(String(a.device), 'webgpu:0');
     assert.deepEqual(await a.data(), new Float32Array([1, 2, 3, 4, 5, 6]));
     const y = await s.call('webgpu.matmul', [a, b]);
-    assert.ok(y instanceof RemoteTensor);
+    assert.ok(y instanceof RPCTensor);
     assert.equal(y.device.deviceType, 15);
     assert.deepEqual(y.shape, [2, 2]);
     await s.sync('webgpu');

@@ -25,19 +25,30 @@ function spawn() {
   return w;
 }
 
+// Remote references: well-formed, to ids that may or may not exist, and malformed.
+const refArb = fc.oneof(
+  fc.integer({ min: 1, max: 40 }).map((id) => ['R', id]),
+  fc.tuple(fc.constant('R'), fc.oneof(fc.integer(), fc.double(), fc.anything({ maxDepth: 1 })), fc.anything({ maxDepth: 1 })),
+  fc.array(fc.anything({ maxDepth: 1 }), { maxLength: 4 }).map((a) => ['R', ...a]),
+);
 const argsArb = fc.oneof(
   fc.array(jsValue, { maxLength: 3 }).map((a) => webffi.encodeValue(a)),
+  fc.array(fc.oneof(refArb, jsValue.map((v) => webffi.encodeValue(v))), { maxLength: 3 }).map((a) => ['a', ...a]),
   fc.tuple(fc.array(jsValue, { maxLength: 3 }), mutations).map(([a, m]) => mutate(webffi.encodeValue(a), m)),
   garbage,
   fc.anything({ maxDepth: 2 }),
 );
 const idArb = fc.oneof(fc.integer({ min: 1, max: 64 }), fc.constantFrom(0, -1, 1.5, NaN, 2 ** 53, 2 ** 60, '7', null), fc.anything({ maxDepth: 1 }));
 const nameArb = fc.oneof(fc.constantFrom(...GLOBALS), fc.string({ maxLength: 20 }), garbage);
+const OPS = ['call', 'fetch', 'tensor', 'getFunction', 'loadModule', 'info'];
 const callArb = fc.record({
-  wrpc: fc.constantFrom('call', 'call', 'call', 'cancel', 'hello', 'ok', 'err', 'nope'),
+  wrpc: fc.constantFrom('call', 'call', 'call', 'cancel', 'hello', 'ok', 'err', 'nope', 'release', 'close'),
   id: idArb,
   name: nameArb,
+  op: fc.oneof(fc.constantFrom(...OPS), fc.anything({ maxDepth: 1 })),
+  result: fc.oneof(fc.constantFrom('auto', 'remote', 'value'), fc.anything({ maxDepth: 1 })),
   args: argsArb,
+  refs: fc.oneof(fc.array(fc.oneof(fc.integer({ min: 1, max: 40 }), fc.anything({ maxDepth: 1 })), { maxLength: 8 }), fc.anything({ maxDepth: 1 })),
 }, { requiredKeys: ['wrpc'] });
 const messageArb = fc.oneof({ weight: 8, arbitrary: callArb }, { weight: 1, arbitrary: fc.anything({ maxDepth: 2 }) },
   { weight: 1, arbitrary: fc.constantFrom(...BAD_CALLS.map(([, m]) => m)) });
@@ -95,6 +106,13 @@ test('random and mutated messages to a serving worker: it answers the next call 
   // And a real client still works against it.
   const s = await webffi.connect(w, { timeout: 30000 });
   assert.equal(await s.call('ffi.String', ['still serving']), 'still serving');
+  // Remote objects still work: a handle made now, called, and released.
+  const fn = await s.call('test.function');
+  assert.ok(fn instanceof webffi.RemoteFunction);
+  assert.equal(await fn.call(['through a handle']), 'through a handle');
+  const live = await s.remoteCount();
+  fn.dispose();
+  assert.equal(await s.remoteCount(), live - 1);
   s.close();
   await w.terminate();
 });
@@ -104,7 +122,7 @@ test('garbage from a worker to a client: the session keeps its pending calls cor
   const s = await webffi.connect(w, { timeout: 30000 });
   let calls = 0;
   const replyArb = fc.record({
-    wrpc: fc.constantFrom('ok', 'err', 'hello', 'call', 'cancel', 'x'),
+    wrpc: fc.constantFrom('ok', 'err', 'hello', 'call', 'cancel', 'release', 'close', 'x'),
     id: fc.oneof(fc.integer({ min: 10_000_000, max: 2 ** 40 }), fc.constantFrom(0, -1, 1.5, 2 ** 60, '1', null), fc.anything({ maxDepth: 1 })),
     value: argsArb,
     error: argsArb,

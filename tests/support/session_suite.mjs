@@ -279,7 +279,12 @@ export function sessionTests(webffi, env) {
       ok(t instanceof TypeError && t.kind === 'TypeError' && t.message === 'bad arg', String(t));
       const c = await rejects(s.call('test.with_cause'), 'cause');
       ok(c instanceof webffi.ValueError && c.cause instanceof webffi.KeyError && c.cause.message === 'inner', String(c.cause));
-      const f = await rejects(s.call('test.function'), 'function result');
+      // A function has no value form: it comes back as a remote handle, or refuses when the value is asked for.
+      const fn = await s.call('test.function');
+      ok(fn instanceof webffi.RemoteFunction && fn.type === 'ffi.Function', String(fn));
+      same(await fn.call(['through the handle']), 'through the handle');
+      fn.dispose();
+      const f = await rejects(s.call('test.function', [], { result: 'value' }), 'function result by value');
       same(f.message, 'cannot clone `ffi.Function` object: it wraps a callable whose implementation lives in this runtime instance');
       const m = await rejects(s.call('no.such.function'), 'missing');
       ok(m instanceof webffi.ValueError && /Cannot find global function no.such.function/.test(m.message), m.message);
