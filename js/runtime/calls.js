@@ -295,6 +295,9 @@ export function install(state) {
 
   function writeObjectValue(p, w, v) {
     if (v === null) return writeNone(w);
+    // Arrays first: the most common container, and no class check can claim
+    // one (an array whose prototype was swapped is still converted as one).
+    if (Array.isArray(v)) return writeArray(w, v);
     if (v instanceof FFIObject) return writeObject(w, hooks.ptrOf(v), v.typeIndex);
     if (v instanceof IntValue) {
       if (typeof v.value === 'bigint') return writeBigInt(p, v.value);
@@ -331,7 +334,6 @@ export function install(state) {
     }
     if (v instanceof ArrayBuffer) return writeBytes(w, v, 0, arrayBufferLength(v, 'Bytes argument'));
     if (ArrayBuffer.isView(v) && !(v instanceof DataView)) return writeTypedArray(w, v);
-    if (Array.isArray(v)) return writeArray(w, v);
     if (v instanceof Map) return writeMap(w, v);
     if (v[AS_POD]) return writePod(w, v); // a tensor as DLTensor*, a handed-off object
     if (isPlainObject(v)) return writeRecord(w, v);
@@ -389,7 +391,7 @@ export function install(state) {
     try {
       const argv = alloc(ANY * Math.max(n, 1));
       for (let i = 0; i < n; i++) writeArgFast(argv + ANY * i, items[i]);
-      construct(w, 'ffi.Array', argv, n);
+      construct(w, arrayCtor || containerConstructor('ffi.Array'), argv, n);
     } finally {
       nesting.leave();
     }
@@ -420,29 +422,29 @@ export function install(state) {
     try {
       const argv = alloc(ANY * Math.max(n, 1));
       for (let i = 0; i < n; i++) writeArg(argv + ANY * i, flat[i]);
-      construct(w, 'ffi.Map', argv, n);
+      construct(w, mapCtor || containerConstructor('ffi.Map'), argv, n);
     } finally {
       nesting.leave();
     }
   }
 
-  /** Calls the container constructor on the n Anys at argv; writes the new object at w. */
-  function construct(w, ctorName, argv, n) {
-    const ctor = containerConstructor(ctorName);
+  /** Calls the container constructor ctor on the n Anys at argv; writes the new object at w. */
+  function construct(w, ctor, argv, n) {
     const result = alloc(ANY);
     writeNone(result >> 2);
     check(webffiInvoke(ctor, argv, n, result));
     writeObject(w, queueDecref(U32[(result + PAYLOAD) >> 2]), I32[result >> 2]);
   }
 
-  const containerCtors = new Map();
+  // The constructors, looked up on first use and kept (a lookup per
+  // conversion would cost a registry search).
+  let arrayCtor = 0;
+  let mapCtor = 0;
   function containerConstructor(name) {
-    let f = containerCtors.get(name);
-    if (f === undefined) {
-      f = state.lookupGlobal(name);
-      if (!f) throw new FFITypeError(`Converting to \`${name}\` needs the global function \`${name}\`, which this runtime does not register`);
-      containerCtors.set(name, f);
-    }
+    const f = state.lookupGlobal(name);
+    if (!f) throw new FFITypeError(`Converting to \`${name}\` needs the global function \`${name}\`, which this runtime does not register`);
+    if (name === 'ffi.Array') arrayCtor = f;
+    else mapCtor = f;
     return f;
   }
 
@@ -843,7 +845,8 @@ export function install(state) {
       if (made && cleanups[mark + 1] === U32[(view + PAYLOAD) >> 2]) {
         // An object made for this conversion alone (a container, a
         // Function): its reference passes to the wrapper, not released.
-        cleanups.length = mark;
+        cleanups.pop(); // two pops: cheaper than setting the length
+        cleanups.pop();
         return readAny(view, true);
       }
       const out = alloc(ANY);
