@@ -805,15 +805,26 @@ export function install(state) {
     return U32[out >> 2];
   }
 
+  /** A callback argument, int32s read inline (the common case: no call). */
+  function readArgFast(p) {
+    const w = p >> 2;
+    const i32 = I32;
+    if (i32[w] === T_INT && i32[w + 3] === i32[w + 2] >> 31) return i32[w + 2];
+    return readArg(p);
+  }
+
   /** The `webffi.call_js` import: C calls the JS function behind handle h. */
   function webffiCallJS(h, argsPtr, n, resultPtr) {
     fresh();
     const fn = jsValues[h];
     const frame = sp;
     const mark = cleanups.length;
-    // Errors made in the callback keep enough frames to reach the C below.
+    // Errors made in the callback keep enough frames to reach the C below
+    // (the limit is written only when it is lower: two stores per callback
+    // otherwise).
     const limit = Error.stackTraceLimit;
-    if (limit < 64) Error.stackTraceLimit = 64;
+    const raiseLimit = limit < 64;
+    if (raiseLimit) Error.stackTraceLimit = 64;
     try {
       let r;
       switch (n) {
@@ -821,10 +832,10 @@ export function install(state) {
           r = fn();
           break;
         case 1:
-          r = fn(readArg(argsPtr));
+          r = fn(readArgFast(argsPtr));
           break;
         case 2:
-          r = fn(readArg(argsPtr), readArg(argsPtr + ANY));
+          r = fn(readArgFast(argsPtr), readArgFast(argsPtr + ANY));
           break;
         default: {
           const args = new Array(n);
@@ -832,10 +843,20 @@ export function install(state) {
           r = fn(...args);
         }
       }
-      Error.stackTraceLimit = limit;
-      writeOwned(resultPtr, r);
+      if (raiseLimit) Error.stackTraceLimit = limit;
+      if (isInt32(r)) {
+        fresh(); // the callback may have grown memory
+        const w = resultPtr >> 2;
+        const i32 = I32;
+        i32[w] = T_INT;
+        i32[w + 1] = 0;
+        i32[w + 2] = r;
+        i32[w + 3] = r >> 31;
+      } else {
+        writeOwned(resultPtr, r);
+      }
     } catch (e) {
-      Error.stackTraceLimit = limit;
+      if (raiseLimit) Error.stackTraceLimit = limit;
       if (trap.poisoned) throw e; // a nested call trapped: unwind the wasm frames too
       sp = frame;
       runCleanups(mark);
