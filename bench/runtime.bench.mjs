@@ -4,6 +4,16 @@
 import { load } from '../js/index.js';
 
 const rt = await load();
+// The same core with C backtraces off (load({ backtraces: false })).
+const quiet = await load({ backtraces: false });
+const quietRaise = quiet.getGlobal('testing.test_raise_error');
+// The floor of a callback: a wasm export whose body only calls a JS import
+// (the two boundary crossings of JS -> C -> JS, nothing else), hand-assembled:
+// (func (export "g") (param i32) (result i32) (call $f (local.get 0))).
+const trampoline = new WebAssembly.Instance(new WebAssembly.Module(new Uint8Array([
+  0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 1, 6, 1, 0x60, 1, 0x7f, 1, 0x7f, 2, 7, 1, 1, 0x65, 1, 0x66, 0, 0,
+  3, 2, 1, 0, 7, 5, 1, 1, 0x67, 0, 1, 0x0a, 8, 1, 6, 0, 0x20, 0, 0x10, 0, 0x0b,
+])), { e: { f: (a) => a } }).exports.g;
 const x = rt.exports;
 const nop = rt.getGlobal('testing.nop');
 const apply = rt.getGlobal('testing.apply');
@@ -47,11 +57,19 @@ const rows = [
   ...(callWords ? [['C floor: WebFFIFunctionCallWords(nop, 1, 2) export', measure(1e6, () => callWords(fnPtr, 2, 0, 1, 2, 0, 0, argv + 32))]] : []),
   ['packed call, two ints: nop(1, 2)', measure(1e6, () => nop(1, 2))],
   ['packed call, 16-byte string argument', measure(1e6, () => nop(str16))],
+  ['floor: raw wasm export calling a JS import (JS -> wasm -> JS)', measure(1e6, () => trampoline(1))],
   ['JS -> C -> JS callback: apply(cb, 1)', measure(5e5, () => apply(callback, 1))],
   ['100-int Array create + dispose', measure(5e4, () => rt.toFFI(ints100).dispose())],
   ['C error thrown and caught in JS', measure(5e4, () => {
     try {
       raise('ValueError', 'bench');
+    } catch {
+      // expected
+    }
+  })],
+  ['C error thrown and caught in JS, backtraces off', measure(5e4, () => {
+    try {
+      quietRaise('ValueError', 'bench');
     } catch {
       // expected
     }

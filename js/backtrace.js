@@ -139,14 +139,22 @@ function segmentText(frames, limit) {
 // when read: as its ABI backtrace (the C frames at the top) and as the JS
 // error's `stack` (the JS frames below them, from the user's call on).
 
-/** Frames kept: deep C, the glue and the user's frames (10 by default). */
-const CAPTURE_LIMIT = 64;
+/**
+ * Frames a capture keeps: up to 16 of C and the glue above the user's call,
+ * then as many of the user's as an error shows (Error.stackTraceLimit, 10 by
+ * default), at most 64 in all. V8 spends most of an error's time on its
+ * stack, per frame walked, so frames no error shows are not walked.
+ */
+function captureLimit() {
+  const shown = Error.stackTraceLimit;
+  return typeof shown === 'number' && shown >= 0 ? Math.min(64, 16 + shown) : 16;
+}
 
 /** A stack captured now, formatting deferred: a V8 holder, else the text. */
 function deferredCapture(above) {
   const savedLimit = Error.stackTraceLimit;
   try {
-    Error.stackTraceLimit = CAPTURE_LIMIT;
+    Error.stackTraceLimit = captureLimit();
     if (typeof Error.captureStackTrace === 'function') {
       const holder = {};
       Error.captureStackTrace(holder, above);
@@ -174,11 +182,18 @@ function captureRaw(capture) {
 const captures = new Map();
 let lastToken = 0;
 
-/** The `webffi.backtrace_capture` import (see host_imports.h). */
-export function captureForRaise() {
-  lastToken = lastToken === 0x7fffffff ? 1 : lastToken + 1;
-  captures.set(lastToken, deferredCapture(captureForRaise));
-  return lastToken;
+/**
+ * The `webffi.backtrace_capture` import of one instance (see host_imports.h):
+ * a token for a capture of the current stack, or -1 (no capture, no C
+ * frames) while `settings.on` is false.
+ */
+export function makeRaiseCapture(settings) {
+  return function captureForRaise() {
+    if (!settings.on) return -1;
+    lastToken = lastToken === 0x7fffffff ? 1 : lastToken + 1;
+    captures.set(lastToken, deferredCapture(captureForRaise));
+    return lastToken;
+  };
 }
 
 /** Hands over the capture of `token` and forgets it (null for an unknown token). */
@@ -210,13 +225,16 @@ export function capturedBacktrace(capture) {
  */
 export function capturedStack(capture, header, limit) {
   const raw = captureRaw(capture);
-  const lines = Array.isArray(raw)
-    ? raw.map((site) => (wasmCallSite(site) ? null : `    at ${site}`))
-    : String(raw).split('\n').slice(1).map((line) => (wasmFrame(line) ? null : line));
-  let i = lines.indexOf(null); // the first C frame
+  // [is a wasm frame, the frame's line as V8 formats it]
+  const frames = Array.isArray(raw)
+    ? raw.map((site) => [wasmCallSite(site) !== null, `    at ${site}`])
+    : String(raw).split('\n').slice(1).map((line) => [wasmFrame(line) !== null, line]);
+  let i = frames.findIndex(([wasm]) => wasm); // the first C frame
   if (i < 0) i = 0;
-  while (i < lines.length && (lines[i] === null || GLUE_LINE.test(lines[i]))) i++;
-  return [header, ...lines.slice(i, i + limit)].join('\n');
+  // The C frames of this call and the glue's below them; from the user's
+  // frame on, every frame as an eager capture shows it (outer C calls too).
+  while (i < frames.length && (frames[i][0] || GLUE_LINE.test(frames[i][1]))) i++;
+  return [header, ...frames.slice(i, i + limit).map(([, line]) => line)].join('\n');
 }
 
 const frameLine = (file, line, func) => `  File "${file}", line ${line}, in ${func}\n`;

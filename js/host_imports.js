@@ -1,6 +1,6 @@
 // The imports the C core expects from its host under module "webffi"
 // (declared in src/wasm/host_imports.h), plus Emscripten's growth notice.
-import { currentWasmFramesText, captureForRaise, takeCapture, capturedWasmFramesText } from './backtrace.js';
+import { currentWasmFramesText, makeRaiseCapture, takeCapture, capturedWasmFramesText } from './backtrace.js';
 
 const encoder = new TextEncoder();
 
@@ -22,14 +22,16 @@ const noCallbacks = () => {
  *   at call time (it is not known before instantiation).
  * @param {{ callJS?: Function, releaseJS?: Function }} [callbacks] the
  *   runtime's handlers for `webffi.call_js` and `webffi.release_js`.
+ * @param {{ on: boolean }} [backtraces] whether C frames are captured, read
+ *   at call time (the runtime's setBacktraces switches it).
  */
-export function createHostImports(getMemory, callbacks = {}) {
+export function createHostImports(getMemory, callbacks = {}, backtraces = { on: true }) {
   return {
     webffi: {
       backtrace(ptr, cap) {
-        return writeLines(getMemory(), ptr, cap, currentWasmFramesText());
+        return backtraces.on ? writeLines(getMemory(), ptr, cap, currentWasmFramesText()) : 0;
       },
-      backtrace_capture: captureForRaise,
+      backtrace_capture: makeRaiseCapture(backtraces),
       backtrace_frames(token, ptr, cap) {
         const capture = takeCapture(token);
         return capture ? writeLines(getMemory(), ptr, cap, capturedWasmFramesText(capture)) : 0;

@@ -329,6 +329,12 @@ export interface LoadOptions {
   autoloadBackends?: boolean;
   /** Node: the app whose package.json dependencies are searched for backends (default: the nearest package.json above the entry module, else cwd). */
   appDir?: string | HostURL;
+  /**
+   * false: errors raised in C capture no C frames (`backtrace` is empty;
+   * kind, message and the JS stack stay), which makes them cost about what
+   * `new Error()` does. Default true. `Runtime.setBacktraces` switches it later.
+   */
+  backtraces?: boolean;
 }
 
 export interface Runtime {
@@ -368,6 +374,14 @@ export interface Runtime {
   unloadModule(name: string): boolean;
   /** How many JS values C holds references to. */
   readonly liveJSValues: number;
+  /**
+   * Switches C backtraces on or off (for validation in hot loops); returns
+   * the previous setting. Off, errors raised in C keep kind, message and JS
+   * stack, and `backtrace` is empty.
+   */
+  setBacktraces(on: boolean): boolean;
+  /** Whether errors raised in C capture their C frames. */
+  readonly backtraces: boolean;
   /** The trap that poisoned this instance, or null. */
   readonly poisoned: unknown;
   /** Device backends: discovered at load, initialised on first use. */

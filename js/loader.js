@@ -5,8 +5,8 @@ import { createWasi } from './wasi.js';
 import { createHostImports } from './host_imports.js';
 import { createRuntime } from './runtime.js';
 import { defaultWasmUrl } from './locate.js';
-import { RuntimeError } from './errors.js';
-import { optionsOf } from './runtime/checks.js';
+import { RuntimeError, FFITypeError } from './errors.js';
+import { optionsOf, describe } from './runtime/checks.js';
 import { createTensorSupport } from './tensor.js';
 import { createBackendRegistry } from './backends/registry.js';
 import { discoverBackends, autoloadEnabled } from './backends/discover.js';
@@ -90,10 +90,18 @@ function readMetadata(exports, heapText) {
  * @param {string|URL} [options.appDir] Node: the application whose
  *   package.json dependencies are searched for backends (default: the
  *   nearest package.json above the entry module, else cwd).
+ * @param {boolean} [options.backtraces] false: errors raised in C carry no
+ *   C frames (kind, message and the JS stack stay), which makes them several
+ *   times cheaper; runtime.setBacktraces switches it later.
  */
 export async function load(options) {
   options = optionsOf(options, 'load');
   const logger = options.logger ?? console;
+  if (options.backtraces !== undefined && typeof options.backtraces !== 'boolean') {
+    throw new FFITypeError(`load: backtraces must be a boolean, got ${describe(options.backtraces)}`);
+  }
+  // Read by the host imports at each raise; set by runtime.setBacktraces.
+  const backtraces = { on: options.backtraces !== false };
   const module = await compile(options.wasm ?? defaultWasmUrl(), logger);
   const wasi = createWasi({
     // Called from inside the core (a WASI import): a logger that throws must
@@ -116,7 +124,7 @@ export async function load(options) {
         return hooks.callJS(h, args, n, result);
       },
       releaseJS: (h) => hooks.releaseJS(h),
-    }),
+    }, backtraces),
   };
   const instance = await WebAssembly.instantiate(module, imports);
   const x = instance.exports;
@@ -127,7 +135,7 @@ export async function load(options) {
     const bytes = new Uint8Array(memory.buffer);
     return new TextDecoder().decode(bytes.subarray(ptr, bytes.indexOf(0, ptr)));
   });
-  const { runtime, imports: impl } = createRuntime(instance, meta, { logger });
+  const { runtime, imports: impl } = createRuntime(instance, meta, { logger, backtraces });
   Object.assign(hooks, impl);
   const backends = createBackendRegistry(runtime);
   const { Tensor, TensorView, tensor, empty } = createTensorSupport(runtime, backends);

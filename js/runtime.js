@@ -29,7 +29,8 @@ import * as surface from './runtime/surface.js';
 /**
  * @param {WebAssembly.Instance} instance an initialised webffi.wasm
  * @param {object} meta its ABI metadata (already checked)
- * @param {{ logger?: Console }} options
+ * @param {{ logger?: Console, backtraces?: { on: boolean } }} options (backtraces:
+ *   the switch the host imports read, shared with them)
  */
 export function createRuntime(instance, meta, options = {}) {
   const x = instance.exports;
@@ -39,6 +40,7 @@ export function createRuntime(instance, meta, options = {}) {
     L: layoutOf(meta),
     heap: new Heap(x.memory),
     logger: options.logger ?? console,
+    backtraces: options.backtraces ?? { on: true },
     // The trap that poisoned the instance (null: none). Its own small object,
     // read on every call: \`state\` itself has too many fields to stay fast.
     trap: { poisoned: null },

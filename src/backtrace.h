@@ -20,8 +20,9 @@ void wf_bt_collect_platform(wf_buf* out);
 
 /*
  * A deferred capture of the caller's frames, for an error raised now whose
- * backtrace may never be read: a token, or 0 where the platform cannot
- * defer (then collect at once). Each token is used up by exactly one of
+ * backtrace may never be read: a token (> 0), 0 where the platform cannot
+ * defer (then collect at once), or -1 where the host has switched C
+ * backtraces off (then the error has none). Each token is used up by exactly one of
  * wf_bt_format_pending (appends the frames as wf_bt_collect_platform would
  * have at the capture) and wf_bt_drop_pending.
  */

@@ -192,6 +192,7 @@ int wf_err_set_raised(const TVMFFIByteArray* kind, const TVMFFIByteArray* messag
   /* Most raised errors are caught without a look at their backtrace. */
   int32_t pending = wf_bt_capture_pending();
   const TVMFFIByteArray* bt = pending != 0 ? NULL : TVMFFIBacktrace(NULL, 0, NULL, 1);
+  if (pending < 0) pending = 0; /* backtraces off: the error has none */
   if (TVMFFIErrorCreate(kind, message, bt, &err) != 0) {
     if (pending != 0) wf_bt_drop_pending(pending);
     TVMFFIErrorSetRaised(&wf_err_oom_static.header);

@@ -162,22 +162,27 @@ static int wf_seq_from_args(int32_t type_index, const TVMFFIAny* args, int32_t n
   TVMFFIObject* seq = wf_seq_new(type_index, n);
   if (seq == NULL) return -1;
   /* The capacity is reserved: elements go straight in, values below
-   * kTVMFFIRawStr (None, numbers, pointers, dtypes, devices) by plain copy. */
+   * kTVMFFIRawStr (None, numbers, pointers, dtypes, devices) by plain copy.
+   * The common all-POD loop does nothing else per element: the size and the
+   * nesting (1 for any element, more under a container) are stored once. */
   TVMFFISeqCell* cell = wf_seq_cell(seq);
   TVMFFIAny* data = (TVMFFIAny*)cell->data;
+  int32_t nesting = n > 0 ? 1 : 0;
   for (int32_t i = 0; i < n; ++i) {
-    if (wf_seq_take(seq, &args[i]) != 0) {
+    const TVMFFIAny* a = &args[i];
+    if (a->type_index < kTVMFFIRawStr) {
+      data[i] = *a;
+      continue;
+    }
+    cell->size = i; /* what a failure below releases */
+    if (wf_nesting_take(&nesting, a, wf_seq_name(seq)) != 0 ||
+        TVMFFIAnyViewToOwnedAny(a, &data[i]) != 0) {
       wf_obj_decref(seq);
       return -1;
     }
-    if (args[i].type_index < kTVMFFIRawStr) {
-      data[i] = args[i];
-    } else if (TVMFFIAnyViewToOwnedAny(&args[i], &data[i]) != 0) {
-      wf_obj_decref(seq);
-      return -1;
-    }
-    cell->size = i + 1;
   }
+  cell->size = n;
+  *wf_seq_nesting(seq) = nesting;
   wf_any_set_object(result, seq);
   return 0;
 }

@@ -295,6 +295,9 @@ export function install(state) {
 
   function writeObjectValue(p, w, v) {
     if (v === null) return writeNone(w);
+    // Arrays first: the most common container, and no class check can claim
+    // one (an array whose prototype was swapped is still converted as one).
+    if (Array.isArray(v)) return writeArray(w, v);
     if (v instanceof FFIObject) return writeObject(w, hooks.ptrOf(v), v.typeIndex);
     if (v instanceof IntValue) {
       if (typeof v.value === 'bigint') return writeBigInt(p, v.value);
@@ -331,7 +334,6 @@ export function install(state) {
     }
     if (v instanceof ArrayBuffer) return writeBytes(w, v, 0, arrayBufferLength(v, 'Bytes argument'));
     if (ArrayBuffer.isView(v) && !(v instanceof DataView)) return writeTypedArray(w, v);
-    if (Array.isArray(v)) return writeArray(w, v);
     if (v instanceof Map) return writeMap(w, v);
     if (v[AS_POD]) return writePod(w, v); // a tensor as DLTensor*, a handed-off object
     if (isPlainObject(v)) return writeRecord(w, v);
@@ -389,7 +391,7 @@ export function install(state) {
     try {
       const argv = alloc(ANY * Math.max(n, 1));
       for (let i = 0; i < n; i++) writeArgFast(argv + ANY * i, items[i]);
-      construct(w, 'ffi.Array', argv, n);
+      construct(w, arrayCtor || containerConstructor('ffi.Array'), argv, n);
     } finally {
       nesting.leave();
     }
@@ -420,29 +422,29 @@ export function install(state) {
     try {
       const argv = alloc(ANY * Math.max(n, 1));
       for (let i = 0; i < n; i++) writeArg(argv + ANY * i, flat[i]);
-      construct(w, 'ffi.Map', argv, n);
+      construct(w, mapCtor || containerConstructor('ffi.Map'), argv, n);
     } finally {
       nesting.leave();
     }
   }
 
-  /** Calls the container constructor on the n Anys at argv; writes the new object at w. */
-  function construct(w, ctorName, argv, n) {
-    const ctor = containerConstructor(ctorName);
+  /** Calls the container constructor ctor on the n Anys at argv; writes the new object at w. */
+  function construct(w, ctor, argv, n) {
     const result = alloc(ANY);
     writeNone(result >> 2);
     check(webffiInvoke(ctor, argv, n, result));
     writeObject(w, queueDecref(U32[(result + PAYLOAD) >> 2]), I32[result >> 2]);
   }
 
-  const containerCtors = new Map();
+  // The constructors, looked up on first use and kept (a lookup per
+  // conversion would cost a registry search).
+  let arrayCtor = 0;
+  let mapCtor = 0;
   function containerConstructor(name) {
-    let f = containerCtors.get(name);
-    if (f === undefined) {
-      f = state.lookupGlobal(name);
-      if (!f) throw new FFITypeError(`Converting to \`${name}\` needs the global function \`${name}\`, which this runtime does not register`);
-      containerCtors.set(name, f);
-    }
+    const f = state.lookupGlobal(name);
+    if (!f) throw new FFITypeError(`Converting to \`${name}\` needs the global function \`${name}\`, which this runtime does not register`);
+    if (name === 'ffi.Array') arrayCtor = f;
+    else mapCtor = f;
     return f;
   }
 
@@ -661,6 +663,7 @@ export function install(state) {
     if (!fn) hooks.ptrOf(f);
     const frame = sp;
     const mark = cleanups.length;
+    let raised;
     try {
       const argv = alloc(ANY * (n + 1));
       const result = argv + ANY * n;
@@ -675,12 +678,15 @@ export function install(state) {
       writeNone(result >> 2);
       const rc = webffiInvoke(fn, argv, n, result);
       fresh();
-      if (rc !== 0) throw state.takeRaised(f);
-      return readAny(result, true);
+      if (rc === 0) return readAny(result, true);
+      raised = raisedBy(f);
     } finally {
       sp = frame;
       if (cleanups.length !== mark) runCleanups(mark);
     }
+    // Thrown after the frame is released, not through the finally: a
+    // rethrow costs V8 about as much again as the throw.
+    throw raised;
   }
 
   /**
@@ -745,10 +751,24 @@ export function install(state) {
     sp = result;
     fresh(); // a call returning None may have grown memory too
     if (rc === 0) return null;
-    if (rc < 0) throw state.takeRaised(f);
+    if (rc < 0) throw raisedBy(f);
     const r = result >> 2;
     if (I32[r] === T_INT && I32[r + 3] === I32[r + 2] >> 31) return I32[r + 2];
     return readAny(result, true);
+  }
+
+  /**
+   * The error a call of f raised, its JS stack (when it needs one) captured
+   * here rather than inside takeRaised: V8 summarises every frame a capture
+   * walks, skipped or not, so two fewer frames to walk.
+   */
+  function raisedBy(f) {
+    const e = state.takeRaised(f, false);
+    if (state.raisedNeedsStack) {
+      state.raisedNeedsStack = false;
+      Error.captureStackTrace?.(e, f);
+    }
+    return e;
   }
 
   function makeCallable(obj, track = true) {
@@ -778,15 +798,26 @@ export function install(state) {
     return U32[out >> 2];
   }
 
+  /** A callback argument, int32s read inline (the common case: no call). */
+  function readArgFast(p) {
+    const w = p >> 2;
+    const i32 = I32;
+    if (i32[w] === T_INT && i32[w + 3] === i32[w + 2] >> 31) return i32[w + 2];
+    return readArg(p);
+  }
+
   /** The `webffi.call_js` import: C calls the JS function behind handle h. */
   function webffiCallJS(h, argsPtr, n, resultPtr) {
     fresh();
     const fn = jsValues[h];
     const frame = sp;
     const mark = cleanups.length;
-    // Errors made in the callback keep enough frames to reach the C below.
+    // Errors made in the callback keep enough frames to reach the C below
+    // (the limit is written only when it is lower: two stores per callback
+    // otherwise).
     const limit = Error.stackTraceLimit;
-    if (limit < 64) Error.stackTraceLimit = 64;
+    const raiseLimit = limit < 64;
+    if (raiseLimit) Error.stackTraceLimit = 64;
     try {
       let r;
       switch (n) {
@@ -794,10 +825,10 @@ export function install(state) {
           r = fn();
           break;
         case 1:
-          r = fn(readArg(argsPtr));
+          r = fn(readArgFast(argsPtr));
           break;
         case 2:
-          r = fn(readArg(argsPtr), readArg(argsPtr + ANY));
+          r = fn(readArgFast(argsPtr), readArgFast(argsPtr + ANY));
           break;
         default: {
           const args = new Array(n);
@@ -805,10 +836,20 @@ export function install(state) {
           r = fn(...args);
         }
       }
-      Error.stackTraceLimit = limit;
-      writeOwned(resultPtr, r);
+      if (raiseLimit) Error.stackTraceLimit = limit;
+      if (isInt32(r)) {
+        fresh(); // the callback may have grown memory
+        const w = resultPtr >> 2;
+        const i32 = I32;
+        i32[w] = T_INT;
+        i32[w + 1] = 0;
+        i32[w + 2] = r;
+        i32[w + 3] = r >> 31;
+      } else {
+        writeOwned(resultPtr, r);
+      }
     } catch (e) {
-      Error.stackTraceLimit = limit;
+      if (raiseLimit) Error.stackTraceLimit = limit;
       if (trap.poisoned) throw e; // a nested call trapped: unwind the wasm frames too
       sp = frame;
       runCleanups(mark);
@@ -843,7 +884,8 @@ export function install(state) {
       if (made && cleanups[mark + 1] === U32[(view + PAYLOAD) >> 2]) {
         // An object made for this conversion alone (a container, a
         // Function): its reference passes to the wrapper, not released.
-        cleanups.length = mark;
+        cleanups.pop(); // two pops: cheaper than setting the length
+        cleanups.pop();
         return readAny(view, true);
       }
       const out = alloc(ANY);

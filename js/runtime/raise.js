@@ -20,7 +20,8 @@ export function install(state) {
    * JS). An error made in C thrown by a call of `callee` gets a stack that
    * starts where the user called it.
    */
-  state.takeRaised = function takeRaised(callee) {
+  state.raisedNeedsStack = false;
+  state.takeRaised = function takeRaised(callee, captureHere = true) {
     const out = state.alloc(ANY);
     // Errors raised from C strings come with their stack captured but not
     // formatted: formatting waits until someone reads it (makeDeferredError).
@@ -28,12 +29,12 @@ export function install(state) {
     state.fresh();
     const err = heap.u32[out >> 2];
     if (!err) return makeError('RuntimeError', 'a call failed without raising an error');
-    const e = errorFromObject(err, callee, capture);
+    const e = errorFromObject(err, callee, capture, captureHere);
     state.decref(err);
     return e;
   };
 
-  function errorFromObject(err, callee, capture = null) {
+  function errorFromObject(err, callee, capture = null, captureHere = true) {
     const cell = err + OBJ;
     const U32 = heap.u32;
     const extra = U32[(cell + ERR.extra) >> 2];
@@ -69,7 +70,12 @@ export function install(state) {
     } finally {
       Error.stackTraceLimit = limit;
     }
-    if (capture === null) Error.captureStackTrace?.(e, callee);
+    if (capture === null) {
+      // The stack starts at the user's call of callee: captured here, or by
+      // the caller when it asked to (fewer frames to walk from there).
+      if (captureHere) Error.captureStackTrace?.(e, callee);
+      else state.raisedNeedsStack = true;
+    }
     return e;
   }
   state.errorFromObject = errorFromObject;
@@ -122,6 +128,12 @@ export function install(state) {
     }
   }
 
+  /** With backtraces off: the value's own backtrace, else none (no stack is read, no frames are walked). */
+  function ownBacktrace(value) {
+    const own = value !== null && (typeof value === 'object' || typeof value === 'function') ? value.backtrace : undefined;
+    return typeof own === 'string' ? own : '';
+  }
+
   /** The backtrace a thrown value crosses C with (its own, or its JS stack's, plus the C frames crossed). */
   function backtraceOf(value) {
     const isObject = value !== null && (typeof value === 'object' || typeof value === 'function');
@@ -147,7 +159,7 @@ export function install(state) {
     try {
       let backtrace;
       try {
-        backtrace = backtraceOf(value);
+        backtrace = state.backtraces.on ? backtraceOf(value) : ownBacktrace(value);
       } catch {
         backtrace = '';
       }

@@ -111,6 +111,22 @@ export function install(state) {
     get liveJSValues() {
       return state.liveHandles;
     },
+    /**
+     * Switches C backtraces on or off; returns the previous setting. Off,
+     * errors raised in C keep their kind, message and JS stack but capture
+     * no C frames (`backtrace` is empty), which is what makes an error cost
+     * about what `new Error()` does: for validation in hot loops.
+     */
+    setBacktraces(on) {
+      if (typeof on !== 'boolean') throw makeError('TypeError', `setBacktraces: expected a boolean, got ${describe(on)}`);
+      const before = state.backtraces.on;
+      state.backtraces.on = on;
+      return before;
+    },
+    /** Whether errors raised in C capture their C frames (load({ backtraces }), setBacktraces). */
+    get backtraces() {
+      return state.backtraces.on;
+    },
     /** The trap that poisoned this instance, or null. */
     get poisoned() {
       return state.trap.poisoned;

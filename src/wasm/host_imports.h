@@ -12,13 +12,14 @@
  * "FUNC\tLOCATION\n", into buf (at most cap bytes); returns the byte count.
  * FUNC comes from the name section; LOCATION is the host's text for the
  * frame (function index and code offset today, file and line with source
- * maps later).
+ * maps later). With C backtraces switched off it writes nothing.
  */
 WF_HOST_IMPORT("backtrace") int32_t wf_host_backtrace(char* buf, int32_t cap);
 
 /*
  * Captures the current stack without formatting it (formatting is most of
- * a capture's cost) and returns a token for it, never 0. The host keeps the
+ * a capture's cost) and returns a token for it, never 0; -1 (no capture)
+ * while the host has C backtraces switched off. The host keeps the
  * capture until wf_host_backtrace_frames writes its wasm frames (as
  * wf_host_backtrace would have at the capture; 0 bytes for an unknown
  * token) or wf_host_backtrace_drop forgets it.

@@ -298,6 +298,58 @@ export function coreTests(webffi, wasm) {
       same(again.backtrace, 'set by the user');
     },
 
+    'a C error\'s stack, formatted when read, is the stack an eager capture gives, also under a callback'() {
+      const raise = g('testing.test_raise_error');
+      const apply = g('testing.apply');
+      // One call site for both modes: with backtraces on the stack is
+      // formatted from the capture taken at the raise, off it is V8's own
+      // capture at the throw.
+      const at = (nested) => throws(() => (nested ? apply(() => raise('ValueError', 'm')) : raise('ValueError', 'm')), 'raise');
+      try {
+        for (const nested of [false, true]) {
+          const [lazy, eager] = [true, false].map((on) => {
+            rt.setBacktraces(on);
+            return at(nested);
+          });
+          same(lazy.stack, eager.stack, `nested: ${nested}`);
+          ok(!/^\s*$/m.test(lazy.stack), `no empty lines:\n${lazy.stack}`);
+          ok(/in testing_raise_error\n/.test(lazy.backtrace), lazy.backtrace);
+        }
+      } finally {
+        rt.setBacktraces(true);
+      }
+    },
+
+    async 'with C backtraces off an error keeps kind, message and JS stack, and has no C frames'() {
+      const quiet = await webffi.load({ wasm, backtraces: false });
+      same(quiet.backtraces, false);
+      const raise = quiet.getGlobal('testing.test_raise_error');
+      const apply = quiet.getGlobal('testing.apply');
+      function validate() {
+        return raise('KeyError', 'no such key');
+      }
+      const e = throws(() => validate(), 'raise');
+      ok(e instanceof webffi.KeyError, String(e));
+      same(e.kind, 'KeyError');
+      same(e.message, 'no such key');
+      same(e.backtrace, '');
+      ok(/validate/.test(String(e.stack).split('\n')[1]), e.stack);
+      same(e.traceback, 'Traceback (most recent call last):\nKeyError: no such key\n');
+      const viaCallback = throws(() => apply(() => raise('ValueError', 'inner')), 'through C');
+      same(viaCallback.kind, 'ValueError');
+      same(viaCallback.backtrace, '');
+      const js = new TypeError('from JS');
+      same(throws(() => apply(() => { throw js; }), 'JS error'), js);
+      same(js.backtrace, '', 'no C frames appended');
+      same(quiet.setBacktraces(true), false);
+      const on = throws(() => validate(), 'on again');
+      ok(/in testing_raise_error\n$/.test(on.backtrace), on.backtrace);
+      const typeError = throws(() => quiet.setBacktraces('yes'), 'not a boolean');
+      ok(typeError instanceof webffi.FFITypeError, String(typeError));
+      const bad = await rejects(webffi.load({ wasm, backtraces: 0 }), 'load');
+      ok(bad instanceof webffi.FFITypeError && /backtraces must be a boolean/.test(bad.message), String(bad));
+    },
+
     'an unknown kind keeps its string on RuntimeError; registerError adds classes'() {
       const raise = g('testing.test_raise_error');
       const e = throws(() => raise('ScheduleError', 'bad schedule'), 'unknown');
