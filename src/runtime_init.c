@@ -20,6 +20,8 @@ static int (*const wf_runtime_modules[])(void) = {
     wf_make_object_register,
     wf_function_extern_register,
     wf_container_device_register,
+    wf_structural_visit_register,
+    wf_visit_error_context_register,
     wf_repr_register,
     wf_deepcopy_register,
     wf_json_register,
@@ -28,6 +30,7 @@ static int (*const wf_runtime_modules[])(void) = {
     wf_testing_register,
     wf_platform_register,
     wf_module_register_builtins,
+    wf_module_functions_register,
     wf_device_api_register_builtins,
 };
 

@@ -35,5 +35,8 @@ int wf_sentinels_register(void);
 int wf_make_object_register(void);
 int wf_function_extern_register(void);
 int wf_container_device_register(void);
+int wf_module_functions_register(void);
+int wf_structural_visit_register(void);
+int wf_visit_error_context_register(void);
 
 #endif /* WEBFFI_SRC_RUNTIME_INIT_H_ */
