@@ -16,6 +16,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { basename, delimiter, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { forwardingSources } from './cxx_forward.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const include = join(root, 'include');
@@ -188,7 +189,8 @@ function compileArgs(opts, source, object, extra) {
 }
 
 function compileAll(opts, work, extra) {
-  return opts.sources.map((source, i) => {
+  const sources = [...opts.sources, ...forwardingSources(opts, (s) => isCxx(opts, s))];
+  return sources.map((source, i) => {
     if (isObject(source)) return source;
     const object = join(work, `${i}_${basename(source)}.o`);
     const [tool, args] = compileArgs(opts, source, object, extra);
