@@ -174,8 +174,10 @@ static int wf_find_node(wf_find_ctx* c, TVMFFIObject* obj) {
     } else {
       int64_t before = wf_seq_size(c->results);
       rc = wf_find_children(c, obj);
-      if (rc == 0 && c->allow_prefix && c->matched > 0 && c->matched < c->num_records &&
-          c->depth > 0 && wf_seq_size(c->results) == before) {
+      /* A partial match ends at the deepest object on the way (containers
+       * only lead there). */
+      if (rc == 0 && !container && c->allow_prefix && c->matched > 0 &&
+          c->matched < c->num_records && c->depth > 0 && wf_seq_size(c->results) == before) {
         rc = wf_find_emit(c);
       }
     }

@@ -414,3 +414,46 @@ void visit_error_context_find_access_paths(void) {
   TVMFFIObjectDecRef(err);
   release(&cbs), release(&none), release(&root), release(&inner), release(&step);
 }
+
+/* A C++ static initialiser may look a column up before anything else has
+ * touched the runtime: the lookup itself brings the core up. */
+void core_attribute_column_lookup_first_thing(void) {
+  TVMFFIByteArray name = {"__ffi_enum__", 12};
+  CHECK(TVMFFIGetTypeAttrColumn(&name) != NULL);
+}
+
+/* A partial match names the deepest object reached, not a container below it. */
+void visit_error_context_prefix_match_stops_at_objects(void) {
+  TVMFFIAny mk[5] = {any_cstr("ffi.reflection.AccessStep"), any_cstr("kind"), any_int(1),
+                     any_cstr("key"), any_none()};
+  TVMFFIAny empty = make("ffi.Array", NULL, 0);
+  mk[4] = empty;
+  TVMFFIAny child = make("ffi.MakeObjectFromPackedArgs", mk, 5);
+  mk[4] = child;
+  TVMFFIAny root = make("ffi.MakeObjectFromPackedArgs", mk, 5);
+  TVMFFIAny unreachable = make("ffi.MakeObjectFromPackedArgs", mk, 5);
+  /* the pattern, innermost first: unreachable, child, root */
+  TVMFFIAny pattern[3] = {unreachable, child, root};
+  TVMFFIAny list = make("ffi.List", pattern, 3);
+  TVMFFIByteArray key = {"ffi.VisitErrorContext", 21};
+  int32_t index;
+  CHECK(TVMFFITypeKeyToIndex(&key, &index) == 0);
+  TVMFFIObjectHandle ctx = NULL;
+  CHECK(TVMFFIGetTypeInfo(index)->metadata->creator(&ctx) == 0);
+  TVMFFIObject** fields = (TVMFFIObject**)((char*)ctx + sizeof(TVMFFIObject));
+  TVMFFIObjectDecRef(fields[0]);
+  fields[0] = list.v_obj; /* takes the reference */
+  TVMFFIAny find[3] = {root, any_obj(ctx), any_bool(0)}, r, n;
+  CHECK(call_global("ffi.VisitErrorContext.FindAccessPaths", find, 3, &r) == 0);
+  CHECK(call_global("ffi.ArraySize", &r, 1, &n) == 0 && n.v_int64 == 0);
+  release(&r);
+  find[2] = any_bool(1);
+  CHECK(call_global("ffi.VisitErrorContext.FindAccessPaths", find, 3, &r) == 0);
+  CHECK(call_global("ffi.ArraySize", &r, 1, &n) == 0 && n.v_int64 == 1);
+  TVMFFIAny get[2] = {r, any_int(0)}, path;
+  CHECK(call_global("ffi.ArrayGetItem", get, 2, &path) == 0);
+  CHECK_EQ_INT(path_depth(path), 1); /* <root>.key, where child sits */
+  release(&path), release(&r);
+  TVMFFIObjectDecRef(ctx);
+  release(&unreachable), release(&root), release(&child), release(&empty);
+}
