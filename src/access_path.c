@@ -3,13 +3,17 @@
 #include "access_path.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <webffi/typed_call.h>
 
 #include "any.h"
+#include "buffer.h"
 #include "error.h"
+#include "function.h"
 #include "object.h"
 #include "reflect_def.h"
 #include "seq.h"
+#include "str.h"
 
 static int32_t wf_step_index = -1, wf_path_index = -1;
 
@@ -270,6 +274,104 @@ static int wf_method_is_prefix_of(void* self, const TVMFFIAny* args, int32_t n,
   return 0;
 }
 
+/* ------------------------------------------------------------- repr */
+/* fn_repr(value) as text appended to out; 0 or -1. */
+static int wf_repr_part(TVMFFIObject* fn_repr, const TVMFFIAny* value, wf_buf* out) {
+  TVMFFIAny r;
+  wf_any_set_none(&r);
+  if (wf_func_call(fn_repr, value, 1, &r) != 0) return -1;
+  TVMFFIByteArray text;
+  int ok = wf_any_string_view(&r, &text);
+  if (ok) wf_buf_append(out, text.data, text.size);
+  wf_any_release(&r);
+  return ok ? 0 : wf_err_raise("TypeError", "fn_repr must return a str");
+}
+
+/* One step as upstream prints it: .name, [index], [key], [<missing:...>]. */
+static int wf_step_text(TVMFFIObject* step, TVMFFIObject* fn_repr, wf_buf* out) {
+  wf_access_step* s = (wf_access_step*)step;
+  TVMFFIByteArray name;
+  switch (s->kind) {
+    case WF_ACCESS_ATTR:
+      if (!wf_any_string_view(&s->key, &name)) break;
+      wf_buf_puts(out, ".");
+      wf_buf_append(out, name.data, name.size);
+      return 0;
+    case WF_ACCESS_ARRAY_ITEM:
+    case WF_ACCESS_ARRAY_ITEM_MISSING:
+      if (s->key.type_index != kTVMFFIInt) break;
+      wf_buf_printf(out, s->kind == WF_ACCESS_ARRAY_ITEM ? "[%lld]" : "[<missing:%lld>]",
+                    (long long)s->key.v_int64);
+      return 0;
+    case WF_ACCESS_MAP_ITEM:
+      wf_buf_puts(out, "[");
+      if (wf_repr_part(fn_repr, &s->key, out) != 0) return -1;
+      wf_buf_puts(out, "]");
+      return 0;
+    case WF_ACCESS_ATTR_MISSING:
+    case WF_ACCESS_MAP_ITEM_MISSING:
+      wf_buf_puts(out, "[<missing:");
+      if (wf_repr_part(fn_repr, &s->key, out) != 0) return -1;
+      wf_buf_puts(out, ">]");
+      return 0;
+    default: break;
+  }
+  return wf_err_raise("ValueError", "AccessStep: kind %d does not fit its key", (int)s->kind);
+}
+
+static const char* const wf_step_repr_types[] = {"ffi.reflection.AccessStep", "ffi.Function"};
+static const char* const wf_path_repr_types[] = {"ffi.reflection.AccessPath", "ffi.Function"};
+static const WebFFISignature wf_step_repr_sig = {"ffi.reflection.AccessStep.__ffi_repr__", 2,
+                                                 wf_step_repr_types, "str"};
+static const WebFFISignature wf_path_repr_sig = {"ffi.reflection.AccessPath.__ffi_repr__", 2,
+                                                 wf_path_repr_types, "str"};
+
+static int wf_repr_finish(wf_buf* out, int rc, TVMFFIAny* result) {
+  if (rc == 0) {
+    rc = out->failed ? wf_err_raise_oom(out->capacity * 2)
+                     : wf_str_make(0, out->data != NULL ? out->data : "", out->size, result);
+  }
+  wf_buf_free(out);
+  return rc;
+}
+
+static int wf_step_repr(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  TVMFFIObjectHandle step, fn;
+  if (WebFFICheckNumArgs(&wf_step_repr_sig, n) != 0 ||
+      WebFFIArgToObject(&wf_step_repr_sig, args, 0, wf_step_index, &step) != 0 ||
+      WebFFIArgToObject(&wf_step_repr_sig, args, 1, kTVMFFIFunction, &fn) != 0) {
+    return -1;
+  }
+  wf_buf out = {0};
+  return wf_repr_finish(&out, wf_step_text(step, fn, &out), result);
+}
+
+/* <root> then every step, from the root down. */
+static int wf_path_repr(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  TVMFFIObjectHandle path, fn;
+  if (WebFFICheckNumArgs(&wf_path_repr_sig, n) != 0 ||
+      WebFFIArgToObject(&wf_path_repr_sig, args, 0, wf_path_index, &path) != 0 ||
+      WebFFIArgToObject(&wf_path_repr_sig, args, 1, kTVMFFIFunction, &fn) != 0) {
+    return -1;
+  }
+  int32_t depth = ((wf_access_path*)path)->depth;
+  TVMFFIObject** steps = (TVMFFIObject**)malloc(((size_t)depth + 1) * sizeof(TVMFFIObject*));
+  if (steps == NULL) return wf_err_raise_oom(((size_t)depth + 1) * sizeof(TVMFFIObject*));
+  TVMFFIObject* cur = (TVMFFIObject*)path;
+  for (int32_t i = depth - 1; i >= 0; --i) {
+    steps[i] = ((wf_access_path*)cur)->step;
+    cur = ((wf_access_path*)cur)->parent;
+  }
+  wf_buf out = {0};
+  wf_buf_puts(&out, "<root>");
+  int rc = 0;
+  for (int32_t i = 0; rc == 0 && i < depth; ++i) rc = wf_step_text(steps[i], fn, &out);
+  free(steps);
+  return wf_repr_finish(&out, rc, result);
+}
+
 int wf_access_path_register(void) {
   if (wf_path_index >= 0) return 0;
   int32_t step = wf_def_type("ffi.reflection.AccessStep", -1, kTVMFFIObject,
@@ -309,5 +411,9 @@ int wf_access_path_register(void) {
   for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); ++i) {
     if (wf_def_method(path, methods[i].name, methods[i].fn, methods[i].is_static) != 0) return -1;
   }
-  return 0;
+  if (wf_def_attr_column("__ffi_repr__") != 0 ||
+      wf_def_attr_func(step, "__ffi_repr__", wf_step_repr) != 0) {
+    return -1;
+  }
+  return wf_def_attr_func(path, "__ffi_repr__", wf_path_repr);
 }

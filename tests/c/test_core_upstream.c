@@ -457,3 +457,28 @@ void visit_error_context_prefix_match_stops_at_objects(void) {
   TVMFFIObjectDecRef(ctx);
   release(&unreachable), release(&root), release(&child), release(&empty);
 }
+
+/* ReprPrint uses a type's __ffi_repr__: access paths print as upstream's do. */
+void access_path_repr_is_upstreams(void) {
+  TVMFFIAny mk[7] = {any_cstr("ffi.reflection.AccessPath"), any_cstr("depth"), any_int(0),
+                     any_cstr("parent"), any_none(), any_cstr("step"), any_none()};
+  TVMFFIAny root = make("ffi.MakeObjectFromPackedArgs", mk, 7);
+  TVMFFIAny p1 = call_method(root, "_attr", any_cstr("config"), 1);
+  TVMFFIAny p2 = call_method(p1, "_array_item", any_int(0), 1);
+  TVMFFIAny p3 = call_method(p2, "_map_item", any_cstr("name"), 1);
+  TVMFFIAny p4 = call_method(p3, "_attr_missing", any_cstr("weights"), 1);
+  TVMFFIAny p5 = call_method(p4, "_array_item_missing", any_int(3), 1);
+  TVMFFIAny r;
+  CHECK(call_global("ffi.ReprPrint", &p5, 1, &r) == 0);
+  CHECK_EQ_STR(any_str(&r), "<root>.config[0][\"name\"][<missing:\"weights\">][<missing:3>]");
+  release(&r);
+  CHECK(call_global("ffi.ReprPrint", &root, 1, &r) == 0);
+  CHECK_EQ_STR(any_str(&r), "<root>");
+  /* inside a container, the hook still prints each path */
+  TVMFFIAny two[2] = {p1, p2};
+  TVMFFIAny arr = make("ffi.Array", two, 2);
+  CHECK(call_global("ffi.ReprPrint", &arr, 1, &r) == 0);
+  CHECK_EQ_STR(any_str(&r), "(<root>.config, <root>.config[0])");
+  release(&r), release(&arr);
+  release(&p5), release(&p4), release(&p3), release(&p2), release(&p1), release(&root);
+}
