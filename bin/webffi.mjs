@@ -16,6 +16,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { basename, delimiter, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { forwardingArchives, isForwardingArchive } from './cxx_forward.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const include = join(root, 'include');
@@ -188,13 +189,17 @@ function compileArgs(opts, source, object, extra) {
 }
 
 function compileAll(opts, work, extra) {
-  return opts.sources.map((source, i) => {
+  const objects = opts.sources.map((source, i) => {
     if (isObject(source)) return source;
     const object = join(work, `${i}_${basename(source)}.o`);
     const [tool, args] = compileArgs(opts, source, object, extra);
     run(tool, args);
     return object;
   });
+  return [...objects, ...forwardingArchives(opts, work, (s) => isCxx(opts, s), (source, object) => {
+    const [tool, args] = compileArgs(opts, source, object, extra);
+    run(tool, args);
+  })];
 }
 
 /** Defined global symbols of the objects: name -> nm type letter. */
@@ -260,7 +265,10 @@ async function buildModule(opts, work) {
   const cxx = opts.sources.some((s) => isCxx(opts, s));
   // the user's link flags (-Wl,..., -l..., -L..., -sSETTING) reach the link too
   const userLink = opts.flags.filter((f) => /^-(Wl,|l|L|s[A-Z])/.test(f));
-  const link = [opts.opt, '-sSIDE_MODULE=1', '--profiling-funcs', ...objects, ...userLink];
+  // A side module links its objects whole: the forwarding archive goes with
+  // the C++ runtime below, where only what the code uses is taken.
+  const link = [opts.opt, '-sSIDE_MODULE=1', '--profiling-funcs',
+    ...objects.filter((o) => !isForwardingArchive(o)), ...userLink];
   if (cxx) {
     if (!exceptionsOff(opts)) link.push('-fwasm-exceptions');
     link.push('-sWASM_BIGINT'); // i64 at the boundary as BigInt: no setTempRet0 imports
@@ -268,7 +276,8 @@ async function buildModule(opts, work) {
     // -Bsymbolic binds the module's own definitions locally (no GOT
     // entries for them); weak C++ runtime functions stay importable and
     // the loader resolves them to the module's own exports.
-    link.push('-Wl,--no-whole-archive', ...cxxRuntimeArchives().map((a) => `-Wl,${a}`),
+    const archives = [...objects.filter(isForwardingArchive), ...cxxRuntimeArchives()];
+    link.push('-Wl,--no-whole-archive', ...archives.map((a) => `-Wl,${a}`),
       '-Wl,-Bsymbolic');
   }
   run(cxx ? 'em++' : 'emcc', [...link, '-o', opts.out]);

@@ -319,19 +319,48 @@ static int wf_module_import_global(void* self, const TVMFFIAny* args, int32_t n,
 }
 
 /* `__tvm_ffi__metadata_NAME` and `__tvm_ffi__doc_NAME` are safe calls that
- * return a string; None when the module has no such symbol. */
+ * return a string; None when no module has such a symbol. With
+ * query_imports, the imports are asked in order (depth first), as upstream. */
+static int wf_module_describe_in(TVMFFIObject* mod, const char* part, const TVMFFIByteArray* name,
+                                 int query_imports, TVMFFIAny* result) {
+  wf_module_payload* p = WF_OBJ_CELL(mod, wf_module_payload);
+  void* symbol = wf_module_symbol(p, part, name->data, name->size);
+  if (symbol != NULL) return ((TVMFFISafeCallType)symbol)(NULL, NULL, 0, result);
+  for (size_t i = 0; query_imports && i < p->num_imports; ++i) {
+    if (wf_module_describe_in(p->imports[i], part, name, 1, result) != 0) return -1;
+    if (result->type_index != kTVMFFINone) return 0;
+  }
+  return 0;
+}
+
 static int wf_module_describe(const char* fn, const char* part, const TVMFFIAny* args, int32_t n,
                               TVMFFIAny* result) {
-  const char* const types[] = {"ffi.Module", "str"};
-  const WebFFISignature sig = {fn, 2, types, "Optional<str>"};
+  const WebFFISignature sig = {fn, 3, wf_module_get_types, "Optional<str>"};
   TVMFFIObjectHandle mod;
   TVMFFIByteArray name;
-  if (WebFFICheckNumArgs(&sig, n) != 0) return -1;
-  if (WebFFIArgToObject(&sig, args, 0, kTVMFFIModule, &mod) != 0) return -1;
-  if (WebFFIArgToString(&sig, args, 1, &name) != 0) return -1;
-  void* symbol = wf_module_symbol(WF_OBJ_CELL(mod, wf_module_payload), part, name.data, name.size);
-  if (symbol == NULL) return 0;
-  return ((TVMFFISafeCallType)symbol)(NULL, NULL, 0, result);
+  int query_imports;
+  if (wf_module_lookup_args(&sig, args, n, &mod, &name, &query_imports) != 0) return -1;
+  return wf_module_describe_in((TVMFFIObject*)mod, part, &name, query_imports, result);
+}
+
+static const WebFFISignature wf_module_clear_sig = {"ffi.ModuleClearImports", 1, wf_module_one,
+                                                    "None"};
+
+static int wf_module_clear_imports_global(void* self, const TVMFFIAny* args, int32_t n,
+                                          TVMFFIAny* result) {
+  (void)self;
+  (void)result;
+  TVMFFIObjectHandle mod;
+  if (WebFFICheckNumArgs(&wf_module_clear_sig, n) != 0 ||
+      WebFFIArgToObject(&wf_module_clear_sig, args, 0, kTVMFFIModule, &mod) != 0) {
+    return -1;
+  }
+  wf_module_payload* p = WF_OBJ_CELL(mod, wf_module_payload);
+  /* Functions found through the imports go with them. */
+  wf_strmap_clear(&p->import_cache, wf_module_release_function);
+  for (size_t i = 0; i < p->num_imports; ++i) wf_obj_decref(p->imports[i]);
+  p->num_imports = 0;
+  return 0;
 }
 
 static int wf_module_metadata_global(void* self, const TVMFFIAny* args, int32_t n,
@@ -477,6 +506,7 @@ int wf_module_register_builtins(void) {
       {"ffi.ModuleImportModule", wf_module_import_global},
       {"ffi.ModuleGetFunctionMetadata", wf_module_metadata_global},
       {"ffi.ModuleGetFunctionDoc", wf_module_doc_global},
+      {"ffi.ModuleClearImports", wf_module_clear_imports_global},
       {"webffi.ModuleFindLoaded", wf_module_find_loaded_global},
       {"webffi.ModuleUnload", wf_module_unload_global},
   };

@@ -11,6 +11,7 @@
 #include "function.h"
 #include "global_registry.h"
 #include "object.h"
+#include "runtime_init.h"
 #include "seq.h"
 #include "str.h"
 #include "strmap.h"
@@ -168,6 +169,9 @@ int TVMFFITypeRegisterAttr(int32_t type_index, const TVMFFIByteArray* name,
 
 const TVMFFITypeAttrColumn* TVMFFIGetTypeAttrColumn(const TVMFFIByteArray* name) {
   if (name == NULL || name->data == NULL) return NULL;
+  /* Columns the core creates at start must be there for a first lookup
+   * (C++ static initialisers look columns up before anything else runs). */
+  if (wf_runtime_init() != 0) return NULL;
   return wf_strmap_get(&wf_attr_columns, name->data, name->size);
 }
 

@@ -9,6 +9,7 @@
 #include "dtype.h"
 #include "error.h"
 #include "float_format.h"
+#include "function.h"
 #include "global_registry.h"
 #include "map.h"
 #include "memo.h"
@@ -129,6 +130,57 @@ static void wf_repr_tensor(wf_repr_ctx* c, TVMFFIObject* obj) {
   wf_device_format(t->device, c->out);
 }
 
+/* Types may print themselves: the `__ffi_repr__` attribute, a function
+ * (self, fn_repr) -> str, where fn_repr(value) prints a part. Parts print
+ * in their own context; hooks nest at most WF_MAX_NESTING deep. */
+static WF_THREAD_LOCAL int wf_repr_hook_depth;
+
+static int wf_repr_part(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  static const char* const types[] = {"Any"};
+  static const WebFFISignature sig = {"fn_repr", 1, types, "str"};
+  if (WebFFICheckNumArgs(&sig, n) != 0) return -1;
+  wf_buf text = {0};
+  if (wf_repr_hook_depth >= WF_MAX_NESTING) {
+    wf_buf_puts(&text, "...");
+  } else {
+    wf_repr(&args[0], &text);
+  }
+  int rc = text.failed ? wf_err_raise_oom(text.capacity * 2)
+                       : wf_str_make(0, text.data != NULL ? text.data : "", text.size, result);
+  wf_buf_free(&text);
+  return rc;
+}
+
+/* 1 when the type's hook printed obj. */
+static int wf_repr_hook(wf_repr_ctx* c, TVMFFIObject* obj) {
+  static const TVMFFIByteArray name = {"__ffi_repr__", 12};
+  const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&name);
+  if (col == NULL || obj->type_index >= col->size ||
+      col->data[obj->type_index].type_index != kTVMFFIFunction) {
+    return 0;
+  }
+  TVMFFIObject* part = wf_func_new(wf_repr_part, NULL, NULL);
+  if (part == NULL) {
+    wf_repr_drop_error();
+    return 0;
+  }
+  TVMFFIAny args[2], r;
+  wf_any_set_object(&args[0], obj);
+  wf_any_set_object(&args[1], part);
+  wf_any_set_none(&r);
+  ++wf_repr_hook_depth;
+  int rc = wf_func_call(col->data[obj->type_index].v_obj, args, 2, &r);
+  --wf_repr_hook_depth;
+  wf_obj_decref(part);
+  TVMFFIByteArray text;
+  int printed = rc == 0 && wf_any_string_view(&r, &text);
+  if (printed) wf_buf_append(c->out, text.data, text.size);
+  if (rc != 0) wf_repr_drop_error();
+  wf_any_release(&r);
+  return printed;
+}
+
 static void wf_repr_object(wf_repr_ctx* c, TVMFFIObject* obj) {
   switch (obj->type_index) {
     case kTVMFFIArray: wf_repr_seq(c, obj, "(", ")"); return;
@@ -153,6 +205,7 @@ static void wf_repr_object(wf_repr_ctx* c, TVMFFIObject* obj) {
       return;
     }
     default: {
+      if (wf_repr_hook(c, obj)) return;
       wf_repr_fields_ctx f = {c, obj, 0};
       wf_buf_printf(c->out, "%s(", wf_type_key(obj->type_index));
       wf_reflect_visit_fields(obj->type_index, wf_repr_field, &f);

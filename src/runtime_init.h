@@ -24,5 +24,20 @@ int wf_testing_types_register(void);
 int wf_module_register_builtins(void);
 int wf_device_api_register_builtins(void);
 int wf_rpc_register(void);
+/* What upstream's core registers besides (one file each). */
+int wf_type_attr_columns_register(void);
+int wf_access_path_register(void);
+int wf_structural_equal_register(void);
+int wf_structural_hash_register(void);
+int wf_structural_key_register(void);
+int wf_recursive_compare_register(void);
+int wf_enum_register(void);
+int wf_sentinels_register(void);
+int wf_make_object_register(void);
+int wf_function_extern_register(void);
+int wf_container_device_register(void);
+int wf_module_functions_register(void);
+int wf_structural_visit_register(void);
+int wf_visit_error_context_register(void);
 
 #endif /* WEBFFI_SRC_RUNTIME_INIT_H_ */

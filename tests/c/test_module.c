@@ -297,3 +297,57 @@ void module_load_from_file_so_opens_shared_libraries(void) {
   CHECK(strncmp(cell->message.data, "Cannot load module `/no/such/lib.so`: ", 38) == 0);
   TVMFFIObjectDecRef(err);
 }
+
+/* ffi.ModuleGetPropertyMask, GetWriteFormats, InspectSource, WriteToFile,
+ * ClearImports, GlobalsAdd/Remove, and metadata with query_imports. */
+void module_upstream_functions(void) {
+  register_system_symbols();
+  TVMFFIObjectHandle lib = system_lib(NULL), sub = system_lib("mylib_");
+  TVMFFIAny one = any_obj(lib), r;
+  CHECK(call_global("ffi.ModuleGetPropertyMask", &one, 1, &r) == 0);
+  CHECK_EQ_INT(r.v_int64, 3); /* binary serializable | runnable, as upstream's libraries */
+  CHECK(call_global("ffi.ModuleGetWriteFormats", &one, 1, &r) == 0);
+  CHECK_EQ_INT(r.type_index, kTVMFFIArray);
+  TVMFFIAny size;
+  CHECK(call_global("ffi.ArraySize", &r, 1, &size) == 0 && size.v_int64 == 0);
+  release(&r);
+  TVMFFIAny inspect[2] = {one, any_cstr("asm")};
+  CHECK(call_global("ffi.ModuleInspectSource", inspect, 2, &r) == 0);
+  CHECK_EQ_STR(any_str(&r), "");
+  TVMFFIAny write[3] = {one, any_cstr("/tmp/x.so"), any_cstr("so")};
+  CHECK(call_global("ffi.ModuleWriteToFile", write, 3, &r) != 0);
+  CHECK_RAISED("RuntimeError", "Module[library] does not support WriteToFile");
+  CHECK(call_global("ffi.ModuleGetPropertyMask", &one, 0, &r) != 0);
+  CHECK_RAISED("TypeError",
+               "Mismatched number of arguments when calling: `ffi.ModuleGetPropertyMask(0: "
+               "ffi.Module) -> int`. Expected 1 but got 0 arguments");
+  /* metadata through an import, only when imports are asked */
+  CHECK(TVMFFIEnvModRegisterSystemLibSymbol("__tvm_ffi__metadata_mylib_sub",
+                                            (void*)sys_add_one_metadata) == 0);
+  TVMFFIAny import[2] = {one, any_obj(sub)};
+  CHECK(call_global("ffi.ModuleImportModule", import, 2, &r) == 0);
+  TVMFFIAny meta[3] = {one, any_cstr("sub"), any_bool(1)};
+  CHECK(call_global("ffi.ModuleGetFunctionMetadata", meta, 3, &r) == 0);
+  CHECK_EQ_STR(any_str(&r), "{\"arity\":1}");
+  release(&r);
+  meta[2] = any_bool(0);
+  CHECK(call_global("ffi.ModuleGetFunctionMetadata", meta, 3, &r) == 0);
+  CHECK_EQ_INT(r.type_index, kTVMFFINone);
+  CHECK(call_global("ffi.ModuleGetFunctionDoc", meta, 3, &r) == 0);
+  CHECK_EQ_INT(r.type_index, kTVMFFINone);
+  /* cleared imports no longer serve functions */
+  TVMFFIAny f = get_function(lib, "sub", 1);
+  CHECK_EQ_INT(f.type_index, kTVMFFIFunction);
+  release(&f);
+  CHECK(call_global("ffi.ModuleClearImports", &one, 1, &r) == 0);
+  f = get_function(lib, "sub", 1);
+  CHECK_EQ_INT(f.type_index, kTVMFFINone);
+  TVMFFIAny s = any_obj(sub);
+  /* the keep-alive set: adding twice and removing twice are fine */
+  CHECK(call_global("ffi.ModuleGlobalsAdd", &s, 1, &r) == 0);
+  CHECK(call_global("ffi.ModuleGlobalsAdd", &s, 1, &r) == 0);
+  CHECK(call_global("ffi.ModuleGlobalsRemove", &s, 1, &r) == 0);
+  CHECK(call_global("ffi.ModuleGlobalsRemove", &s, 1, &r) == 0);
+  TVMFFIObjectDecRef(sub);
+  TVMFFIObjectDecRef(lib);
+}
