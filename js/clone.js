@@ -78,7 +78,9 @@ const codecs = new Map();
  * Plugs in the by-value form of an FFI object type. `encode(handle, ctx)`
  * returns structured-clone-safe data (or calls `ctx.refuse(reason)`), may
  * push ArrayBuffers onto `ctx.transfer` when it is an array (the caller asked
- * to transfer), and encodes nested values with `ctx.encode(value)`.
+ * to transfer), pushes buffers it made itself (a fresh copy no one else sees)
+ * onto `ctx.fresh` when it is an array (they can always move), and encodes
+ * nested values with `ctx.encode(value)`.
  * `decode(data, ctx)` rebuilds the value; `ctx.runtime` is the receiving
  * runtime or null, `ctx.decode(data)` decodes nested data; `data` is
  * untrusted and the codec validates it (`ctx.invalid(what)` makes the error).
@@ -138,6 +140,7 @@ class EncodeState {
     this.items = 0;
     this.visits = 0;
     this.transfer = null;
+    this.fresh = null; // options.fresh: buffers made while encoding, moved rather than copied
     this.remote = null; // options.remote: RemoteObject -> ['R', id]
     this.keep = null; // options.keep: a value with no value form -> ['R', id, meta]
     this.kept = new Set(); // owned handles given to keep (not released after encoding)
@@ -151,6 +154,7 @@ class EncodeState {
     this.items = 0;
     this.visits = 0;
     this.transfer = null;
+    this.fresh = null;
     this.remote = null;
     this.keep = null;
     if (this.kept.size) this.kept.clear();
@@ -166,6 +170,9 @@ const idleEncode = new EncodeState();
  * @param {{ transfer?: Transferable[] }} [options] pass an array to have the
  *   ArrayBuffers behind typed arrays and Bytes pushed onto it (for
  *   `postMessage(data, transfer)`); without one, data is copied.
+ *   `fresh`: an array for the buffers encoding itself made (a CPU tensor's
+ *   copy out of wasm memory), which can move even when the caller's own
+ *   buffers must not; pass the same list to postMessage.
  *   Sessions only: `remote(ref)` encodes a RemoteObject (or throws);
  *   `keep(value)` encodes a value that has no value form (a live resource)
  *   as a remote reference instead of refusing it.
@@ -174,6 +181,7 @@ export function encodeValue(value, options) {
   const s = idleEncode.busy ? new EncodeState() : idleEncode; // a codec may call encodeValue itself
   s.busy = true;
   s.transfer = Array.isArray(options?.transfer) ? options.transfer : null;
+  s.fresh = Array.isArray(options?.fresh) ? options.fresh : s.transfer;
   if (options?.remote) s.remote = options.remote;
   if (options?.keep) s.keep = options.keep;
   try {
@@ -393,6 +401,7 @@ function encodeContents(h, key, hooks, s) {
 function codecContext(key, s) {
   return {
     transfer: s.transfer,
+    fresh: s.fresh,
     encode: (v) => encodeChild(v, key, s, false),
     refuse: (reason) => {
       throw s.keep !== null ? KEEP : refuse(key, reason);

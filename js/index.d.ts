@@ -417,6 +417,8 @@ export interface ReflectedClass<T extends FFIObject = ReflectedObject> {
 export interface EncodeOptions {
   /** An array to push the ArrayBuffers of typed arrays and Bytes onto (to transfer them); without it, data is copied. */
   transfer?: TransferItem[];
+  /** An array for the buffers encoding makes itself (a CPU tensor's copy of its data): they can move even when the caller's own must not. Defaults to `transfer`. */
+  fresh?: TransferItem[];
 }
 /**
  * A webffi value or error as structured-clone-safe data. Live resources

@@ -394,7 +394,7 @@ export function serve(target, port, options = {}) {
         } else if (c.mode === 'remote' && result !== null && (typeof result === 'object' || typeof result === 'function')) {
           value = keep(result);
         } else {
-          value = encodeValue(result, c.mode === 'auto' ? (c.transferAll ? { transfer: c.transfer, keep } : { keep }) : { transfer: c.transferAll ? c.transfer : undefined });
+          value = encodeValue(result, c.mode === 'auto' ? (c.transferAll ? { transfer: c.transfer, keep } : { fresh: c.transfer, keep }) : (c.transferAll ? { transfer: c.transfer } : { fresh: c.transfer }));
         }
       } finally {
         keeping = null;
@@ -739,8 +739,8 @@ export class Session {
   async #invoke(name, op, args, options, what) {
     if (!Array.isArray(args)) throw new FFITypeError('session.call(name, args): args is an array');
     options ??= {};
-    const transfer = options.transfer ? [] : undefined;
-    const encoded = encodeValue(args, { transfer, remote: this.#encodeRef });
+    const transfer = []; // the caller's buffers only when asked; our own copies (CPU tensors) always
+    const encoded = encodeValue(args, { transfer: options.transfer ? transfer : undefined, fresh: transfer, remote: this.#encodeRef });
     const r = await this.#send(name, op, encoded, options, transfer);
     if (r.ok) {
       this.#made = null;

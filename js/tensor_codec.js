@@ -1,6 +1,6 @@
 // Tensors by value (see js/clone.js): a CPU tensor travels as its shape,
-// dtype and a copy of its data, whose buffer is transferred when the caller
-// asks for transfer; a tensor whose data lives on a device refuses, since
+// dtype and a copy of its data, whose buffer is transferred (it is a copy no
+// one else holds) wherever the sender passes a list for such buffers; a tensor whose data lives on a device refuses, since
 // that memory belongs to this runtime instance. Received descriptions are
 // checked (shape, dtype text, data kind, element count) before any tensor is
 // made; sizes are compared without arithmetic that can overflow.
@@ -16,8 +16,8 @@ registerValueCodec('ffi.Tensor', {
       ctx.refuse(`its data lives on ${tensor.device}, in memory of this runtime instance; ` +
         "copy it to the CPU first (`await tensor.toDevice('cpu')`)");
     }
-    const data = tensor.toTypedArray(); // out of wasm memory: a copy either way
-    ctx.transfer?.push(data.buffer);
+    const data = tensor.toTypedArray(); // out of wasm memory: a copy of our own, free to move
+    ctx.fresh?.push(data.buffer);
     return { shape: tensor.shape, dtype: String(tensor.dtype), data };
   },
   /** A tensor in the receiving runtime; without one, the plain description. */
