@@ -16,6 +16,7 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
   let be = null;
   const allocations = new Map(); // handle -> WebGPUAllocation
   let nextHandle = 1;
+  let lastAlloc = null; // the allocation alloc() made last (a kernel's output, see kernelGlobal)
 
   function allocation(handle, what) {
     const a = allocations.get(handle);
@@ -56,6 +57,7 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
       }
       const h = nextHandle++;
       allocations.set(h, a);
+      lastAlloc = a;
       return h;
     },
     free(handle) {
@@ -98,19 +100,33 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
 
   function kernelGlobal(runtime, k) {
     const names = k.args.map((a) => a.name);
+    const arity = k.args.length;
+    const signature = `${k.name}(${k.args.map((a) => `${a.name}: ${a.type}`).join(', ')})`;
     return (...args) => {
       const { Tensor, empty } = runtime;
       try {
-        const descs = args.map((v, i) => describe(v, names[i] ?? `#${i}`, k.name, Tensor));
+        // Optional trailing arguments (axis) may be left out; extra ones are refused.
+        if (args.length > arity || args.length < arity - (k.args[arity - 1].type.startsWith('Optional') ? 1 : 0)) {
+          throw makeError('TypeError', `${signature} takes ${arity} arguments, got ${args.length}`);
+        }
+        const descs = new Array(arity);
+        for (let i = 0; i < arity; i++) descs[i] = describe(args[i], names[i], k.name, Tensor);
         let spec;
         try {
           spec = k.output(...descs);
         } catch (e) {
           throw e.kind ? makeError(e.kind, e.message) : e;
         }
+        lastAlloc = null;
         const out = empty(spec.shape, spec.dtype, 'webgpu');
         try {
-          current(k.name)[k.method](...descs, describe(out, 'out', k.name, Tensor));
+          // The output is compact, at offset 0 of the allocation C just made
+          // for it (none for an empty tensor): no need to read it back.
+          const made = lastAlloc;
+          const outDesc = made && made.nbytes > 0
+            ? { data: made, shape: spec.shape, dtype: spec.dtype, byteOffset: 0, strides: null }
+            : describe(out, 'out', k.name, Tensor);
+          current(k.name)[k.method](...descs, outDesc, spec);
         } catch (e) {
           out.dispose();
           throw e;

@@ -65,7 +65,9 @@ class DeviceState {
     this.batch = new CommandBatch(device);
     this.staging = new StagingPool(device);
     this.pipelines = new Map();
-    this.layouts = []; // bind group layouts by number of input tensors
+    this.layouts = []; // bind group layouts by number of input tensors and parameter kind
+    this.params = new Map(); // shape-only kernel parameters -> their uniform buffer (kernels.js)
+    this.nextParamsId = 0;
     this.lost = null; // { reason, message } once device.lost resolved
     this.deferredError = null; // first uncaptured GPU error not yet reported
     this.bytesAllocated = 0;
