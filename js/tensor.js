@@ -397,6 +397,17 @@ export function createTensorSupport(runtime, devices) {
 
   /** An uninitialised tensor, allocated by the C core through the device's backend. */
   function empty(shape, dtype = 'float32', device = 'cpu') {
+    return new Tensor(hooks, allocTensor(shape, dtype, device), T_TENSOR);
+  }
+
+  // For a callback that returns a new tensor (the backends' kernels): the
+  // tensor goes straight to C, without a wrapper registered with the
+  // finalizer only to be handed off again.
+  runtime[INTERNALS].emptyHandOff = (shape, dtype, device) =>
+    runtime[INTERNALS].handOffPtr(allocTensor(shape, dtype, device), T_TENSOR);
+
+  /** empty()'s tensor as the address of a new reference. */
+  function allocTensor(shape, dtype, device) {
     poisonCheck();
     const dims = checkShape(shape);
     const dt = parsed(dtypeNames, dtype, runtime.dtype);
@@ -406,7 +417,7 @@ export function createTensorSupport(runtime, devices) {
       const proto = prototype(dims, dt, dev);
       const out = alloc(8);
       check(guarded.TVMFFIEnvTensorAlloc(proto, out));
-      return new Tensor(hooks, u32(out), T_TENSOR);
+      return u32(out);
     });
   }
 

@@ -103,7 +103,7 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
     const arity = k.args.length;
     const signature = `${k.name}(${k.args.map((a) => `${a.name}: ${a.type}`).join(', ')})`;
     return (...args) => {
-      const { Tensor, empty } = runtime;
+      const { Tensor } = runtime;
       try {
         // Optional trailing arguments (axis) may be left out; extra ones are refused.
         if (args.length > arity || args.length < arity - (k.args[arity - 1].type.startsWith('Optional') ? 1 : 0)) {
@@ -117,21 +117,17 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
         } catch (e) {
           throw e.kind ? makeError(e.kind, e.message) : e;
         }
+        const internals = runtime[INTERNALS];
         lastAlloc = null;
-        const out = empty(spec.shape, spec.dtype, 'webgpu');
-        try {
-          // The output is compact, at offset 0 of the allocation C just made
-          // for it (none for an empty tensor): no need to read it back.
-          const made = lastAlloc;
-          const outDesc = made && made.nbytes > 0
-            ? { data: made, shape: spec.shape, dtype: spec.dtype, byteOffset: 0, strides: null }
-            : describe(out, 'out', k.name, Tensor);
-          current(k.name)[k.method](...descs, outDesc, spec);
-        } catch (e) {
-          out.dispose();
-          throw e;
-        }
-        return runtime[INTERNALS].handOff(out); // C owns the result
+        // The output goes to C as it is made (released with this call's
+        // frame once C holds it, or on failure); it is compact at offset 0 of
+        // the allocation C just asked alloc() for, so it is not read back.
+        const result = internals.emptyHandOff(spec.shape, spec.dtype, 'webgpu');
+        const made = lastAlloc;
+        if (made === null) throw makeError('RuntimeError', `${k.name}: the output was not allocated on webgpu:0`);
+        const outDesc = { data: made, shape: spec.shape, dtype: spec.dtype, byteOffset: 0, strides: null };
+        current(k.name)[k.method](...descs, outDesc, spec);
+        return result; // C owns the result
       } finally {
         // Tensor arguments arrive as fresh wrappers made for this call.
         for (const v of args) if (v instanceof Tensor) v.dispose();
