@@ -101,14 +101,15 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
   function kernelGlobal(runtime, k) {
     const names = k.args.map((a) => a.name);
     const arity = k.args.length;
-    const signature = `${k.name}(${k.args.map((a) => `${a.name}: ${a.type}`).join(', ')})`;
+    // Optional trailing arguments (axis) may be left out; extra ones are refused.
+    const least = arity - (k.args[arity - 1].type.startsWith('Optional') ? 1 : 0);
+    const count = least === arity ? `${arity} argument${arity === 1 ? '' : 's'}` : `${least} or ${arity} arguments`;
+    const arityError = (got) =>
+      makeError('TypeError', `${k.name}(${k.args.map((a) => `${a.name}: ${a.type}`).join(', ')}) takes ${count}, got ${got}`);
     return (...args) => {
       const { Tensor } = runtime;
       try {
-        // Optional trailing arguments (axis) may be left out; extra ones are refused.
-        if (args.length > arity || args.length < arity - (k.args[arity - 1].type.startsWith('Optional') ? 1 : 0)) {
-          throw makeError('TypeError', `${signature} takes ${arity} arguments, got ${args.length}`);
-        }
+        if (args.length > arity || args.length < least) throw arityError(args.length);
         const descs = new Array(arity);
         for (let i = 0; i < arity; i++) descs[i] = describe(args[i], names[i], k.name, Tensor);
         let spec;

@@ -16,6 +16,12 @@ const REDUCE_CHUNK = 4096; // elements one workgroup reduces in a partial pass
 const MIN_PARALLEL_OUTPUTS = 256; // fewer outputs than this: reduce in passes
 
 const BINARY = { add: '+', sub: '-', mul: '*', div: '/' };
+// WGSL source makers per operator (made once: no closure per dispatch).
+const SOURCES = Object.fromEntries(Object.values(BINARY).map((op) => [op, {
+  binary: (t) => elementwiseWGSL(op, t, false),
+  scalar: (t) => elementwiseWGSL(op, t, true),
+  broadcast: (t) => broadcastWGSL(op, t),
+}]));
 const KERNEL_IDS = {
   add: 0, sub: 1, mul: 2, div: 3,
   addScalar: 4, subScalar: 5, mulScalar: 6, divScalar: 7,
@@ -311,7 +317,7 @@ function pipeline(state, id, inputs, ti, to, makeSource, fixed = false) {
       layout: device.createPipelineLayout({ bindGroupLayouts: [layout] }),
       compute: { module, entryPoint: 'main' },
     });
-    p = { pipe, layout, fixed, bindGroups: new Map() };
+    p = { pipe, layout, fixed, bindGroups: new Map(), lastParams: null };
     state.pipelines.set(key, p);
   }
   return p;
@@ -335,7 +341,10 @@ function bindGroupLayout(device, inputs, dynamic) {
 const PARAMS = new Uint32Array(16);
 const PARAMS_CACHE_SIZE = 1024; // distinct parameter blocks per device; cleared when full
 
-function fixedParams(state, words) {
+function fixedParams(state, p, words) {
+  // A chain repeats one kernel on one shape: compare with the pipeline's last block first.
+  const last = p.lastParams;
+  if (last !== null && last.words === words && sameWords(last.data, words)) return last;
   let key = `${PARAMS[0]}`;
   for (let i = 1; i < words; i++) key += `,${PARAMS[i]}`;
   const cache = state.params;
@@ -344,14 +353,23 @@ function fixedParams(state, words) {
     if (cache.size >= PARAMS_CACHE_SIZE) {
       for (const e of cache.values()) state.batch.destroyAfterSubmit(e.buffer);
       cache.clear();
-      for (const p of state.pipelines.values()) if (p.fixed) p.bindGroups.clear();
+      for (const q of state.pipelines.values()) {
+        if (q.fixed) q.bindGroups.clear();
+        q.lastParams = null;
+      }
     }
     const buffer = state.device.createBuffer({ size: 16 * 4, usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST });
     state.device.queue.writeBuffer(buffer, 0, PARAMS, 0, 16);
-    entry = { buffer, id: state.nextParamsId++ };
+    entry = { buffer, resource: { buffer }, id: state.nextParamsId++, words, data: PARAMS.slice(0, words) };
     cache.set(key, entry);
   }
+  p.lastParams = entry;
   return entry;
+}
+
+function sameWords(data, words) {
+  for (let i = 0; i < words; i++) if (data[i] !== PARAMS[i]) return false;
+  return true;
 }
 
 /** Workgroup grid (x, y) for `groups` groups within the per-dimension limit. */
@@ -400,8 +418,8 @@ function dispatch(state, p, bindings, gx, gy) {
 
 /** A dispatch of a `fixed` pipeline with the first `words` of PARAMS. */
 function dispatchFixed(state, p, bindings, words, gx, gy) {
-  const params = fixedParams(state, words);
-  const group = bindGroupFor(state, p, bindings, groupKey(bindings, `${params.id}`), { buffer: params.buffer });
+  const params = fixedParams(state, p, words);
+  const group = bindGroupFor(state, p, bindings, groupKey(bindings, `${params.id}`), params.resource);
   state.batch.dispatchStatic(p.pipe, group, gx, gy);
 }
 
@@ -460,7 +478,7 @@ function elementwise(be, method, op, a, b, scalar, out, spec) {
   const [gx, gy] = grid(be, state, Math.ceil(n / ELEMENTWISE_WG), name);
   if (b === null) {
     // The scalar varies from call to call: its parameters take a ring slot.
-    const pipe = pipeline(state, KERNEL_IDS[method], 1, dtype, dtype, (t) => elementwiseWGSL(op, t, true));
+    const pipe = pipeline(state, KERNEL_IDS[method], 1, dtype, dtype, SOURCES[op].scalar);
     const w = state.batch.reserveParams();
     const u32 = state.batch.u32;
     u32[w] = n;
@@ -470,7 +488,7 @@ function elementwise(be, method, op, a, b, scalar, out, spec) {
     state.batch.f32[w + 5] = scalar;
     dispatch(state, pipe, [ba.binding, dst.binding], gx, gy);
   } else {
-    const pipe = pipeline(state, KERNEL_IDS[method], 2, dtype, dtype, (t) => elementwiseWGSL(op, t, false), true);
+    const pipe = pipeline(state, KERNEL_IDS[method], 2, dtype, dtype, SOURCES[op].binary, true);
     PARAMS[0] = n;
     PARAMS[1] = ba.elemOffset;
     PARAMS[2] = bb.elemOffset;
@@ -486,7 +504,7 @@ function elementwise(be, method, op, a, b, scalar, out, spec) {
 function broadcast(be, state, method, op, { dims, aStrides, bStrides }, a, b, ba, bb, out, n, dtype, name) {
   const dst = target(be, state, out, [a, b], n, dtype, name);
   const [gx, gy] = grid(be, state, Math.ceil(n / ELEMENTWISE_WG), name);
-  const pipe = pipeline(state, KERNEL_IDS[`${method}Broadcast`], 2, dtype, dtype, (t) => broadcastWGSL(op, t), true);
+  const pipe = pipeline(state, KERNEL_IDS[`${method}Broadcast`], 2, dtype, dtype, SOURCES[op].broadcast, true);
   PARAMS.fill(0);
   PARAMS[0] = n;
   PARAMS[1] = ba.elemOffset;
