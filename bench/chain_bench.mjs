@@ -153,29 +153,31 @@ function median(xs) {
 
 const ORDERS = [[0, 1, 2], [2, 1, 0], [1, 2, 0], [0, 2, 1], [2, 0, 1], [1, 0, 2]];
 const BLOCK_MS = 60;
+const LONG_MS = 250; // a chain this long: one call per block, no untimed call first
 
 /**
  * Times the sides (functions (n, out) -> Promise) on chains of n kernels:
  * `rounds` rounds, each a block of calls per side in a rotating order, each
- * block after one untimed call. Per side: median ms per kernel, median CPU
- * us per dispatch; per round, each side's time over raw's (the last side),
- * whose median is the ratio.
+ * block (of short chains) after one untimed call. Per side: median us per
+ * kernel, median CPU us per dispatch; per round, each side's time over
+ * raw's (the last side), whose median is the ratio.
  */
 async function timeSides(sides, n, out, rounds, timer) {
-  for (const f of sides) await f(n, out);
   let slowest = 0;
   for (const f of sides) {
+    await f(n, out);
     const t0 = performance.now();
     await f(n, out);
     slowest = Math.max(slowest, performance.now() - t0);
   }
-  const iters = Math.max(2, Math.ceil(BLOCK_MS / slowest));
+  const long = slowest >= LONG_MS;
+  const iters = long ? 1 : Math.max(2, Math.ceil(BLOCK_MS / slowest));
   const ms = sides.map(() => []);
   const cpu = sides.map(() => []);
   for (let r = 0; r < rounds; r++) {
     for (const i of ORDERS[r % ORDERS.length]) {
       const f = sides[i];
-      await f(n, out);
+      if (!long) await f(n, out);
       let total = 0;
       let sync = 0;
       const submitted = timer.ms;
@@ -208,7 +210,7 @@ export async function runChainBench(rt, chain, { quick = false } = {}) {
   const info = engine.info();
   const device = engine.device;
   const lengths = quick ? [10, 100] : [10, 100, 1000];
-  const rounds = quick ? 2 : 8;
+  const rounds = quick ? 2 : 6;
   const timer = submitTimer(device);
   const rows = [];
   try {
