@@ -197,6 +197,7 @@ async function timeSides(sides, n, out, rounds, timer) {
     usPerKernel: median(ms[i]) * 1000,
     cpuUs: median(cpu[i]),
     ratio: median(ms[i].map((t, r) => t / ms[raw][r])),
+    bestRatio: Math.min(...ms[i]) / Math.min(...ms[raw]),
   }));
 }
 
@@ -235,10 +236,10 @@ export async function runChainBench(rt, chain, { quick = false } = {}) {
 
 export function formatChainBench(label, r) {
   const lines = [`== ${label}: ${r.adapter} (${r.featureLevel})`];
-  lines.push(`${'chain'.padEnd(22)} ${'us/kernel: js'.padStart(13)} ${'c'.padStart(7)} ${'raw'.padStart(7)}  ${'js/raw'.padStart(6)} ${'c/raw'.padStart(6)}  ${'CPU us/dispatch: js'.padStart(19)} ${'c'.padStart(6)} ${'raw'.padStart(6)}`);
+  lines.push(`${'chain'.padEnd(22)} ${'us/kernel: js'.padStart(13)} ${'c'.padStart(7)} ${'raw'.padStart(7)}  ${'js/raw'.padStart(6)} ${'c/raw'.padStart(6)}  ${'bests: js/raw'.padStart(13)} ${'c/raw'.padStart(6)}  ${'CPU us/dispatch: js'.padStart(19)} ${'c'.padStart(6)} ${'raw'.padStart(6)}`);
   const f = (v, d = 1, w = 7) => (v === undefined || v === null ? '-' : v.toFixed(d)).padStart(w);
   for (const row of r.rows) {
-    lines.push(`  ${`${row.name} x${row.n}`.padEnd(20)} ${f(row.js.usPerKernel, 1, 13)} ${f(row.c?.usPerKernel)} ${f(row.raw.usPerKernel)}  ${f(row.js.ratio, 2, 5)}x ${f(row.c?.ratio, 2, 5)}x  ${f(row.js.cpuUs, 1, 19)} ${f(row.c?.cpuUs, 1, 6)} ${f(row.raw.cpuUs, 1, 6)}${row.same ? '' : '  (results differ!)'}`);
+    lines.push(`  ${`${row.name} x${row.n}`.padEnd(20)} ${f(row.js.usPerKernel, 1, 13)} ${f(row.c?.usPerKernel)} ${f(row.raw.usPerKernel)}  ${f(row.js.ratio, 2, 5)}x ${f(row.c?.ratio, 2, 5)}x  ${f(row.js.bestRatio, 2, 12)}x ${f(row.c?.bestRatio, 2, 5)}x  ${f(row.js.cpuUs, 1, 19)} ${f(row.c?.cpuUs, 1, 6)} ${f(row.raw.cpuUs, 1, 6)}${row.same ? '' : '  (results differ!)'}`);
   }
   return lines.join('\n');
 }
