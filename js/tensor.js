@@ -51,7 +51,7 @@ export function createTensorSupport(runtime, devices) {
   let dv = new DataView(memory.buffer);
   const view = () => (dv.buffer === memory.buffer ? dv : (dv = new DataView(memory.buffer)));
 
-  const dtypes = new Map(); // (code, bits, lanes) -> DataType
+  const dtypes = new Map(); // (code, bits, lanes) -> { dtype: DataType, Arr: its element array class }
   // Parsed names ('float32', 'webgpu'), so a tensor's creation parses none.
   const dtypeNames = new Map();
   const deviceNames = new Map();
@@ -83,18 +83,23 @@ export function createTensorSupport(runtime, devices) {
     const bits = d.getUint8(q + DT.bits);
     const lanes = d.getUint16(q + DT.lanes, true);
     const key = code | (bits << 8) | (lanes << 16);
-    let dtype = dtypes.get(key);
-    if (dtype === undefined) dtypes.set(key, (dtype = runtime.dtype(dtypeText(code, bits, lanes))));
-    const size = shape.reduce((a, b) => a * b, 1);
+    let known = dtypes.get(key);
+    if (known === undefined) {
+      known = { dtype: runtime.dtype(dtypeText(code, bits, lanes)), Arr: DTYPE_ARRAYS[dtypeText(code, bits, 1)] };
+      dtypes.set(key, known);
+    }
+    const dtype = known.dtype;
+    let size = 1;
+    for (let i = 0; i < ndim; i++) size *= shape[i];
     return {
       dl, shape, strides, dtype, size,
       count: size * lanes,
       nbytes: Math.ceil((size * bits * lanes) / 8),
       contiguous: shape.every((n, i) => n === 1 || strides[i] === compact[i]),
       device: deviceOf(d.getInt32(dl + DL.device + DEV_TYPE, true), d.getInt32(dl + DL.device + DEV_ID, true)),
-      byteOffset: Number(d.getBigUint64(dl + DL.byteOffset, true)),
+      byteOffset: d.getUint32(dl + DL.byteOffset + 4, true) * 2 ** 32 + d.getUint32(dl + DL.byteOffset, true),
       dataPtr: d.getUint32(dl + DL.data, true),
-      Arr: DTYPE_ARRAYS[dtypeText(code, bits, 1)],
+      Arr: known.Arr,
     };
   }
 
@@ -369,7 +374,8 @@ export function createTensorSupport(runtime, devices) {
   function readDims(p, n) {
     const d = view();
     const dims = new Array(n);
-    for (let i = 0; i < n; i++) dims[i] = Number(d.getBigInt64(p + 8 * i, true));
+    // Two 32-bit reads, no BigInt: exact up to 2^53, as Number(BigInt) is.
+    for (let i = 0; i < n; i++) dims[i] = d.getInt32(p + 8 * i + 4, true) * 2 ** 32 + d.getUint32(p + 8 * i, true);
     return dims;
   }
 
@@ -397,6 +403,17 @@ export function createTensorSupport(runtime, devices) {
 
   /** An uninitialised tensor, allocated by the C core through the device's backend. */
   function empty(shape, dtype = 'float32', device = 'cpu') {
+    return new Tensor(hooks, allocTensor(shape, dtype, device), T_TENSOR);
+  }
+
+  // For a callback that returns a new tensor (the backends' kernels): the
+  // tensor goes straight to C, without a wrapper registered with the
+  // finalizer only to be handed off again.
+  runtime[INTERNALS].emptyHandOff = (shape, dtype, device) =>
+    runtime[INTERNALS].handOffPtr(allocTensor(shape, dtype, device), T_TENSOR);
+
+  /** empty()'s tensor as the address of a new reference. */
+  function allocTensor(shape, dtype, device) {
     poisonCheck();
     const dims = checkShape(shape);
     const dt = parsed(dtypeNames, dtype, runtime.dtype);
@@ -406,7 +423,7 @@ export function createTensorSupport(runtime, devices) {
       const proto = prototype(dims, dt, dev);
       const out = alloc(8);
       check(guarded.TVMFFIEnvTensorAlloc(proto, out));
-      return new Tensor(hooks, u32(out), T_TENSOR);
+      return u32(out);
     });
   }
 

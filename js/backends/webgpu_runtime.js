@@ -16,6 +16,7 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
   let be = null;
   const allocations = new Map(); // handle -> WebGPUAllocation
   let nextHandle = 1;
+  let lastAlloc = null; // the allocation alloc() made last (a kernel's output, see kernelGlobal)
 
   function allocation(handle, what) {
     const a = allocations.get(handle);
@@ -56,6 +57,7 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
       }
       const h = nextHandle++;
       allocations.set(h, a);
+      lastAlloc = a;
       return h;
     },
     free(handle) {
@@ -98,24 +100,35 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
 
   function kernelGlobal(runtime, k) {
     const names = k.args.map((a) => a.name);
+    const arity = k.args.length;
+    // Optional trailing arguments (axis) may be left out; extra ones are refused.
+    const least = arity - (k.args[arity - 1].type.startsWith('Optional') ? 1 : 0);
+    const count = least === arity ? `${arity} argument${arity === 1 ? '' : 's'}` : `${least} or ${arity} arguments`;
+    const arityError = (got) =>
+      makeError('TypeError', `${k.name}(${k.args.map((a) => `${a.name}: ${a.type}`).join(', ')}) takes ${count}, got ${got}`);
     return (...args) => {
-      const { Tensor, empty } = runtime;
+      const { Tensor } = runtime;
       try {
-        const descs = args.map((v, i) => describe(v, names[i] ?? `#${i}`, k.name, Tensor));
+        if (args.length > arity || args.length < least) throw arityError(args.length);
+        const descs = new Array(arity);
+        for (let i = 0; i < arity; i++) descs[i] = describe(args[i], names[i], k.name, Tensor);
         let spec;
         try {
           spec = k.output(...descs);
         } catch (e) {
           throw e.kind ? makeError(e.kind, e.message) : e;
         }
-        const out = empty(spec.shape, spec.dtype, 'webgpu');
-        try {
-          current(k.name)[k.method](...descs, describe(out, 'out', k.name, Tensor));
-        } catch (e) {
-          out.dispose();
-          throw e;
-        }
-        return runtime[INTERNALS].handOff(out); // C owns the result
+        const internals = runtime[INTERNALS];
+        lastAlloc = null;
+        // The output goes to C as it is made (released with this call's
+        // frame once C holds it, or on failure); it is compact at offset 0 of
+        // the allocation C just asked alloc() for, so it is not read back.
+        const result = internals.emptyHandOff(spec.shape, spec.dtype, 'webgpu');
+        const made = lastAlloc;
+        if (made === null) throw makeError('RuntimeError', `${k.name}: the output was not allocated on webgpu:0`);
+        const outDesc = { data: made, shape: spec.shape, dtype: spec.dtype, byteOffset: 0, strides: null };
+        current(k.name)[k.method](...descs, outDesc, spec);
+        return result; // C owns the result
       } finally {
         // Tensor arguments arrive as fresh wrappers made for this call.
         for (const v of args) if (v instanceof Tensor) v.dispose();

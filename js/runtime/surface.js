@@ -160,6 +160,11 @@ export function install(state) {
         const typeIndex = wrapper.typeIndex;
         return stampRuntime({ [AS_POD]: () => [p, typeIndex] }, hooks);
       },
+      /** handOff() for an object address the caller holds a new reference to (no wrapper). */
+      handOffPtr(p, typeIndex) {
+        state.queueDecref(p);
+        return stampRuntime({ [AS_POD]: () => [p, typeIndex] }, hooks);
+      },
       /** How a `DLTensor*` reaches JS (js/tensor.js: a TensorView). */
       setDLTensorReader: state.setDLTensorReader,
       /** How a typed array argument becomes an FFI value (js/tensor.js: a 1-D CPU tensor the call owns). */

@@ -205,6 +205,64 @@ export function tensorCases(rt, env) {
       a.dispose();
     },
 
+    async 'a chain of kernels through the runtime matches the CPU and reuses its buffers'() {
+      const n = 1000;
+      const x0 = randomFloats(n, 7);
+      const y = randomFloats(n, 8);
+      const [x, b] = [await gpu(x0), await gpu(y)];
+      const add = rt.getGlobal('webgpu.add');
+      const half = rt.getGlobal('webgpu.mul_scalar');
+      const engine = rt.backends.get('webgpu').engine;
+      const chain = () => {
+        let t = add(x, b);
+        for (let i = 1; i < 400; i++) {
+          const next = i % 2 ? half(t, 0.5) : add(t, b);
+          t.dispose();
+          t = next;
+        }
+        return t;
+      };
+      const ref = Float32Array.from(x0);
+      for (let j = 0; j < n; j++) ref[j] = Math.fround(ref[j] + y[j]);
+      for (let i = 1; i < 400; i++) {
+        for (let j = 0; j < n; j++) ref[j] = i % 2 ? Math.fround(ref[j] * 0.5) : Math.fround(ref[j] + y[j]);
+      }
+      const first = chain();
+      assertClose(await first.data(), ref, 'after 400 kernels', { rtol: 0, atol: 0 });
+      first.dispose();
+      const held = engine.info().bytesAllocated;
+      const second = chain();
+      assertClose(await second.data(), ref, 'the same chain again', { rtol: 0, atol: 0 });
+      second.dispose();
+      assertEqual(engine.info().bytesAllocated, held, 'GPU bytes held after the second chain:');
+      for (const t of [x, b]) t.dispose();
+    },
+
+    async 'inputs disposed while their kernel is pending leave its result intact'() {
+      const x = await gpu(new Float32Array([1, 2, 3, 4]));
+      const b = await gpu(new Float32Array([10, 20, 30, 40]));
+      const out = rt.getGlobal('webgpu.add')(x, b);
+      x.dispose();
+      b.dispose();
+      assertEqual(Array.from(await out.data()), [11, 22, 33, 44]);
+      out.dispose();
+    },
+
+    async 'a failing call inside a chain raises its error; the calls around it complete'() {
+      const a = await gpu(new Float32Array([1, 2, 3]));
+      const wrong = await gpu(new Float32Array([1, 2]));
+      const add = rt.getGlobal('webgpu.add');
+      const first = add(a, a);
+      await assertThrows(() => add(first, wrong), 'ValueError', /^webgpu\.add: shapes \[3\] and \[2\] cannot be broadcast/);
+      await assertThrows(() => add(first, a, a), 'TypeError', /^webgpu\.add\(a: Tensor, b: Tensor\) takes 2 arguments, got 3$/);
+      await assertThrows(() => rt.getGlobal('webgpu.softmax')(), 'TypeError', /^webgpu\.softmax\(a: Tensor\) takes 1 argument, got 0$/);
+      await assertThrows(() => rt.getGlobal('webgpu.sum')(a, 0, 1), 'TypeError', /^webgpu\.sum\(a: Tensor, axis: Optional\[int\]\) takes 1 or 2 arguments, got 3$/);
+      const second = add(first, a);
+      assertEqual(Array.from(await second.data()), [3, 6, 9]);
+      assertEqual(Array.from(await rt.getGlobal('webgpu.sum')(second).data()), [18], 'sum with the axis left out:');
+      for (const t of [a, wrong, first, second]) t.dispose();
+    },
+
     async 'C reads tensors as ffi.Tensor and as DLTensor* (tests/modules/add_one.c)'() {
       const mod = await rt.loadModule(env.addOneModule);
       const addOne = mod.getFunction('add_one');

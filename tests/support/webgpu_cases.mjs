@@ -408,6 +408,115 @@ export function webgpuCases(gpu) {
       assertEqual(KERNELS.find((k) => k.name === 'webgpu.sum').output({ shape: [2, 3, 4], dtype: 'float32' }, -2), { shape: [2, 4], dtype: 'float32' });
     },
 
+    async 'a chain longer than one submit, mixing kernels, matches the CPU'() {
+      // 600 dependent kernels in one task: the batch is submitted in pieces
+      // and each kernel reads the result of the one before.
+      const rows = 4;
+      const cols = 64;
+      const n = rows * cols;
+      const b = tensor([rows, cols]);
+      const perm = new Float32Array(cols * cols); // a permutation: matmul by it is exact
+      for (let i = 0; i < cols; i++) perm[i * cols + ((i * 5 + 3) % cols)] = 1;
+      const p = tensor([cols, cols], perm);
+      const ping = [empty([rows, cols]), empty([rows, cols])];
+      let x = tensor([rows, cols]);
+      const ref = Float32Array.from(x.host);
+      const tmp = new Float32Array(n);
+      for (let i = 0; i < 600; i++) {
+        const out = ping[i & 1];
+        if (i % 3 === 0) {
+          be.add(x, b, out);
+          for (let j = 0; j < n; j++) ref[j] = Math.fround(ref[j] + b.host[j]);
+        } else if (i % 3 === 1) {
+          be.mulScalar(x, 0.5, out);
+          for (let j = 0; j < n; j++) ref[j] = Math.fround(ref[j] * 0.5);
+        } else {
+          be.matmul(x, p, out);
+          for (let r = 0; r < rows; r++) {
+            for (let c = 0; c < cols; c++) tmp[r * cols + ((c * 5 + 3) % cols)] = ref[r * cols + c];
+          }
+          ref.set(tmp);
+        }
+        x = out;
+      }
+      const last = ping[0] === x ? ping[1] : ping[0];
+      be.softmax(x, last);
+      assertClose(await read(x), ref, 'after 600 kernels', { rtol: 0, atol: 0 });
+      assertClose(await read(last), softmaxRef(ref, [rows, cols]), 'softmax at the end', { rtol: 1e-4, atol: 1e-6 });
+      freeAll();
+    },
+
+    async 'a read submits the kernels before it; kernels after it batch on and see its data'() {
+      const a = tensor([1000]);
+      const b = tensor([1000]);
+      const first = empty([1000]);
+      const second = empty([1000]);
+      be.add(a, b, first);
+      const reading = read(first); // submits the add, leaves the read pending
+      be.mul(first, b, second); // recorded after the read started
+      const f = await reading;
+      const s = await read(second);
+      for (let i = 0; i < 1000; i++) {
+        assertEqual(f[i], Math.fround(a.host[i] + b.host[i]), `first[${i}]`);
+        assertEqual(s[i], Math.fround(f[i] * b.host[i]), `second[${i}]`);
+      }
+      freeAll();
+    },
+
+    async 'a bad call inside a batch throws on that call; the kernels around it still run'() {
+      const a = tensor([8]);
+      const b = tensor([8]);
+      const sum = empty([8]);
+      const prod = empty([8]);
+      be.add(a, b, sum);
+      await assertThrows(() => be.add(a, tensor([3]), empty([8])), 'ValueError', /webgpu\.add: shapes \[8\] and \[3\] cannot be broadcast/);
+      await assertThrows(() => be.matmul(a, b, empty([8])), 'ValueError', /webgpu\.matmul: expects 2-D tensors/);
+      be.mul(sum, b, prod);
+      const got = await read(prod);
+      for (let i = 0; i < 8; i++) assertEqual(got[i], Math.fround(Math.fround(a.host[i] + b.host[i]) * b.host[i]), `prod[${i}]`);
+      freeAll();
+    },
+
+    async 'freeing inputs while their kernel is pending leaves its result intact'() {
+      const a = tensor([4096]);
+      const b = tensor([4096]);
+      const out = empty([4096]);
+      be.add(a, b, out);
+      be.free(a.data);
+      be.free(b.data);
+      const got = await read(out);
+      for (let i = 0; i < 4096; i++) assertEqual(got[i], Math.fround(a.host[i] + b.host[i]), `out[${i}]`);
+      await assertThrows(() => be.add(a, out, empty([4096])), 'ValueError', /webgpu\.add: the WebGPU allocation was already freed/);
+      freeAll();
+    },
+
+    async 'a GPU error raised while kernels are pending is reported by the read that submits them, or the sync() after'() {
+      const a = tensor([16]);
+      const out = empty([16]);
+      be.addScalar(a, 1, out);
+      const bad = be.device.createBuffer({ size: 16, usage: 0x80 | 0x1 }); // invalid: STORAGE | MAP_READ
+      // Dawn in Node has the error by the time the read's map settles;
+      // Chromium's GPU process may send it after the map, for the next sync().
+      await assertThrows(async () => {
+        await read(out);
+        await be.sync();
+      }, 'ValueError', /WebGPU validation error: .*usage/i);
+      bad.destroy();
+      const got = await read(out); // the kernel ran; only the error was reported
+      for (let i = 0; i < 16; i++) assertEqual(got[i], Math.fround(a.host[i] + 1), `out[${i}]`);
+      freeAll();
+    },
+
+    async 'a device lost with kernels pending fails the read naming the loss'() {
+      const a = tensor([64]);
+      const out = empty([64]);
+      for (let i = 0; i < 10; i++) be.addScalar(a, i, out);
+      be.device.destroy();
+      await assertThrows(() => read(out), 'RuntimeError', /the WebGPU device was lost \(reason "destroyed"/);
+      await be.init();
+      handles.length = 0;
+    },
+
     async 'a read in flight when the device is lost fails naming the loss'() {
       const t = tensor([256]);
       const pending = be.download(t.data, 0, 1024);

@@ -5,13 +5,19 @@
 // sync). Kernel parameters are written into a host mirror of a uniform ring
 // buffer, one 256-byte slot per dispatch (selected by a dynamic offset), and
 // uploaded with a single writeBuffer just before the submit, so no
-// per-dispatch buffers exist and bind groups can be reused.
+// per-dispatch buffers exist and bind groups can be reused. Kernels whose
+// parameters depend only on shapes bind a uniform buffer made once per
+// shape instead (dispatchStatic): no slot, no dynamic offset. A pass sets a
+// pipeline only when it changes.
 
 import { BufferUsage } from './gpu_flags.js';
 
 const SLOT_BYTES = 256; // >= every adapter's minUniformBufferOffsetAlignment
 const RING_SLOTS = 256;
 const PARAM_BYTES = 64; // the largest kernel parameter struct
+// A long synchronous chain is submitted in pieces of this many dispatches,
+// so the GPU starts on it while the rest is recorded.
+const MAX_DISPATCHES = 256;
 const RESOLVED = Promise.resolve();
 
 export class CommandBatch {
@@ -32,6 +38,8 @@ export class CommandBatch {
     this.slots = 0;
     this.encoder = null;
     this.pass = null;
+    this.pipeline = null; // the pipeline set last in the open pass
+    this.dispatches = 0; // recorded since the last submit
     this.scheduled = false;
     this.afterSubmit = []; // buffers to destroy once their commands are submitted
     this.flush = this.flush.bind(this);
@@ -51,9 +59,16 @@ export class CommandBatch {
   dispatch(pipeline, bindGroup, groupsX, groupsY) {
     this.dynamicOffset[0] = this.slots * SLOT_BYTES;
     this.slots++;
-    const pass = this.#computePass();
-    pass.setPipeline(pipeline);
+    const pass = this.#computePass(pipeline);
     pass.setBindGroup(0, bindGroup, this.dynamicOffset, 0, 1);
+    pass.dispatchWorkgroups(groupsX, groupsY);
+  }
+
+  /** Records a dispatch whose bind group holds its own parameters. */
+  dispatchStatic(pipeline, bindGroup, groupsX, groupsY) {
+    if (this.dispatches >= MAX_DISPATCHES) this.flush();
+    const pass = this.#computePass(pipeline);
+    pass.setBindGroup(0, bindGroup);
     pass.dispatchWorkgroups(groupsX, groupsY);
   }
 
@@ -81,6 +96,7 @@ export class CommandBatch {
     queue.submit([this.encoder.finish()]);
     this.encoder = null;
     this.slots = 0;
+    this.dispatches = 0;
     for (const b of this.afterSubmit) b.destroy();
     this.afterSubmit.length = 0;
   }
@@ -88,6 +104,7 @@ export class CommandBatch {
   destroy() {
     this.encoder = null;
     this.pass = null;
+    this.pipeline = null;
     this.ring.destroy();
   }
 
@@ -103,14 +120,21 @@ export class CommandBatch {
     return this.encoder;
   }
 
-  #computePass() {
-    return (this.pass ??= this.#openEncoder().beginComputePass());
+  #computePass(pipeline) {
+    this.dispatches++;
+    const pass = (this.pass ??= this.#openEncoder().beginComputePass());
+    if (this.pipeline !== pipeline) {
+      pass.setPipeline(pipeline);
+      this.pipeline = pipeline;
+    }
+    return pass;
   }
 
   #endPass() {
     if (this.pass) {
       this.pass.end();
       this.pass = null;
+      this.pipeline = null;
     }
   }
 }

@@ -112,6 +112,9 @@ export interface WebGPUBackend {
   dispose(): void;
 
   // Kernels: record work into `out` (returned) and check shapes and dtypes.
+  // Recorded work is batched into one command encoder (one compute pass)
+  // and submitted at the end of the current task, every 256 dispatches, or
+  // before anything that observes it (upload, download, copy, sync).
   /**
    * add/sub/mul/div: a and b share a dtype; their shapes broadcast as in NumPy
    * (right-aligned, each dimension equal or 1) and out has the broadcast shape.

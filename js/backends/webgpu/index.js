@@ -60,12 +60,17 @@ class DeviceState {
     this.adapter = adapter;
     this.device = device;
     this.featureLevel = featureLevel;
-    this.limits = device.limits; // fixed for the device; reading device.limits builds a new object
+    // Fixed for the device, copied into a plain object: reading device.limits
+    // builds a new object, and each of its fields is a native getter.
+    this.limits = {};
+    for (const k of REPORTED_LIMITS) this.limits[k] = device.limits[k];
     this.hasF16 = device.features.has('shader-f16');
     this.batch = new CommandBatch(device);
     this.staging = new StagingPool(device);
     this.pipelines = new Map();
-    this.layouts = []; // bind group layouts by number of input tensors
+    this.layouts = []; // bind group layouts by number of input tensors and parameter kind
+    this.params = new Map(); // shape-only kernel parameters -> their uniform buffer (kernels.js)
+    this.nextParamsId = 0;
     this.lost = null; // { reason, message } once device.lost resolved
     this.deferredError = null; // first uncaptured GPU error not yet reported
     this.bytesAllocated = 0;

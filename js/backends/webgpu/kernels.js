@@ -16,6 +16,12 @@ const REDUCE_CHUNK = 4096; // elements one workgroup reduces in a partial pass
 const MIN_PARALLEL_OUTPUTS = 256; // fewer outputs than this: reduce in passes
 
 const BINARY = { add: '+', sub: '-', mul: '*', div: '/' };
+// WGSL source makers per operator (made once: no closure per dispatch).
+const SOURCES = Object.fromEntries(Object.values(BINARY).map((op) => [op, {
+  binary: (t) => elementwiseWGSL(op, t, false),
+  scalar: (t) => elementwiseWGSL(op, t, true),
+  broadcast: (t) => broadcastWGSL(op, t),
+}]));
 const KERNEL_IDS = {
   add: 0, sub: 1, mul: 2, div: 3,
   addScalar: 4, subScalar: 5, mulScalar: 6, divScalar: 7,
@@ -237,22 +243,31 @@ const KERNEL_BY_METHOD = Object.fromEntries(KERNELS.map((k) => [k.method, k]));
 
 // ---- dispatch ----
 
-/** Checks inputs and `out`, rethrowing check failures as the runtime's errors. */
-function prepare(be, method, args, out) {
+/**
+ * Checks inputs and `out`, rethrowing check failures as the runtime's
+ * errors. `spec`, when given, is what KERNELS[].output returned for these
+ * very arguments and `out` was allocated from it (the runtime's path), so
+ * the shape checks are not repeated; the handles are checked either way.
+ */
+function prepare(be, method, args, out, spec) {
   const k = KERNEL_BY_METHOD[method];
-  let spec;
-  try {
-    spec = k.output(...args);
-    const so = shapeOf(out, 'out', k.name);
-    const dout = dtypeName(out.dtype, k.name);
-    if (dout !== spec.dtype) fail('TypeError', `${k.name}: out has dtype ${dout}, expected ${spec.dtype}`);
-    if (!sameShape(so, spec.shape)) fail('ValueError', `${k.name}: out has shape ${fmt(so)}, expected ${fmt(spec.shape)}`);
-  } catch (e) {
-    if (e.kind) throw be._error(e.kind, e.message);
-    throw e;
+  if (spec === undefined) {
+    try {
+      spec = k.output(...args);
+      const so = shapeOf(out, 'out', k.name);
+      const dout = dtypeName(out.dtype, k.name);
+      if (dout !== spec.dtype) fail('TypeError', `${k.name}: out has dtype ${dout}, expected ${spec.dtype}`);
+      if (!sameShape(so, spec.shape)) fail('ValueError', `${k.name}: out has shape ${fmt(so)}, expected ${fmt(spec.shape)}`);
+    } catch (e) {
+      if (e.kind) throw be._error(e.kind, e.message);
+      throw e;
+    }
   }
-  const state = be._checkHandle(out.data, k.name);
-  for (const t of args) if (t && typeof t === 'object') be._checkHandle(t.data, k.name);
+  const state = be._checkHandle(out?.data, k.name);
+  for (let i = 0; i < args.length; i++) {
+    const t = args[i];
+    if (t && typeof t === 'object') be._checkHandle(t.data, k.name);
+  }
   if (spec.dtype === 'float16' && !state.hasF16) {
     throw be._error('TypeError', `${k.name}: float16 needs the shader-f16 feature, which this WebGPU adapter lacks`);
   }
@@ -287,20 +302,22 @@ function storage(buffer, offset, size, id = -1) {
 
 /**
  * The cached pipeline for kernel `id` from input type ti to output type to,
- * with `inputs` read-only tensors, then the output, then the parameters.
+ * with `inputs` read-only tensors, then the output, then the parameters:
+ * a slot of the batch's ring (dynamic offset), or with `fixed` a uniform
+ * buffer of their own (see paramsBuffer).
  */
-function pipeline(state, id, inputs, ti, to, makeSource) {
-  const key = id * 4 + ti.index * 2 + to.index;
+function pipeline(state, id, inputs, ti, to, makeSource, fixed = false) {
+  const key = ((id * 2 + ti.index) * 2 + to.index) * 2 + (fixed ? 1 : 0);
   let p = state.pipelines.get(key);
   if (!p) {
     const device = state.device;
-    const layout = (state.layouts[inputs] ??= bindGroupLayout(device, inputs));
+    const layout = (state.layouts[inputs * 2 + (fixed ? 1 : 0)] ??= bindGroupLayout(device, inputs, !fixed));
     const module = device.createShaderModule({ code: makeSource(ti.wgsl, to.wgsl) });
     const pipe = device.createComputePipeline({
       layout: device.createPipelineLayout({ bindGroupLayouts: [layout] }),
       compute: { module, entryPoint: 'main' },
     });
-    p = { pipe, layout, bindGroups: new Map() };
+    p = { pipe, layout, fixed, bindGroups: new Map(), lastParams: null };
     state.pipelines.set(key, p);
   }
   return p;
@@ -308,12 +325,51 @@ function pipeline(state, id, inputs, ti, to, makeSource) {
 
 const COMPUTE = 0x4; // GPUShaderStage.COMPUTE
 
-function bindGroupLayout(device, inputs) {
+function bindGroupLayout(device, inputs, dynamic) {
   const entries = [];
   for (let i = 0; i < inputs; i++) entries.push({ binding: i, visibility: COMPUTE, buffer: { type: 'read-only-storage' } });
   entries.push({ binding: inputs, visibility: COMPUTE, buffer: { type: 'storage' } });
-  entries.push({ binding: inputs + 1, visibility: COMPUTE, buffer: { type: 'uniform', hasDynamicOffset: true } });
+  entries.push({ binding: inputs + 1, visibility: COMPUTE, buffer: { type: 'uniform', hasDynamicOffset: dynamic } });
   return device.createBindGroupLayout({ entries });
+}
+
+// Parameters that depend only on shapes and offsets (not on a scalar
+// argument) live in a small uniform buffer made once per distinct content:
+// a chain of same-shaped kernels then records no parameter writes at all,
+// and its bind groups (tensors + that buffer) repeat. Kernels fill PARAMS
+// and call fixedParams(state, words).
+const PARAMS = new Uint32Array(16);
+const PARAMS_CACHE_SIZE = 1024; // distinct parameter blocks per device; cleared when full
+
+function fixedParams(state, p, words) {
+  // A chain repeats one kernel on one shape: compare with the pipeline's last block first.
+  const last = p.lastParams;
+  if (last !== null && last.words === words && sameWords(last.data, words)) return last;
+  let key = `${PARAMS[0]}`;
+  for (let i = 1; i < words; i++) key += `,${PARAMS[i]}`;
+  const cache = state.params;
+  let entry = cache.get(key);
+  if (!entry) {
+    if (cache.size >= PARAMS_CACHE_SIZE) {
+      for (const e of cache.values()) state.batch.destroyAfterSubmit(e.buffer);
+      cache.clear();
+      for (const q of state.pipelines.values()) {
+        if (q.fixed) q.bindGroups.clear();
+        q.lastParams = null;
+      }
+    }
+    const buffer = state.device.createBuffer({ size: 16 * 4, usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST });
+    state.device.queue.writeBuffer(buffer, 0, PARAMS, 0, 16);
+    entry = { buffer, resource: { buffer }, id: state.nextParamsId++, words, data: PARAMS.slice(0, words) };
+    cache.set(key, entry);
+  }
+  p.lastParams = entry;
+  return entry;
+}
+
+function sameWords(data, words) {
+  for (let i = 0; i < words; i++) if (data[i] !== PARAMS[i]) return false;
+  return true;
 }
 
 /** Workgroup grid (x, y) for `groups` groups within the per-dimension limit. */
@@ -327,22 +383,44 @@ function grid(be, state, groups, name) {
 
 const BIND_GROUP_CACHE_SIZE = 256; // per pipeline; cleared when full
 
-function dispatch(state, p, bindings, gx, gy) {
+/** The bind group cache key of `bindings` (null when one is not allocation-backed). */
+function groupKey(bindings, prefix) {
+  let key = prefix;
+  for (let i = 0; i < bindings.length; i++) {
+    const k = bindings[i].key;
+    if (k === null) return null;
+    key += `|${k}`;
+  }
+  return key;
+}
+
+function bindGroupFor(state, p, bindings, key, params) {
   // Bind groups over allocations are reused: repeated calls on the same
   // tensors (the common loop) skip createBindGroup, the largest per-call cost.
-  let key = '';
-  for (const b of bindings) key = b.key === null || key === null ? null : `${key}|${b.key}`;
   let group = key === null ? undefined : p.bindGroups.get(key);
   if (!group) {
     const entries = bindings.map((b, binding) => ({ binding, resource: { buffer: b.buffer, offset: b.offset, size: b.size } }));
-    entries.push({ binding: bindings.length, resource: state.batch.paramsBinding });
+    entries.push({ binding: bindings.length, resource: params });
     group = state.device.createBindGroup({ layout: p.layout, entries });
     if (key !== null) {
       if (p.bindGroups.size >= BIND_GROUP_CACHE_SIZE) p.bindGroups.clear();
       p.bindGroups.set(key, group);
     }
   }
+  return group;
+}
+
+/** A dispatch whose parameters are in the ring slot reserved last. */
+function dispatch(state, p, bindings, gx, gy) {
+  const group = bindGroupFor(state, p, bindings, groupKey(bindings, ''), state.batch.paramsBinding);
   state.batch.dispatch(p.pipe, group, gx, gy);
+}
+
+/** A dispatch of a `fixed` pipeline with the first `words` of PARAMS. */
+function dispatchFixed(state, p, bindings, words, gx, gy) {
+  const params = fixedParams(state, p, words);
+  const group = bindGroupFor(state, p, bindings, groupKey(bindings, `${params.id}`), params.resource);
+  state.batch.dispatchStatic(p.pipe, group, gx, gy);
 }
 
 /**
@@ -352,7 +430,13 @@ function dispatch(state, p, bindings, gx, gy) {
  */
 function target(be, state, out, inputs, count, dtype, name) {
   const bound = bindTensor(be, state, out, count, dtype, name);
-  if (!inputs.some((t) => t.data.buffer === out.data.buffer)) return { ...bound, finish() {} };
+  const buf = out.data.buffer;
+  let shared = false;
+  for (let i = 0; i < inputs.length; i++) shared ||= inputs[i].data.buffer === buf;
+  if (!shared) {
+    bound.finish = noFinish;
+    return bound;
+  }
   const byteOffset = out.byteOffset ?? 0;
   const exact = count * dtype.bytes;
   if (byteOffset % 4 || (exact % 4 && byteOffset + exact !== out.data.nbytes)) {
@@ -370,6 +454,8 @@ function target(be, state, out, inputs, count, dtype, name) {
   };
 }
 
+function noFinish() {}
+
 function scratch(state, nbytes) {
   return state.device.createBuffer({
     size: Math.max(4, nbytes),
@@ -377,8 +463,8 @@ function scratch(state, nbytes) {
   });
 }
 
-function elementwise(be, method, op, a, b, scalar, out) {
-  const { state, dtype, name, plan } = prepare(be, method, b === null ? [a, scalar] : [a, b], out);
+function elementwise(be, method, op, a, b, scalar, out, spec) {
+  const { state, dtype, name, plan } = prepare(be, method, b === null ? [a, scalar] : [a, b], out, spec);
   const n = numel(out.shape);
   if (n === 0) return out;
   const inputs = b === null ? [a] : [a, b];
@@ -390,16 +476,27 @@ function elementwise(be, method, op, a, b, scalar, out) {
   if (na !== n || nb !== n) return broadcast(be, state, method, op, plan, a, b, ba, bb, out, n, dtype, name);
   const dst = target(be, state, out, inputs, n, dtype, name);
   const [gx, gy] = grid(be, state, Math.ceil(n / ELEMENTWISE_WG), name);
-  const pipe = pipeline(state, KERNEL_IDS[method], inputs.length, dtype, dtype, (t) => elementwiseWGSL(op, t, b === null));
-  const w = state.batch.reserveParams();
-  const u32 = state.batch.u32;
-  u32[w] = n;
-  u32[w + 1] = ba.elemOffset;
-  u32[w + 2] = bb ? bb.elemOffset : 0;
-  u32[w + 3] = dst.elemOffset;
-  u32[w + 4] = gx * ELEMENTWISE_WG;
-  state.batch.f32[w + 5] = b === null ? scalar : 0;
-  dispatch(state, pipe, bb ? [ba.binding, bb.binding, dst.binding] : [ba.binding, dst.binding], gx, gy);
+  if (b === null) {
+    // The scalar varies from call to call: its parameters take a ring slot.
+    const pipe = pipeline(state, KERNEL_IDS[method], 1, dtype, dtype, SOURCES[op].scalar);
+    const w = state.batch.reserveParams();
+    const u32 = state.batch.u32;
+    u32[w] = n;
+    u32[w + 1] = ba.elemOffset;
+    u32[w + 3] = dst.elemOffset;
+    u32[w + 4] = gx * ELEMENTWISE_WG;
+    state.batch.f32[w + 5] = scalar;
+    dispatch(state, pipe, [ba.binding, dst.binding], gx, gy);
+  } else {
+    const pipe = pipeline(state, KERNEL_IDS[method], 2, dtype, dtype, SOURCES[op].binary, true);
+    PARAMS[0] = n;
+    PARAMS[1] = ba.elemOffset;
+    PARAMS[2] = bb.elemOffset;
+    PARAMS[3] = dst.elemOffset;
+    PARAMS[4] = gx * ELEMENTWISE_WG;
+    PARAMS[5] = 0;
+    dispatchFixed(state, pipe, [ba.binding, bb.binding, dst.binding], 6, gx, gy);
+  }
   dst.finish();
   return out;
 }
@@ -407,28 +504,27 @@ function elementwise(be, method, op, a, b, scalar, out) {
 function broadcast(be, state, method, op, { dims, aStrides, bStrides }, a, b, ba, bb, out, n, dtype, name) {
   const dst = target(be, state, out, [a, b], n, dtype, name);
   const [gx, gy] = grid(be, state, Math.ceil(n / ELEMENTWISE_WG), name);
-  const pipe = pipeline(state, KERNEL_IDS[`${method}Broadcast`], 2, dtype, dtype, (t) => broadcastWGSL(op, t));
-  const w = state.batch.reserveParams();
-  const u32 = state.batch.u32;
-  u32[w] = n;
-  u32[w + 1] = ba.elemOffset;
-  u32[w + 2] = bb.elemOffset;
-  u32[w + 3] = dst.elemOffset;
-  u32[w + 4] = gx * ELEMENTWISE_WG;
+  const pipe = pipeline(state, KERNEL_IDS[`${method}Broadcast`], 2, dtype, dtype, SOURCES[op].broadcast, true);
+  PARAMS.fill(0);
+  PARAMS[0] = n;
+  PARAMS[1] = ba.elemOffset;
+  PARAMS[2] = bb.elemOffset;
+  PARAMS[3] = dst.elemOffset;
+  PARAMS[4] = gx * ELEMENTWISE_WG;
   // Outermost first, padded with size-1 dimensions; the outermost size is implied by n.
   for (let k = 0; k < BROADCAST_RANK; k++) {
     const j = BROADCAST_RANK - 1 - k;
-    if (k > 0) u32[w + 4 + k] = dims[j] ?? 1;
-    u32[w + 8 + k] = aStrides[j] ?? 0;
-    u32[w + 12 + k] = bStrides[j] ?? 0;
+    if (k > 0) PARAMS[4 + k] = dims[j] ?? 1;
+    PARAMS[8 + k] = aStrides[j] ?? 0;
+    PARAMS[12 + k] = bStrides[j] ?? 0;
   }
-  dispatch(state, pipe, [ba.binding, bb.binding, dst.binding], gx, gy);
+  dispatchFixed(state, pipe, [ba.binding, bb.binding, dst.binding], 16, gx, gy);
   dst.finish();
   return out;
 }
 
-function reduce(be, kind, a, axis, out) {
-  const { state, dtype, name } = prepare(be, kind, [a, axis], out);
+function reduce(be, kind, a, axis, out, spec) {
+  const { state, dtype, name } = prepare(be, kind, [a, axis], out, spec);
   const shape = a.shape;
   const ax = normalizeAxis(name, axis, shape.length);
   const outer = ax === null ? 1 : numel(shape.slice(0, ax));
@@ -479,14 +575,18 @@ function reducePass(be, state, pipe, src, dst, outer, r, inner, chunk, chunks, n
   dispatch(state, pipe, [src.binding, dst.binding], gx, gy);
 }
 
+/**
+ * The kernels as backend methods: backend[method](...args, out, spec?),
+ * where `spec` (optional) is KERNELS[].output(...args), already checked.
+ */
 export const kernelMethods = {
   ...Object.fromEntries(Object.entries(BINARY).flatMap(([method, op]) => [
-    [method, function (a, b, out) { return elementwise(this, method, op, a, b, 0, out); }],
-    [`${method}Scalar`, function (a, scalar, out) { return elementwise(this, `${method}Scalar`, op, a, null, scalar, out); }],
+    [method, function (a, b, out, spec) { return elementwise(this, method, op, a, b, 0, out, spec); }],
+    [`${method}Scalar`, function (a, scalar, out, spec) { return elementwise(this, `${method}Scalar`, op, a, null, scalar, out, spec); }],
   ])),
 
-  matmul(a, b, out) {
-    const { state, dtype, name } = prepare(this, 'matmul', [a, b], out);
+  matmul(a, b, out, spec) {
+    const { state, dtype, name } = prepare(this, 'matmul', [a, b], out, spec);
     const [M, K] = a.shape;
     const N = b.shape[1];
     if (M * N === 0) return out;
@@ -497,30 +597,28 @@ export const kernelMethods = {
     const gy = Math.ceil(M / MATMUL_TILE);
     const maxDim = state.limits.maxComputeWorkgroupsPerDimension;
     if (gx > maxDim || gy > maxDim) throw this._error('ValueError', `${name}: ${M}x${N} output is too large for one dispatch`);
-    const pipe = pipeline(state, KERNEL_IDS.matmul, 2, dtype, dtype, matmulWGSL);
-    const w = state.batch.reserveParams();
-    const u32 = state.batch.u32;
-    u32[w] = M;
-    u32[w + 1] = K;
-    u32[w + 2] = N;
-    u32[w + 3] = ba.elemOffset;
-    u32[w + 4] = bb.elemOffset;
-    u32[w + 5] = dst.elemOffset;
-    dispatch(state, pipe, [ba.binding, bb.binding, dst.binding], gx, gy);
+    const pipe = pipeline(state, KERNEL_IDS.matmul, 2, dtype, dtype, matmulWGSL, true);
+    PARAMS[0] = M;
+    PARAMS[1] = K;
+    PARAMS[2] = N;
+    PARAMS[3] = ba.elemOffset;
+    PARAMS[4] = bb.elemOffset;
+    PARAMS[5] = dst.elemOffset;
+    dispatchFixed(state, pipe, [ba.binding, bb.binding, dst.binding], 6, gx, gy);
     dst.finish();
     return out;
   },
 
-  sum(a, axis, out) {
-    return reduce(this, 'sum', a, axis, out);
+  sum(a, axis, out, spec) {
+    return reduce(this, 'sum', a, axis, out, spec);
   },
 
-  max(a, axis, out) {
-    return reduce(this, 'max', a, axis, out);
+  max(a, axis, out, spec) {
+    return reduce(this, 'max', a, axis, out, spec);
   },
 
-  softmax(a, out) {
-    const { state, dtype, name } = prepare(this, 'softmax', [a], out);
+  softmax(a, out, spec) {
+    const { state, dtype, name } = prepare(this, 'softmax', [a], out, spec);
     const cols = a.shape[a.shape.length - 1];
     const count = numel(a.shape);
     if (count === 0) return out;
@@ -528,16 +626,14 @@ export const kernelMethods = {
     const src = bindTensor(this, state, a, count, dtype, name);
     const dst = target(this, state, out, [a], count, dtype, name);
     const [gx, gy] = grid(this, state, rows, name);
-    const pipe = pipeline(state, KERNEL_IDS.softmax, 1, dtype, dtype, softmaxWGSL);
-    const w = state.batch.reserveParams();
-    const u32 = state.batch.u32;
-    u32[w] = rows;
-    u32[w + 1] = cols;
-    u32[w + 2] = src.elemOffset;
-    u32[w + 3] = dst.elemOffset;
-    u32[w + 4] = gx;
-    u32[w + 5] = NEG_INF_BITS;
-    dispatch(state, pipe, [src.binding, dst.binding], gx, gy);
+    const pipe = pipeline(state, KERNEL_IDS.softmax, 1, dtype, dtype, softmaxWGSL, true);
+    PARAMS[0] = rows;
+    PARAMS[1] = cols;
+    PARAMS[2] = src.elemOffset;
+    PARAMS[3] = dst.elemOffset;
+    PARAMS[4] = gx;
+    PARAMS[5] = NEG_INF_BITS;
+    dispatchFixed(state, pipe, [src.binding, dst.binding], 6, gx, gy);
     dst.finish();
     return out;
   },
