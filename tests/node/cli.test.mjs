@@ -393,3 +393,63 @@ test('the symbols read from wasm objects are the ones emnm lists', async (t) => 
   }
   assert.equal(objectSymbols(Buffer.from('not wasm')), null);
 });
+
+test('include/dlpack/dlpack.h: DLPack 1.2\'s values and wasm32 layouts, in C and C++', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'webffi-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // the values and field order of upstream's header (dmlc/dlpack), checked
+  // where users compile against ours
+  const values = {
+    DLPACK_MAJOR_VERSION: 1, DLPACK_MINOR_VERSION: 2,
+    kDLCPU: 1, kDLCUDA: 2, kDLCUDAHost: 3, kDLOpenCL: 4, kDLVulkan: 7, kDLMetal: 8, kDLVPI: 9,
+    kDLROCM: 10, kDLROCMHost: 11, kDLExtDev: 12, kDLCUDAManaged: 13, kDLOneAPI: 14, kDLWebGPU: 15,
+    kDLHexagon: 16, kDLMAIA: 17, kDLTrn: 18,
+    kDLInt: 0, kDLUInt: 1, kDLFloat: 2, kDLOpaqueHandle: 3, kDLBfloat: 4, kDLComplex: 5, kDLBool: 6,
+    kDLFloat8_e3m4: 7, kDLFloat8_e4m3: 8, kDLFloat8_e4m3b11fnuz: 9, kDLFloat8_e4m3fn: 10,
+    kDLFloat8_e4m3fnuz: 11, kDLFloat8_e5m2: 12, kDLFloat8_e5m2fnuz: 13, kDLFloat8_e8m0fnu: 14,
+    kDLFloat6_e2m3fn: 15, kDLFloat6_e3m2fn: 16, kDLFloat4_e2m1fn: 17,
+    DLPACK_FLAG_BITMASK_READ_ONLY: 1, DLPACK_FLAG_BITMASK_IS_COPIED: 2,
+    DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED: 4,
+  };
+  const layout = {
+    'sizeof(DLPackVersion)': 8, 'offsetof(DLPackVersion, minor)': 4,
+    'sizeof(DLDevice)': 8, 'offsetof(DLDevice, device_id)': 4, 'sizeof(DLDeviceType)': 4,
+    'sizeof(DLDataType)': 4, 'offsetof(DLDataType, bits)': 1, 'offsetof(DLDataType, lanes)': 2,
+    'offsetof(DLTensor, device)': 4, 'offsetof(DLTensor, ndim)': 12, 'offsetof(DLTensor, dtype)': 16,
+    'offsetof(DLTensor, shape)': 20, 'offsetof(DLTensor, strides)': 24,
+    'offsetof(DLTensor, byte_offset)': 32, 'sizeof(DLTensor)': 40,
+    'offsetof(DLManagedTensor, manager_ctx)': 40, 'offsetof(DLManagedTensor, deleter)': 44,
+    'offsetof(DLManagedTensorVersioned, manager_ctx)': 8, 'offsetof(DLManagedTensorVersioned, deleter)': 12,
+    'offsetof(DLManagedTensorVersioned, flags)': 16, 'offsetof(DLManagedTensorVersioned, dl_tensor)': 24,
+    'sizeof(DLManagedTensorVersioned)': 64, 'offsetof(DLPackExchangeAPIHeader, prev_api)': 8,
+    'offsetof(DLPackExchangeAPI, managed_tensor_allocator)': 12,
+    'offsetof(DLPackExchangeAPI, managed_tensor_from_py_object_no_sync)': 16,
+    'offsetof(DLPackExchangeAPI, managed_tensor_to_py_object_no_sync)': 20,
+    'offsetof(DLPackExchangeAPI, dltensor_from_py_object_no_sync)': 24,
+    'offsetof(DLPackExchangeAPI, current_work_stream)': 28, 'sizeof(DLPackExchangeAPI)': 32,
+  };
+  const checks = Object.entries({ ...values, ...layout }).map(([expr, want]) =>
+    `_Static_assert((${expr}) == ${want}, "${expr} is not ${want}");`);
+  // the function types, spelled as upstream declares them
+  writeFileSync(`${dir}/dlpack_check.c`, `#include <dlpack/dlpack.h>
+#include <stddef.h>
+#ifdef __cplusplus
+#define _Static_assert static_assert
+#endif
+${checks.join('\n')}
+static int Alloc(DLTensor* p, DLManagedTensorVersioned** o, void* c, void (*e)(void*, const char*, const char*)) {
+  (void)p; (void)o; (void)c; (void)e; return 0;
+}
+static int FromPy(void* p, DLManagedTensorVersioned** o) { (void)p; (void)o; return 0; }
+static int ToPy(DLManagedTensorVersioned* t, void** o) { (void)t; (void)o; return 0; }
+static int View(void* p, DLTensor* o) { (void)p; (void)o; return 0; }
+static int Stream(DLDeviceType t, int32_t i, void** o) { (void)t; (void)i; (void)o; return 0; }
+DLPackExchangeAPI webffi_dlpack_check_api = {{{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION}, NULL},
+  Alloc, FromPy, ToPy, View, Stream};
+`);
+  for (const lang of [[], ['--cxx']]) {
+    const run = webffi('build', '--module', '--no-import-check', ...lang, '-Werror', `${dir}/dlpack_check.c`,
+      '-o', `${dir}/dlpack_check.wasm`);
+    assert.equal(run.status, 0, `${lang.join(' ') || 'C'}: ${run.stderr}`);
+  }
+});
