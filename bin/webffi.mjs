@@ -332,9 +332,13 @@ async function buildModule(opts, work) {
     die('a module cannot define main(); build a command program without --module');
   }
   const cxx = opts.sources.some((s) => isCxx(opts, s));
-  // the user's link flags (-Wl,..., -l..., -L..., -sSETTING) reach the link too
-  const link = [opts.opt, '-sSIDE_MODULE=1', '--profiling-funcs', ...objects, ...userLinkFlags(opts)];
+  // A C module exports all it defines (SIDE_MODULE=1). A C++ module
+  // exports its `__tvm_ffi_*` symbols only (SIDE_MODULE=2), so the link
+  // drops the parts of the C++ runtime nothing calls: a quarter of the size.
+  const link = [opts.opt, cxx ? '-sSIDE_MODULE=2' : '-sSIDE_MODULE=1', '--profiling-funcs',
+    ...objects, ...userLinkFlags(opts)];
   if (cxx) {
+    for (const name of symbols.keys()) if (name.startsWith('__tvm_ffi_')) link.push(`-Wl,--export=${name}`);
     if (!exceptionsOff(opts)) link.push('-fwasm-exceptions');
     link.push('-sWASM_BIGINT'); // i64 at the boundary as BigInt: no setTempRet0 imports
     // Archives after --no-whole-archive: only the members the code uses.

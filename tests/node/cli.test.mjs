@@ -453,3 +453,35 @@ DLPackExchangeAPI webffi_dlpack_check_api = {{{DLPACK_MAJOR_VERSION, DLPACK_MINO
     assert.equal(run.status, 0, `${lang.join(' ') || 'C'}: ${run.stderr}`);
   }
 });
+
+test('a C++ module exports its __tvm_ffi_* symbols, not the C++ runtime it links, and still throws and catches', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'webffi-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(`${dir}/parse.cc`, `#include <tvm/ffi/c_api.h>
+#include <stdexcept>
+#include <string>
+extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi_parse(void*, const TVMFFIAny* args, int32_t, TVMFFIAny* r) {
+  try {
+    r->type_index = kTVMFFIInt; r->zero_padding = 0;
+    r->v_int64 = std::stoi(std::string(args[0].v_bytes, args[0].small_str_len));
+    return 0;
+  } catch (const std::exception& e) {
+    TVMFFIErrorSetRaisedFromCStr("ValueError", e.what());
+    return -1;
+  }
+}`);
+  const run = webffi('build', '--module', `${dir}/parse.cc`, '-o', `${dir}/parse.wasm`);
+  assert.equal(run.status, 0, run.stderr);
+  const exports = new Set(WebAssembly.Module.exports(new WebAssembly.Module(readFileSync(`${dir}/parse.wasm`)))
+    .map((e) => e.name));
+  assert.ok(exports.has('__tvm_ffi_parse'));
+  // libc's and libc++abi's functions the module links for itself are its own
+  for (const name of ['strtol', 'strtod', 'fwrite', '__cxa_throw', '__cxa_allocate_exception', '_Unwind_RaiseException']) {
+    assert.equal(exports.has(name), false, `${name} is exported`);
+  }
+  const { load, ValueError } = await import(new URL('../../js/index.js', import.meta.url));
+  const rt = await load({ autoloadBackends: false });
+  const parse = (await rt.loadModule(readFileSync(`${dir}/parse.wasm`))).getFunction('parse');
+  assert.equal(parse('42'), 42);
+  assert.throws(() => parse('x'), (e) => e instanceof ValueError && /stoi/.test(e.message));
+});
