@@ -304,6 +304,65 @@ function withCustomSection(wasm, name, payload) {
   return Buffer.concat([wasm, Buffer.from([0, ...leb(body.length)]), body]);
 }
 
+/**
+ * Sets the module name in the wasm's name section (subsection 0, before the
+ * function names; a name section is added when there is none). Engines
+ * show it in stack frames (V8: `wasm://wasm/NAME-HASH`, `in NAME.FUNC`),
+ * so a backtrace says which module a frame is in.
+ */
+function withModuleName(wasm, name) {
+  const leb = (n) => {
+    const out = [];
+    do {
+      out.push((n & 0x7f) | (n >= 0x80 ? 0x80 : 0));
+      n >>>= 7;
+    } while (n > 0);
+    return Buffer.from(out);
+  };
+  const readLeb = (at) => {
+    let value = 0;
+    let shift = 0;
+    for (;;) {
+      const b = wasm[at++];
+      value += (b & 0x7f) * 2 ** shift;
+      if (b < 0x80) return [value, at];
+      shift += 7;
+    }
+  };
+  const nameBytes = Buffer.from(name);
+  const moduleName = Buffer.concat([Buffer.from([0]), leb(leb(nameBytes.length).length + nameBytes.length),
+    leb(nameBytes.length), nameBytes]);
+  const section = (rest) => {
+    const body = Buffer.concat([leb(4), Buffer.from('name'), moduleName, rest]);
+    return Buffer.concat([Buffer.from([0]), leb(body.length), body]);
+  };
+  const parts = [wasm.subarray(0, 8)];
+  let found = false;
+  for (let at = 8; at < wasm.length;) {
+    const start = at;
+    const id = wasm[at];
+    const [size, body] = readLeb(at + 1);
+    const end = body + size;
+    let replaced = false;
+    if (id === 0) {
+      const [length, text] = readLeb(body);
+      if (wasm.subarray(text, text + length).toString() === 'name') {
+        let from = text + length;
+        if (wasm[from] === 0) { // a module name already there: replaced
+          const [subsize, subbody] = readLeb(from + 1);
+          from = subbody + subsize;
+        }
+        parts.push(section(wasm.subarray(from, end)));
+        found = replaced = true;
+      }
+    }
+    if (!replaced) parts.push(wasm.subarray(start, end));
+    at = end;
+  }
+  if (!found) parts.push(section(Buffer.alloc(0)));
+  return Buffer.concat(parts);
+}
+
 /** The value of `#define NAME <integer>` in header FILE under include/. */
 function defined(file, name) {
   const header = readFileSync(join(include, file), 'utf8');
@@ -355,7 +414,8 @@ async function buildModule(opts, work) {
     tvm_ffi_version: ['MAJOR', 'MINOR', 'PATCH'].map((part) =>
       defined('tvm/ffi/c_api.h', `TVM_FFI_VERSION_${part}`)),
   });
-  writeFileSync(opts.out, withCustomSection(readFileSync(opts.out), 'webffi.module', declaration));
+  writeFileSync(opts.out, withCustomSection(withModuleName(readFileSync(opts.out), opts.name),
+    'webffi.module', declaration));
   await checkModuleImports(opts);
 }
 

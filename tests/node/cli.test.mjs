@@ -485,3 +485,26 @@ extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi_parse(void*, const TVMFFIAny* args, 
   assert.equal(parse('42'), 42);
   assert.throws(() => parse('x'), (e) => e instanceof ValueError && /stoi/.test(e.message));
 });
+
+test('a module carries its name in the wasm name section: backtrace frames of its functions show it', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'webffi-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(`${dir}/k.c`, `#include <tvm/ffi/c_api.h>
+TVM_FFI_DLL_EXPORT int __tvm_ffi_fail(void* s, const TVMFFIAny* a, int32_t n, TVMFFIAny* r) {
+  (void)s; (void)a; (void)n; (void)r;
+  TVMFFIErrorSetRaisedFromCStr("ValueError", "failed on purpose");
+  return -1;
+}`);
+  const { load, ValueError } = await import(new URL('../../js/index.js', import.meta.url));
+  const rt = await load({ autoloadBackends: false });
+  for (const [args, name] of [[[], 'k'], [['--name', 'kernels'], 'kernels']]) {
+    const out = `${dir}/${name}_out.wasm`;
+    const run = webffi('build', '--module', ...args, `${dir}/k.c`, '-o', `${dir}/k.wasm`);
+    assert.equal(run.status, 0, run.stderr);
+    cpSync(`${dir}/k.wasm`, out);
+    const fail = (await rt.loadModule(readFileSync(out))).getFunction('fail');
+    assert.throws(() => fail(), (e) => e instanceof ValueError &&
+      new RegExp(`^ {2}File "wasm://wasm/${name}-[0-9a-f]+:wasm-function\\[\\d+\\]:0x[0-9a-f]+", line 0, in ${name}\\.__tvm_ffi_fail\\n`)
+        .test(e.backtrace), name);
+  }
+});
