@@ -11,12 +11,17 @@
 // safe-call convention turns them into raised errors. A C++ module carries
 // the parts of libc++/libc++abi/libunwind/libc it uses (linked statically)
 // and imports malloc and free from the runtime.
+//
+// Linked in, the runtime comes prebuilt (dist/libwebffi.a, see
+// prebuilt_runtime.mjs): only the user's sources are compiled.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { forwardingArchives, isForwardingArchive } from './cxx_forward.mjs';
+import { objectSymbols } from './object_symbols.mjs';
+import { ARCHIVE, emscriptenVersion, prebuiltRuntime } from './prebuilt_runtime.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const include = join(root, 'include');
@@ -51,9 +56,23 @@ build:
   --no-import-check
                with --module: skip that check (a module for a runtime
                built with more exports)
+  --runtime-from-source
+               linked in: compile the runtime from its sources (src/)
+               instead of linking the prebuilt ${ARCHIVE}; done anyway,
+               with a note saying why, when the archive is missing or stale
+               or a flag changes the runtime's ABI (-pthread, -sMEMORY64,
+               -fshort-enums, ...)
+  --runtime-lib FILE
+               linked in: the prebuilt runtime archive to link (default:
+               the package's ${ARCHIVE}, when it matches src/ and emcc)
+  --verbose    print each command run, and where the runtime comes from
   -I DIR, -D NAME[=VALUE], -U NAME, -isystem DIR, -include FILE, -std=...,
   -O0..-O3, -g, -fno-exceptions, ...
-               passed to the compiler, as are other flags starting with -
+               passed to the compiler, as are other flags starting with -;
+               the link gets -Wl,..., -Xlinker X, -l, -L, -u and -s SETTINGs.
+               A flag webffi does not know takes no value: write its value
+               joined (-flag=value); what is left must be a source (.c, .cc,
+               .cpp, .cxx, .c++, .C, .s, .S, .o or .a)
 run:
   runs a command program under Node: argv, stdout, stderr and the exit
   code are the program's; it can load modules (ffi.ModuleLoadFromFile,
@@ -71,7 +90,20 @@ function usageError(message) {
   process.exit(2);
 }
 
+let verbose = false;
+
+function note(message) {
+  console.error(`webffi: ${message}`);
+}
+
+/** The command line as a shell would read it, for --verbose. */
+function commandLine(tool, args) {
+  return [tool, ...args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, "'\\''")}'`))
+    .join(' ');
+}
+
 function run(tool, args) {
+  if (verbose) note(`$ ${commandLine(tool, args)}`);
   const result = spawnSync(tool, args, { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
   if (result.error?.code === 'ENOENT') die(`${tool} is not on PATH: ${INSTALL_EMSCRIPTEN}`);
   if (result.error) die(`cannot run ${tool}: ${result.error.message}`);
@@ -88,29 +120,52 @@ const INSTALL_EMSCRIPTEN = 'install Emscripten: on Debian or Ubuntu `apt-get ins
 
 /**
  * Checks that emcc runs before anything is built: without it, says how to
- * install Emscripten; with a version the tests have not run under, warns once.
+ * install Emscripten; with a version the tests have not run under, warns
+ * once. Returns the version.
  */
 function checkEmscripten() {
-  const result = spawnSync('emcc', ['--version'], { encoding: 'utf8' });
-  if (result.error?.code === 'ENOENT') die(`emcc is not on PATH: ${INSTALL_EMSCRIPTEN}`);
-  if (result.error) die(`cannot run emcc: ${result.error.message}`);
-  if (result.status !== 0) die(`\`emcc --version\` failed (exit ${result.status}): ${result.stderr.trim()}`);
-  const version = /\b(\d+\.\d+\.\d+)\b/.exec(result.stdout.split('\n')[0])?.[1];
+  const { version, missing, error } = emscriptenVersion();
+  if (missing) die(`emcc is not on PATH: ${INSTALL_EMSCRIPTEN}`);
+  if (error) die(error);
   if (!TESTED_EMSCRIPTEN.includes(version)) {
     console.error(`webffi: warning: Emscripten ${version ?? '(unknown version)'} is not a version ` +
       `webffi is tested with (${TESTED_EMSCRIPTEN.join(', ')}); continuing`);
   }
+  return version;
 }
 
-/** Compiler flags whose value is the next argument (never a source). */
+/**
+ * Compiler and linker flags (clang's, wasm-ld's through emcc, emcc's own)
+ * whose value is the next argument: passed on with it, never taken for a
+ * source.
+ */
 const VALUE_FLAGS = new Set(['-I', '-D', '-U', '-isystem', '-include', '-iquote', '-idirafter',
-  '-imacros', '-x', '-Xclang', '-MF', '-MT', '-MQ', '-s']);
+  '-imacros', '-iprefix', '-iwithprefix', '-iwithprefixbefore', '-isysroot', '--sysroot',
+  '-include-pch', '-ivfsoverlay', '-x', '-Xclang', '-Xpreprocessor', '-Xlinker', '-mllvm',
+  '-target', '-MF', '-MT', '-MQ', '-MJ', '-L', '-l', '-u', '-s', '--js-library', '--pre-js',
+  '--post-js', '--embed-file', '--preload-file', '--exclude-file', '--shell-file', '--closure',
+  '--js-opts', '--llvm-opts', '--source-map-base']);
+/** Those of the flags (joined or not) that reach the link too. */
+const LINK_FLAG = /^(-Wl,|-Xlinker$|-l|-L|-u|-s$|-s[A-Z]|--js-library|--pre-js|--post-js|--embed-file|--preload-file|--exclude-file)/;
 const CXX_EXTENSIONS = new Set(['.cc', '.cpp', '.cxx', '.c++', '.C']);
+/** What webffi build takes for a source: C, C++, assembly, objects and archives. */
+const SOURCE_EXTENSIONS = new Set(['.c', ...CXX_EXTENSIONS, '.s', '.S', '.o', '.a']);
 
 function parseArgs(argv) {
   const opts = {
-    module: false, command: false, cxx: false, out: null, name: null, flags: [], sources: [],
-    opt: '-O2', tvmFfiInclude: [], runtime: null, importCheck: true,
+    module: false, command: false, cxx: false, out: null, name: null, sources: [],
+    // the compiler's flags, each with its value if it takes one: [['-I', 'dir'], ['-g']]
+    flagGroups: [],
+    opt: '-O2', tvmFfiInclude: [], runtime: null, importCheck: true, runtimeLib: null,
+    runtimeFromSource: false,
+  };
+  // webffi's own options with a value: `--name NAME` or `--name=NAME`
+  const own = {
+    '-o': (v) => { opts.out = v; },
+    '--name': (v) => { opts.name = v; },
+    '--runtime': (v) => { opts.runtime = v; },
+    '--runtime-lib': (v) => { opts.runtimeLib = v; },
+    '--tvm-ffi-include': (v) => { opts.tvmFfiInclude.push(v); },
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -118,23 +173,32 @@ function parseArgs(argv) {
       if (i + 1 >= argv.length) die(`${a} needs a value`);
       return argv[++i];
     };
-    if (a === '--module') opts.module = true;
+    const eq = a.indexOf('=');
+    if (a in own) own[a](value());
+    else if (a.startsWith('--') && eq > 0 && a.slice(0, eq) in own) own[a.slice(0, eq)](a.slice(eq + 1));
+    else if (a === '--module') opts.module = true;
     else if (a === '--command') opts.command = true;
     else if (a === '--cxx') opts.cxx = true;
-    else if (a === '-o') opts.out = value();
-    else if (a === '--name') opts.name = value();
-    else if (a === '--runtime') opts.runtime = value();
     else if (a === '--no-import-check') opts.importCheck = false;
-    else if (a === '--tvm-ffi-include') opts.tvmFfiInclude.push(value());
-    else if (a.startsWith('--tvm-ffi-include=')) opts.tvmFfiInclude.push(a.slice(18));
-    else if (VALUE_FLAGS.has(a)) opts.flags.push(a, value());
+    else if (a === '--runtime-from-source') opts.runtimeFromSource = true;
+    else if (a === '--verbose') verbose = true;
+    else if (VALUE_FLAGS.has(a)) opts.flagGroups.push([a, value()]);
     else if (/^-O[0-3sz]$/.test(a)) opts.opt = a;
     else if (a === '-h' || a === '--help') {
       console.log(USAGE);
       process.exit(0);
-    } else if (a.startsWith('-')) opts.flags.push(a);
-    else opts.sources.push(a);
+    } else if (a.startsWith('-o') && a.length > 2) {
+      opts.out = a.slice(2); // -oFILE, as compilers take it
+    } else if (a.startsWith('-')) {
+      opts.flagGroups.push([a]);
+    } else if (SOURCE_EXTENSIONS.has(extname(a))) {
+      opts.sources.push(a);
+    } else {
+      die(`\`${a}\` is not a source (C, C++, assembly, .o or .a); if it is the value of a ` +
+        'compiler option, join them (-option=value) or see `webffi --help`');
+    }
   }
+  opts.flags = opts.flagGroups.flat();
   if (opts.sources.length === 0) die(`no sources\n${USAGE}`);
   if (opts.module && opts.command) die('--module and --command exclude each other');
   if (opts.tvmFfiInclude.length === 0 && process.env.TVM_FFI_INCLUDE) {
@@ -202,10 +266,20 @@ function compileAll(opts, work, extra) {
   })];
 }
 
-/** Defined global symbols of the objects: name -> nm type letter. */
+/**
+ * Defined global symbols of the objects: name -> nm type letter. Wasm
+ * objects are read here; others (archives, LTO bitcode) are asked of emnm.
+ */
 function definedSymbols(objects) {
   const symbols = new Map();
-  for (const line of run('emnm', ['--defined-only', ...objects]).split('\n')) {
+  const others = [];
+  for (const object of objects) {
+    const own = object.endsWith('.o') ? objectSymbols(readFileSync(object)) : null;
+    if (own === null) others.push(object);
+    else for (const [name, type] of own) symbols.set(name, type);
+  }
+  if (others.length === 0) return symbols;
+  for (const line of run('emnm', ['--defined-only', ...others]).split('\n')) {
     const m = /^\S*\s+([A-Za-z])\s+(\S+)$/.exec(line.trim());
     if (m) symbols.set(m[2], m[1]);
   }
@@ -233,6 +307,65 @@ function withCustomSection(wasm, name, payload) {
   const nameBytes = Buffer.from(name);
   const body = Buffer.concat([Buffer.from(leb(nameBytes.length)), nameBytes, Buffer.from(payload)]);
   return Buffer.concat([wasm, Buffer.from([0, ...leb(body.length)]), body]);
+}
+
+/**
+ * Sets the module name in the wasm's name section (subsection 0, before the
+ * function names; a name section is added when there is none). Engines
+ * show it in stack frames (V8: `wasm://wasm/NAME-HASH`, `in NAME.FUNC`),
+ * so a backtrace says which module a frame is in.
+ */
+function withModuleName(wasm, name) {
+  const leb = (n) => {
+    const out = [];
+    do {
+      out.push((n & 0x7f) | (n >= 0x80 ? 0x80 : 0));
+      n >>>= 7;
+    } while (n > 0);
+    return Buffer.from(out);
+  };
+  const readLeb = (at) => {
+    let value = 0;
+    let shift = 0;
+    for (;;) {
+      const b = wasm[at++];
+      value += (b & 0x7f) * 2 ** shift;
+      if (b < 0x80) return [value, at];
+      shift += 7;
+    }
+  };
+  const nameBytes = Buffer.from(name);
+  const moduleName = Buffer.concat([Buffer.from([0]), leb(leb(nameBytes.length).length + nameBytes.length),
+    leb(nameBytes.length), nameBytes]);
+  const section = (rest) => {
+    const body = Buffer.concat([leb(4), Buffer.from('name'), moduleName, rest]);
+    return Buffer.concat([Buffer.from([0]), leb(body.length), body]);
+  };
+  const parts = [wasm.subarray(0, 8)];
+  let found = false;
+  for (let at = 8; at < wasm.length;) {
+    const start = at;
+    const id = wasm[at];
+    const [size, body] = readLeb(at + 1);
+    const end = body + size;
+    let replaced = false;
+    if (id === 0) {
+      const [length, text] = readLeb(body);
+      if (wasm.subarray(text, text + length).toString() === 'name') {
+        let from = text + length;
+        if (wasm[from] === 0) { // a module name already there: replaced
+          const [subsize, subbody] = readLeb(from + 1);
+          from = subbody + subsize;
+        }
+        parts.push(section(wasm.subarray(from, end)));
+        found = replaced = true;
+      }
+    }
+    if (!replaced) parts.push(wasm.subarray(start, end));
+    at = end;
+  }
+  if (!found) parts.push(section(Buffer.alloc(0)));
+  return Buffer.concat(parts);
 }
 
 /** The value of `#define NAME <integer>` in header FILE under include/. */
@@ -263,13 +396,15 @@ async function buildModule(opts, work) {
     die('a module cannot define main(); build a command program without --module');
   }
   const cxx = opts.sources.some((s) => isCxx(opts, s));
-  // the user's link flags (-Wl,..., -l..., -L..., -sSETTING) reach the link too
-  const userLink = opts.flags.filter((f) => /^-(Wl,|l|L|s[A-Z])/.test(f));
+  // A C module exports all it defines (SIDE_MODULE=1). A C++ module
+  // exports its `__tvm_ffi_*` symbols only (SIDE_MODULE=2), so the link
+  // drops the parts of the C++ runtime nothing calls: a quarter of the size.
   // A side module links its objects whole: the forwarding archive goes with
   // the C++ runtime below, where only what the code uses is taken.
-  const link = [opts.opt, '-sSIDE_MODULE=1', '--profiling-funcs',
-    ...objects.filter((o) => !isForwardingArchive(o)), ...userLink];
+  const link = [opts.opt, cxx ? '-sSIDE_MODULE=2' : '-sSIDE_MODULE=1', '--profiling-funcs',
+    ...objects.filter((o) => !isForwardingArchive(o)), ...userLinkFlags(opts)];
   if (cxx) {
+    for (const name of symbols.keys()) if (name.startsWith('__tvm_ffi_')) link.push(`-Wl,--export=${name}`);
     if (!exceptionsOff(opts)) link.push('-fwasm-exceptions');
     link.push('-sWASM_BIGINT'); // i64 at the boundary as BigInt: no setTempRet0 imports
     // Archives after --no-whole-archive: only the members the code uses.
@@ -287,7 +422,8 @@ async function buildModule(opts, work) {
     tvm_ffi_version: ['MAJOR', 'MINOR', 'PATCH'].map((part) =>
       defined('tvm/ffi/c_api.h', `TVM_FFI_VERSION_${part}`)),
   });
-  writeFileSync(opts.out, withCustomSection(readFileSync(opts.out), 'webffi.module', declaration));
+  writeFileSync(opts.out, withCustomSection(withModuleName(readFileSync(opts.out), opts.name),
+    'webffi.module', declaration));
   await checkModuleImports(opts);
 }
 
@@ -332,6 +468,7 @@ function runtimeLinkFlags() {
   const exports = readFileSync(join(root, 'cmake/main_exports.txt'), 'utf8')
     .split('\n').filter((line) => /^[a-z_]/.test(line));
   return ['--profiling-funcs', '-sSTANDALONE_WASM', '-sWASM_BIGINT', '-sALLOW_MEMORY_GROWTH',
+    '-Wl,--wrap=emscripten_resize_heap', // memory grows geometrically (src/wasm/heap_growth_wasm.c)
     `--js-library=${join(root, 'src/wasm/host_imports.js')}`, '--no-entry', '-mmutable-globals',
     '-Wl,--export-table', '-Wl,--growable-table', '-Wl,--export=__stack_pointer',
     ...exports.map((symbol) => `-Wl,--export=${symbol}`)];
@@ -342,13 +479,15 @@ function runtimeLinkFlags() {
  * each `__tvm_ffi_*` symbol with the runtime's system library.
  */
 function registrationSource(symbols) {
+  // C or C++ (compiled by em++ in a C++ build)
   const lines = ['/* Registers the linked-in sources\' symbols with ffi.SystemLib(). */',
-    '#include <tvm/ffi/extra/c_env_api.h>'];
+    '#include <tvm/ffi/extra/c_env_api.h>', '#ifdef __cplusplus', 'extern "C" {', '#endif'];
   for (const { name, isFunction } of symbols) {
     lines.push(isFunction
       ? `extern int ${name}(void*, const TVMFFIAny*, int32_t, TVMFFIAny*);`
       : `extern char ${name};`);
   }
+  lines.push('#ifdef __cplusplus', '}', '#endif');
   lines.push('__attribute__((constructor)) static void webffi_register_system_lib(void) {');
   for (const { name } of symbols) {
     lines.push(`  TVMFFIEnvModRegisterSystemLibSymbol("${name}", (void*)&${name});`);
@@ -358,17 +497,67 @@ function registrationSource(symbols) {
 }
 
 /** Compiles C sources with one emcc call into their own folder; returns the objects. */
-function compileC(opts, work, sources) {
+function compileC(opts, work, sources, flags) {
   const dir = join(work, 'runtime');
   mkdirSync(dir);
-  const result = spawnSync('emcc', [opts.opt, '-c', '-mmutable-globals', `-I${include}`,
-    ...sources], { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'] });
+  const args = [opts.opt, '-c', '-mmutable-globals', ...flags, `-I${include}`, ...sources];
+  if (verbose) note(`$ (cd ${dir} && ${commandLine('emcc', args)})`);
+  const result = spawnSync('emcc', args, { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'] });
   if (result.error) die(`cannot run emcc: ${result.error.message}`);
   if (result.status !== 0) die(`emcc failed (exit ${result.status})`);
   return sources.map((source) => join(dir, basename(source).replace(/\.c$/, '.o')));
 }
 
-function buildSystemLib(opts, work) {
+/**
+ * Flags every object of a program must agree on (shared memory and
+ * atomics, 64-bit pointers, the layout of enums, wchar_t and structs,
+ * position-independent code): the prebuilt runtime was compiled without
+ * them, so a build with one compiles the runtime with it, from source.
+ */
+const RUNTIME_ABI_FLAG = new RegExp('^(-pthread|-matomics|-sUSE_PTHREADS|-sSHARED_MEMORY|' +
+  '-sMEMORY64|-m64$|--target=wasm64|-fshort-enums|-fshort-wchar|-fpack-struct|-fPIC$|-fpic$|' +
+  '-sRELOCATABLE|-sMAIN_MODULE)');
+
+/** The user's flags that change the runtime's ABI (RUNTIME_ABI_FLAG), in order. */
+function runtimeAbiFlags(opts) {
+  // `-s SETTING` is one flag; the values of -I, -D, ... are not flags
+  return opts.flagGroups.filter(([flag, value]) =>
+    RUNTIME_ABI_FLAG.test(flag === '-s' ? `-s${value}` : flag)).flat();
+}
+
+/** The user's flags that reach the link (LINK_FLAG), with their values. */
+function userLinkFlags(opts) {
+  return opts.flagGroups.filter(([flag]) => LINK_FLAG.test(flag)).flat();
+}
+
+/**
+ * Where a linked-in build's runtime comes from: `{ archive }` to link, or
+ * `{ reason }` (null when asked with --runtime-from-source) to compile
+ * the runtime's sources.
+ */
+function runtimeToLink(opts, emscripten) {
+  if (opts.runtimeFromSource) return { reason: null };
+  const abi = runtimeAbiFlags(opts);
+  if (abi.length > 0) {
+    return { reason: `${abi.join(' ')} ${abi.length === 1 ? 'changes' : 'change'} the runtime's ABI, ` +
+      `and ${ARCHIVE} was compiled without` };
+  }
+  if (opts.runtimeLib !== null) {
+    if (!existsSync(opts.runtimeLib)) die(`--runtime-lib ${opts.runtimeLib}: no such file`);
+    return { archive: opts.runtimeLib };
+  }
+  return prebuiltRuntime(root, emscripten);
+}
+
+function buildSystemLib(opts, work, emscripten) {
+  const prebuilt = runtimeToLink(opts, emscripten);
+  if (prebuilt.archive) {
+    if (verbose) note(`runtime: prebuilt ${prebuilt.archive}`);
+  } else if (prebuilt.reason !== null) {
+    note(`note: compiling the runtime from source (slower): ${prebuilt.reason}`);
+  } else if (verbose) {
+    note('runtime: compiled from source (--runtime-from-source)');
+  }
   const objects = compileAll(opts, work, ['-mmutable-globals']);
   const defs = definedSymbols(objects);
   const main = mainSymbol(defs);
@@ -376,16 +565,30 @@ function buildSystemLib(opts, work) {
   // `__tvm_ffi_*` symbols: T is code, D/B/R data.
   const symbols = [...defs].filter(([name, type]) => name.startsWith('__tvm_ffi_') &&
     'TDBR'.includes(type)).map(([name, type]) => ({ name, isFunction: type === 'T' }));
-  const registration = join(work, 'webffi_system_lib.c');
-  writeFileSync(registration, registrationSource(symbols));
-  const runtimeSources = ['src', 'src/wasm'].flatMap((dir) => readdirSync(join(root, dir))
-    .filter((f) => f.endsWith('.c')).map((f) => join(root, dir, f)));
   const cxx = opts.sources.some((s) => isCxx(opts, s));
-  // em++ would compile the runtime's C as C++: emcc compiles it first
-  const runtime = cxx ? compileC(opts, work, [registration, ...runtimeSources])
-    : [registration, ...runtimeSources];
+  // the flags changing the runtime's ABI compile it and reach the link
+  const abi = runtimeAbiFlags(opts);
+  let runtime;
+  if (prebuilt.archive) {
+    // The link compiles the registration (as C++ in a C++ build) and takes
+    // the whole archive, as if its objects were listed: nothing is dropped
+    // that the runtime linked from source would keep.
+    const registration = join(work, cxx ? 'webffi_system_lib.cc' : 'webffi_system_lib.c');
+    writeFileSync(registration, registrationSource(symbols));
+    runtime = [registration, '-Wl,--whole-archive', prebuilt.archive, '-Wl,--no-whole-archive'];
+  } else {
+    const registration = join(work, 'webffi_system_lib.c');
+    writeFileSync(registration, registrationSource(symbols));
+    const runtimeSources = ['src', 'src/wasm'].flatMap((dir) => readdirSync(join(root, dir))
+      .filter((f) => f.endsWith('.c')).map((f) => join(root, dir, f)));
+    // em++ would compile the runtime's C as C++: emcc compiles it first
+    runtime = cxx ? compileC(opts, work, [registration, ...runtimeSources], abi)
+      : [...abi, registration, ...runtimeSources];
+  }
+  // the user's link flags (-Wl,..., -l..., -L..., -sSETTING) reach the link too
+  const userLink = userLinkFlags(opts);
   const link = [opts.opt, '-mmutable-globals', `-I${include}`, ...objects, ...runtime,
-    ...runtimeLinkFlags()];
+    ...runtimeLinkFlags(), ...abi.filter((f) => !userLink.includes(f)), ...userLink];
   // A command program is a reactor too (so the host sets up module loading
   // before main runs): it exports main and exit (which flushes stdio).
   if (main !== null) link.push(`-Wl,--export=${main}`, '-Wl,--export=exit');
@@ -426,12 +629,12 @@ async function main(argv) {
   }
   if (argv[0] !== 'build') usageError(`unknown command \`${argv[0]}\``);
   const opts = parseArgs(argv.slice(1));
-  checkEmscripten();
+  const emscripten = checkEmscripten();
   const work = mkdtempSync(join(tmpdir(), 'webffi-build-'));
   // die() exits at once: the scratch folder goes on exit
   process.on('exit', () => rmSync(work, { recursive: true, force: true }));
   if (opts.module) await buildModule(opts, work);
-  else buildSystemLib(opts, work);
+  else buildSystemLib(opts, work, emscripten);
 }
 
 await main(process.argv.slice(2));

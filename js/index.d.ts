@@ -106,6 +106,8 @@ export class ModuleObject extends FFIObject {
   implementsFunction(name: string, options?: { queryImports?: boolean }): boolean;
   /** `library` for modules of C code. */
   readonly kind: string;
+  /** The name the module was loaded under (`webffi build --name`), or null for the system library. */
+  readonly name: string | null;
   importModule(other: ModuleObject): void;
   functionMetadata(name: string): string | null;
   functionDoc(name: string): string | null;

@@ -1,7 +1,7 @@
 // The wrapper for `ffi.Module`: functions looked up by name (optionally in
 // the module's imports), its kind, imports, and function metadata. Modules
 // are loaded with `runtime.loadModule()`.
-import { FFIObject, RUNTIME, INSPECT, inspectWith } from './objects.js';
+import { FFIObject, RUNTIME, PTR, INSPECT, inspectWith } from './objects.js';
 import { optionsOf } from './runtime/checks.js';
 
 export class ModuleObject extends FFIObject {
@@ -24,6 +24,11 @@ export class ModuleObject extends FFIObject {
     return this[RUNTIME].global('ffi.ModuleGetKind')(this);
   }
 
+  /** The name the module was loaded under (webffi build's --name), or null for the system library. */
+  get name() {
+    return this[RUNTIME].global('webffi.ModuleGetName')(this) ?? null;
+  }
+
   /** Makes `other`'s functions reachable through this module's imports. */
   importModule(other) {
     this[RUNTIME].global('ffi.ModuleImportModule')(this, other);
@@ -39,16 +44,25 @@ export class ModuleObject extends FFIObject {
     return this[RUNTIME].global('ffi.ModuleGetFunctionDoc')(this, name);
   }
 
-  /** `ffi.Module (library)`: the type key and the module's kind. */
+  /** `ffi.Module 'add_one' (library)`: the type key, the name it was loaded under and its kind. */
   [INSPECT](depth, options, inspect) {
-    return inspectWith(this, depth, options, inspect, (ctx, key) => {
-      let kind;
-      try {
-        kind = this.kind;
-      } catch {
-        return key;
-      }
-      return `${key} (${kind})`;
-    });
+    return inspectWith(this, depth, options, inspect, (ctx, key) => describeModule(this, key));
   }
+
+  /** The same as util.inspect shows: `ffi.Module 'add_one' (library)`. */
+  toString() {
+    return this[PTR] ? describeModule(this, this.typeKey) : `${this.typeKey} <disposed>`;
+  }
+}
+
+function describeModule(mod, key) {
+  let kind;
+  let name;
+  try {
+    kind = mod.kind;
+    name = mod.name;
+  } catch {
+    return key;
+  }
+  return name === null ? `${key} (${kind})` : `${key} '${name}' (${kind})`;
 }

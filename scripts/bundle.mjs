@@ -1,15 +1,22 @@
 // Lays out dist/ for the package and browsers: the shipping wasm, the
+// runtime as a static library for `webffi build` (with its stamp), the
 // CommonJS entry (require) and a classic-script bundle (one global,
 // `webffi`) that finds the wasm next to itself, and the hash of the sources
 // they were built from (checked by `npm pack`).
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { ARCHIVE, emscriptenVersion, writeStamp } from '../bin/prebuilt_runtime.mjs';
 import { HASH_FILE, sourceHash } from './source_hash.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 mkdirSync(`${root}dist`, { recursive: true });
 copyFileSync(`${root}build/wasm/webffi.wasm`, `${root}dist/webffi.wasm`);
+// the archive build/wasm made, by the Emscripten on PATH (the one the build used)
+copyFileSync(`${root}build/wasm/libwebffi.a`, `${root}${ARCHIVE}`);
+const { version } = emscriptenVersion();
+if (!version) throw new Error('bundle: cannot tell the Emscripten version that built build/wasm');
+writeStamp(root, version);
 
 // require('webffi') loads the ES module graph itself (Node's require of ES
 // modules, 20.19+), so an app that both imports and requires webffi has one

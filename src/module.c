@@ -303,6 +303,22 @@ static int wf_module_kind_global(void* self, const TVMFFIAny* args, int32_t n, T
   return wf_str_make(0, "library", 7, result);
 }
 
+/* webffi.ModuleGetName(mod) -> Optional<str>: the name a module was
+ * loaded under (None for the system library and unnamed modules), for
+ * hosts that show it. */
+static const WebFFISignature wf_module_name_sig = {"webffi.ModuleGetName", 1, wf_module_one,
+                                                   "Optional<str>"};
+
+static int wf_module_name_global(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  TVMFFIObjectHandle mod;
+  if (WebFFICheckNumArgs(&wf_module_name_sig, n) != 0) return -1;
+  if (WebFFIArgToObject(&wf_module_name_sig, args, 0, kTVMFFIModule, &mod) != 0) return -1;
+  const wf_module_payload* p = WF_OBJ_CELL((TVMFFIObject*)mod, wf_module_payload);
+  if (p->name == NULL) return 0; /* result stays None */
+  return wf_str_make(0, p->name, strlen(p->name), result);
+}
+
 static const char* const wf_module_two[] = {"ffi.Module", "ffi.Module"};
 static const WebFFISignature wf_module_import_sig = {"ffi.ModuleImportModule", 2, wf_module_two,
                                                      "None"};
@@ -503,6 +519,7 @@ int wf_module_register_builtins(void) {
       {"ffi.ModuleGetFunction", wf_module_get_function_global},
       {"ffi.ModuleImplementsFunction", wf_module_implements_global},
       {"ffi.ModuleGetKind", wf_module_kind_global},
+      {"webffi.ModuleGetName", wf_module_name_global},
       {"ffi.ModuleImportModule", wf_module_import_global},
       {"ffi.ModuleGetFunctionMetadata", wf_module_metadata_global},
       {"ffi.ModuleGetFunctionDoc", wf_module_doc_global},

@@ -92,3 +92,21 @@ test('a DLTensor* view passed to a callback, during and after the call', () => {
   assert.equal(plain(view), 'TensorView <released>');
   cb.dispose();
 });
+
+test('a loaded module shows the name it was loaded under, in inspect and String()', async () => {
+  const own = await load({ autoloadBackends: false });
+  const mod = await own.loadModule(new URL('../../build/wasm/tests/modules/add_one.wasm', import.meta.url));
+  assert.equal(mod.name, 'add_one');
+  assert.equal(plain(mod), "ffi.Module 'add_one' (library)");
+  assert.equal(String(mod), "ffi.Module 'add_one' (library)");
+  assert.equal(plain({ mod }), "{ mod: ffi.Module 'add_one' (library) }");
+  // the system library has no name; an unloaded module keeps the one it had
+  const lib = own.getGlobal('ffi.SystemLib')();
+  assert.equal(lib.name, null);
+  assert.equal(String(lib), 'ffi.Module (library)');
+  assert.equal(own.getGlobal('webffi.ModuleUnload')('add_one'), true);
+  assert.equal(plain(mod), "ffi.Module 'add_one' (library)");
+  assert.throws(() => own.getGlobal('webffi.ModuleGetName')(1), /Mismatched type on argument #0 .*Expected `ffi.Module` but got `int`/);
+  mod.dispose();
+  assert.equal(String(mod), 'ffi.Module <disposed>');
+});

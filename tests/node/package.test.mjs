@@ -31,7 +31,9 @@ test('npm pack ships LICENSE, NOTICE and every file the package.json points at',
   const targets = [pkg.main, pkg.types, ...Object.values(pkg.bin)];
   const walk = (v) => (typeof v === 'string' ? targets.push(v) : Object.values(v).forEach(walk));
   walk(pkg.exports);
-  const wanted = ['LICENSE', 'NOTICE', ...targets.map((t) => t.replace(/^\.\//, '').replace('*', 'index.js'))];
+  // and the prebuilt runtime `webffi build` links, with its stamp and the modules reading them
+  const wanted = ['LICENSE', 'NOTICE', 'dist/libwebffi.a', 'dist/libwebffi.json', 'bin/prebuilt_runtime.mjs',
+    'bin/object_symbols.mjs', ...targets.map((t) => t.replace(/^\.\//, '').replace('*', 'index.js'))];
   assert.deepEqual(wanted.filter((f) => !packed.has(f)), []);
   assert.match(readFileSync(join(root, 'LICENSE'), 'utf8'), /^\s*Apache License\s+Version 2\.0, January 2004/);
   assert.match(readFileSync(join(root, 'NOTICE'), 'utf8'), /^webffi\nCopyright/);
@@ -40,7 +42,7 @@ test('npm pack ships LICENSE, NOTICE and every file the package.json points at',
 /** A package tree (sources and the built dist/) in a temporary directory. */
 function packageCopy() {
   const dir = mkdtempSync(join(tmpdir(), 'webffi-prepack-'));
-  for (const p of ['CMakeLists.txt', 'cmake', 'include', 'js', 'src', 'dist', 'scripts']) {
+  for (const p of ['CMakeLists.txt', 'bin', 'cmake', 'include', 'js', 'src', 'dist', 'scripts']) {
     cpSync(join(root, p), join(dir, p), { recursive: true });
   }
   return dir;
@@ -84,5 +86,5 @@ test('prepack refuses a missing dist/ or one without its source hash', (t) => {
   rmSync(join(dir, 'dist'), { recursive: true });
   const none = prepack(dir);
   assert.equal(none.status, 1);
-  assert.match(none.stderr, /dist\/webffi\.wasm, dist\/webffi\.cjs, dist\/webffi\.iife\.js, dist\/sources\.sha256 missing/);
+  assert.match(none.stderr, /dist\/webffi\.wasm, dist\/libwebffi\.a, dist\/libwebffi\.json, dist\/webffi\.cjs, dist\/webffi\.iife\.js, dist\/sources\.sha256 missing/);
 });
