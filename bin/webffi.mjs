@@ -102,23 +102,12 @@ function commandLine(tool, args) {
     .join(' ');
 }
 
-/**
- * The environment of emcc and em++: once one of them has run its sanity
- * checks (of node, LLVM and the cache) and succeeded in this build, the
- * later ones skip them; each check starts node twice (about 0.25 s).
- */
-const emccEnv = { ...process.env };
-const EMCC_TOOLS = new Set(['emcc', 'em++']);
-
-/** Runs a tool from Emscripten (emcc, em++, emnm, ...) and returns its stdout. */
-function run(tool, args, options = {}) {
-  if (verbose) note(`$ ${options.cwd ? `(cd ${options.cwd} && ` : ''}${commandLine(tool, args)}${options.cwd ? ')' : ''}`);
-  const result = spawnSync(tool, args, { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8',
-    env: emccEnv, ...options });
+function run(tool, args) {
+  if (verbose) note(`$ ${commandLine(tool, args)}`);
+  const result = spawnSync(tool, args, { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
   if (result.error?.code === 'ENOENT') die(`${tool} is not on PATH: ${INSTALL_EMSCRIPTEN}`);
   if (result.error) die(`cannot run ${tool}: ${result.error.message}`);
   if (result.status !== 0) die(`${tool} failed (exit ${result.status})`);
-  if (EMCC_TOOLS.has(tool) && emccEnv.EMCC_SKIP_SANITY_CHECK === undefined) emccEnv.EMCC_SKIP_SANITY_CHECK = '1';
   return result.stdout;
 }
 
@@ -512,7 +501,10 @@ function compileC(opts, work, sources, flags) {
   const dir = join(work, 'runtime');
   mkdirSync(dir);
   const args = [opts.opt, '-c', '-mmutable-globals', ...flags, `-I${include}`, ...sources];
-  run('emcc', args, { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (verbose) note(`$ (cd ${dir} && ${commandLine('emcc', args)})`);
+  const result = spawnSync('emcc', args, { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (result.error) die(`cannot run emcc: ${result.error.message}`);
+  if (result.status !== 0) die(`emcc failed (exit ${result.status})`);
   return sources.map((source) => join(dir, basename(source).replace(/\.c$/, '.o')));
 }
 
