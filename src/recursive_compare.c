@@ -148,10 +148,7 @@ static int wf_rc_callback(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAn
 
 static const TVMFFIAny* wf_rc_hook(int32_t type_index) {
   static const TVMFFIByteArray name = {"__ffi_compare__", 15};
-  const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&name);
-  if (col == NULL || type_index >= col->size) return NULL;
-  const TVMFFIAny* v = &col->data[type_index];
-  return v->type_index == kTVMFFIFunction ? v : NULL;
+  return wf_reflect_attr_func(type_index, &name);
 }
 
 static int wf_rc_object(wf_rc_ctx* c, TVMFFIObject* a, TVMFFIObject* b, int* out) {

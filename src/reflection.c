@@ -175,6 +175,17 @@ const TVMFFITypeAttrColumn* TVMFFIGetTypeAttrColumn(const TVMFFIByteArray* name)
   return wf_strmap_get(&wf_attr_columns, name->data, name->size);
 }
 
+const TVMFFIAny* wf_reflect_attr(int32_t type_index, const TVMFFIByteArray* name) {
+  const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(name);
+  if (col == NULL || type_index < 0 || type_index >= col->size) return NULL;
+  return &col->data[type_index];
+}
+
+const TVMFFIAny* wf_reflect_attr_func(int32_t type_index, const TVMFFIByteArray* name) {
+  const TVMFFIAny* v = wf_reflect_attr(type_index, name);
+  return v != NULL && v->type_index == kTVMFFIFunction ? v : NULL;
+}
+
 /* ------------------------------------------------------------- lookups */
 int wf_reflect_visit_fields(int32_t type_index,
                             int (*fn)(const TVMFFIFieldInfo* field, void* ctx), void* ctx) {

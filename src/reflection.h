@@ -29,6 +29,14 @@ int wf_reflect_set_int64(void* field, const TVMFFIAny* value);
 int wf_reflect_get_any(void* field, TVMFFIAny* result);
 int wf_reflect_set_any(void* field, const TVMFFIAny* value);
 
+/* A type's cell in the attribute column NAME (a C string literal's bytes),
+ * or NULL when there is no such column or the type has no cell in it. */
+const TVMFFIAny* wf_reflect_attr(int32_t type_index, const TVMFFIByteArray* name);
+
+/* The type's hook in column NAME when it is a Function (as __s_equal__,
+ * __s_hash__, __ffi_compare__, __ffi_repr__ are), else NULL. */
+const TVMFFIAny* wf_reflect_attr_func(int32_t type_index, const TVMFFIByteArray* name);
+
 /* Registers ffi.MakeFieldGetter, ffi.MakeFieldSetter, ffi.GetRegisteredTypeKeys. */
 int wf_reflect_register(void);
 

@@ -155,11 +155,8 @@ static int wf_repr_part(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny*
 /* 1 when the type's hook printed obj. */
 static int wf_repr_hook(wf_repr_ctx* c, TVMFFIObject* obj) {
   static const TVMFFIByteArray name = {"__ffi_repr__", 12};
-  const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&name);
-  if (col == NULL || obj->type_index >= col->size ||
-      col->data[obj->type_index].type_index != kTVMFFIFunction) {
-    return 0;
-  }
+  const TVMFFIAny* hook = wf_reflect_attr_func(obj->type_index, &name);
+  if (hook == NULL) return 0;
   TVMFFIObject* part = wf_func_new(wf_repr_part, NULL, NULL);
   if (part == NULL) {
     wf_repr_drop_error();
@@ -170,7 +167,7 @@ static int wf_repr_hook(wf_repr_ctx* c, TVMFFIObject* obj) {
   wf_any_set_object(&args[1], part);
   wf_any_set_none(&r);
   ++wf_repr_hook_depth;
-  int rc = wf_func_call(col->data[obj->type_index].v_obj, args, 2, &r);
+  int rc = wf_func_call(hook->v_obj, args, 2, &r);
   --wf_repr_hook_depth;
   wf_obj_decref(part);
   TVMFFIByteArray text;

@@ -216,10 +216,7 @@ static int wf_seq_hook_callback(void* self, const TVMFFIAny* args, int32_t n, TV
 
 static const TVMFFIAny* wf_seq_hook(int32_t type_index) {
   static const TVMFFIByteArray name = {"__s_equal__", 11};
-  const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&name);
-  if (col == NULL || type_index >= col->size) return NULL;
-  const TVMFFIAny* v = &col->data[type_index];
-  return v->type_index == kTVMFFIFunction ? v : NULL;
+  return wf_reflect_attr_func(type_index, &name);
 }
 
 static int wf_seq_fields_of(wf_seq_ctx* c, TVMFFIObject* a, TVMFFIObject* b) {

@@ -88,10 +88,7 @@ static int wf_sh_hook_callback(void* self, const TVMFFIAny* args, int32_t n, TVM
 
 static const TVMFFIAny* wf_sh_hook(int32_t type_index) {
   static const TVMFFIByteArray name = {"__s_hash__", 10};
-  const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&name);
-  if (col == NULL || type_index >= col->size) return NULL;
-  const TVMFFIAny* v = &col->data[type_index];
-  return v->type_index == kTVMFFIFunction ? v : NULL;
+  return wf_reflect_attr_func(type_index, &name);
 }
 
 static int wf_sh_fields_of(wf_sh_ctx* c, TVMFFIObject* obj, uint64_t* h) {

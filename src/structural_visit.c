@@ -133,9 +133,7 @@ static TVMFFIAny wf_visit_reflected(wf_visitor* v, TVMFFIObject* obj) {
  * reflected fields. */
 static TVMFFIAny wf_visit_default(wf_visitor* v, TVMFFIAny value) {
   static const TVMFFIByteArray name = {"__s_visit__", 11};
-  const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&name);
-  const TVMFFIAny* attr =
-      col != NULL && value.type_index < col->size ? &col->data[value.type_index] : NULL;
+  const TVMFFIAny* attr = wf_reflect_attr(value.type_index, &name);
   if (attr != NULL && attr->type_index == kTVMFFIOpaquePtr) {
     return ((wf_visit_fn)(uintptr_t)attr->v_ptr)(v, value);
   }
