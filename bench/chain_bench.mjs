@@ -15,6 +15,7 @@
 // thread), over N.
 import { elementwiseWGSL, matmulWGSL, softmaxWGSL, ELEMENTWISE_WG, MATMUL_TILE } from '../js/backends/webgpu/wgsl.js';
 import { BufferUsage, MapMode } from '../js/backends/webgpu/gpu_flags.js';
+import { median } from './paired.mjs';
 import { randomFloats, adapterName } from './webgpu_bench.mjs';
 
 const { STORAGE, COPY_SRC, COPY_DST, UNIFORM, MAP_READ } = BufferUsage;
@@ -145,11 +146,6 @@ function cChain(rt, chain, c, x0) {
   return run;
 }
 
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
 
 const ORDERS = [[0, 1, 2], [2, 1, 0], [1, 2, 0], [0, 2, 1], [2, 0, 1], [1, 0, 2]];
 const BLOCK_MS = 60;

@@ -10,6 +10,7 @@
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { connectRPC } from '../js/index.js';
+import { paired, timeBoth } from './paired.mjs';
 
 const quick = process.argv.includes('--quick');
 const ROUNDS = quick ? 3 : 11;
@@ -21,26 +22,7 @@ const COPIES = quick ? 2 : 5;
 const child = spawn(process.execPath, [new URL('./rpc_server.mjs', import.meta.url).pathname], { stdio: ['ignore', 'pipe', 'inherit'] });
 const ports = await new Promise((resolve) => child.stdout.once('data', (d) => resolve(JSON.parse(String(d)))));
 
-function median(xs) {
-  const s = [...xs].sort((x, y) => x - y);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
 
-async function paired(round) {
-  const base = [];
-  const ours = [];
-  const ratios = [];
-  for (let i = 0; i <= ROUNDS; i++) {
-    const [a, b] = await round(i % 2 === 1);
-    if (i > 0) {
-      base.push(a);
-      ours.push(b);
-      ratios.push(b / a);
-    }
-  }
-  return [median(base), median(ours), median(ratios)];
-}
 
 function rawSocket(port) {
   return new Promise((resolve) => {
@@ -85,14 +67,8 @@ const timeEcho = async () => {
   for (let i = 0; i < CALLS; i++) await exchange(echo, request, replyBytes);
   return ((performance.now() - t0) * 1e6) / CALLS;
 };
-const [echoNs, callNs, callRatio] = await paired(async (swap) => {
-  if (swap) {
-    const b = await timeCalls();
-    return [await timeEcho(), b];
-  }
-  const a = await timeEcho();
-  return [a, await timeCalls()];
-});
+const [echoNs, callNs, echoOverCall] = await paired((swap) => timeBoth(swap, (f) => f(), timeEcho, timeCalls), ROUNDS);
+const callRatio = 1 / echoOverCall;
 
 const bulk = await rawSocket(ports.bulk);
 const data = new Float32Array(BYTES / 4).fill(1.5);
@@ -110,20 +86,13 @@ const rawTo = () => timed(() => exchange(bulk, Buffer.concat([header(0), payload
 const rawFrom = () => timed(() => exchange(bulk, header(1), BYTES));
 const oursTo = () => timed(() => remote.set(data));
 const oursFrom = () => timed(() => remote.data());
-const bandwidth = (raw, ours) => paired(async (swap) => {
-  if (swap) {
-    const b = await ours();
-    return [await raw(), b];
-  }
-  const a = await raw();
-  return [a, await ours()];
-});
+const bandwidth = (raw, ours) => paired((swap) => timeBoth(swap, (f) => f(), raw, ours), ROUNDS);
 const [rawToMs, oursToMs, toRatio] = await bandwidth(rawTo, oursTo);
 const [rawFromMs, oursFromMs, fromRatio] = await bandwidth(rawFrom, oursFrom);
 
 console.log(`remote call bench.add(1, 2): raw TCP echo ${(echoNs / 1000).toFixed(1)} us, webffi ${(callNs / 1000).toFixed(1)} us, ratio ${callRatio.toFixed(2)}x (target <= 2x)`);
-console.log(`copy 16 MiB to the device:   raw ${mbps(rawToMs).toFixed(0)} MiB/s, webffi ${mbps(oursToMs).toFixed(0)} MiB/s, ${(1 / toRatio).toFixed(2)}x of raw (target >= 0.8x)`);
-console.log(`copy 16 MiB from the device: raw ${mbps(rawFromMs).toFixed(0)} MiB/s, webffi ${mbps(oursFromMs).toFixed(0)} MiB/s, ${(1 / fromRatio).toFixed(2)}x of raw (target >= 0.8x)`);
+console.log(`copy 16 MiB to the device:   raw ${mbps(rawToMs).toFixed(0)} MiB/s, webffi ${mbps(oursToMs).toFixed(0)} MiB/s, ${toRatio.toFixed(2)}x of raw (target >= 0.8x)`);
+console.log(`copy 16 MiB from the device: raw ${mbps(rawFromMs).toFixed(0)} MiB/s, webffi ${mbps(oursFromMs).toFixed(0)} MiB/s, ${fromRatio.toFixed(2)}x of raw (target >= 0.8x)`);
 remote.dispose();
 await session.close();
 echo.destroy();

@@ -7,6 +7,7 @@
 import { createWebGPUBackend } from '../js/backends/webgpu/index.js';
 import { elementwiseWGSL, broadcastWGSL, matmulWGSL, reduceWGSL, softmaxWGSL, ELEMENTWISE_WG, MATMUL_TILE } from '../js/backends/webgpu/wgsl.js';
 import { BufferUsage, MapMode } from '../js/backends/webgpu/gpu_flags.js';
+import { median } from './paired.mjs';
 
 const { STORAGE, COPY_SRC, COPY_DST, UNIFORM, MAP_READ } = BufferUsage;
 
@@ -47,11 +48,6 @@ async function blockIters(fn, baseline) {
   return Math.max(3, Math.ceil(BLOCK_MS / ms));
 }
 
-function median(xs) {
-  const sorted = [...xs].sort((x, y) => x - y);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 function summary(times) {
   return { median: median(times), best: Math.min(...times) };

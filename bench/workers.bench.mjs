@@ -15,11 +15,13 @@
 // Every row: median over paired rounds of (baseline time / our time).
 import { Worker } from 'node:worker_threads';
 import { load, connect, connectRuntime, encodeValue } from '../js/index.js';
+import { paired as pairedRounds, timeBoth } from './paired.mjs';
 
 process.env.EGL_PLATFORM ??= 'surfaceless'; // Mesa reads the process environment, which a worker cannot set
 
 const BATCH = 2000;
 const ROUNDS = 15;
+const paired = (round) => pairedRounds(round, ROUNDS);
 const workerUrl = new URL('./workers_worker.mjs', import.meta.url);
 const rt = await load();
 
@@ -37,46 +39,8 @@ async function batch(sink, send) {
   return ((performance.now() - t0) * 1e6) / BATCH;
 }
 
-/** The median of a list of numbers. */
-function median(xs) {
-  const s = [...xs].sort((x, y) => x - y);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
 
-/**
- * Runs ROUNDS paired rounds after one warm-up round; `round(swap)` times the
- * baseline and ours in one round, the first one first unless `swap` (which
- * alternates, so neither always runs on the other's leftovers: garbage, a
- * worker just woken). Each round gives one ratio, so a slow stretch of the
- * machine hits both sides of the ratio it spoils; the medians are reported.
- * @returns {[number, number, number]} median ns/op of the baseline, of ours, median of baseline/ours
- */
-async function paired(round) {
-  const base = [];
-  const ours = [];
-  const ratios = [];
-  for (let i = 0; i <= ROUNDS; i++) {
-    const [a, b] = await round(i % 2 === 1);
-    if (i > 0) {
-      base.push(a);
-      ours.push(b);
-      ratios.push(a / b);
-    }
-  }
-  if (process.env.BENCH_DEBUG) console.error(base.map((x, i) => `${x.toFixed(0)}/${ours[i].toFixed(0)}`).join(' '));
-  return [median(base), median(ours), median(ratios)];
-}
 
-/** [time(a), time(b)], b timed first when swap. */
-async function timeBoth(swap, time, a, b) {
-  if (swap) {
-    const tb = await time(b);
-    return [await time(a), tb];
-  }
-  const ta = await time(a);
-  return [ta, await time(b)];
-}
 
 /**
  * Waits before a timed block. After a burst of messages between two threads,

@@ -1,0 +1,43 @@
+// Paired measurement shared by the benchmarks that compare webffi with a
+// baseline in the same run (workers, RPC, WebGPU, kernel chains).
+
+/** The median of a list of numbers. */
+export function median(xs) {
+  const s = [...xs].sort((x, y) => x - y);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+/**
+ * Runs `rounds` paired rounds after one warm-up round; `round(swap)` times the
+ * baseline and ours in one round, the first one first unless `swap` (which
+ * alternates, so neither always runs on the other's leftovers: garbage, a
+ * worker just woken). Each round gives one ratio, so a slow stretch of the
+ * machine hits both sides of the ratio it spoils; the medians are reported.
+ * @returns {Promise<[number, number, number]>} median time of the baseline, of ours, median of baseline/ours
+ */
+export async function paired(round, rounds) {
+  const base = [];
+  const ours = [];
+  const ratios = [];
+  for (let i = 0; i <= rounds; i++) {
+    const [a, b] = await round(i % 2 === 1);
+    if (i > 0) {
+      base.push(a);
+      ours.push(b);
+      ratios.push(a / b);
+    }
+  }
+  if (globalThis.process?.env?.BENCH_DEBUG) console.error(base.map((x, i) => `${x.toFixed(0)}/${ours[i].toFixed(0)}`).join(' '));
+  return [median(base), median(ours), median(ratios)];
+}
+
+/** [await time(a), await time(b)], b timed first when swap. */
+export async function timeBoth(swap, time, a, b) {
+  if (swap) {
+    const tb = await time(b);
+    return [await time(a), tb];
+  }
+  const ta = await time(a);
+  return [ta, await time(b)];
+}
