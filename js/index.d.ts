@@ -743,4 +743,4 @@ export class RPCSession implements AsyncDisposable {
  * of a TVM proxy). A request past options.timeout ms ends the session with
  * an RPCSessionTimeoutError.
  */
-export function connectRPC(target: string, key?: string, options?: { timeout?: number; WebSocket?: unknown }): Promise<RPCSession>;
+export function connectRPC(target: string, key?: string, options?: { timeout?: number; WebSocket?: unknown; /** Largest packet accepted from the server (default RPC_LIMITS.maxPacketBytes); copies are split to fit. */ maxPacketBytes?: number }): Promise<RPCSession>;

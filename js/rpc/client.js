@@ -10,6 +10,7 @@ import {
   handshakeBytes, deviceOf, dtypeOf, utf8,
 } from './wire.js';
 import { openTransport } from './transport.js';
+import { RPC_LIMITS } from './endpoint.js';
 
 const CPU = deviceOf('cpu');
 // the default stream, sent as TVM's client sends it (OpaquePtr 0)
@@ -233,9 +234,15 @@ export class RPCSession {
   /** The server's key (after the handshake), e.g. 'server:webffi'. */
   serverKey = '';
 
-  constructor(transport, { timeout = 0 } = {}) {
+  #maxPacket;
+
+  constructor(transport, { timeout = 0, maxPacketBytes = RPC_LIMITS.maxPacketBytes } = {}) {
+    if (!Number.isSafeInteger(maxPacketBytes) || maxPacketBytes < 64 * 1024) {
+      throw new FFITypeError('connectRPC: options.maxPacketBytes is an integer of at least 65536');
+    }
     this.#t = transport;
     this.#timeout = timeout;
+    this.#maxPacket = maxPacketBytes;
     transport.onData((chunk) => this.#onData(chunk));
     transport.onClose((error) => this.#fail(error ?? makeError('RPCError', 'RPC: the server closed the connection')));
   }
@@ -282,7 +289,10 @@ export class RPCSession {
     }
     while (r.size >= 8) {
       const len = r.peekU64();
-      if (len < 4 || len > 2 ** 40) throw makeError('RPCError', `RPC: the server sent a packet length of ${len}`);
+      // Bounded before anything is buffered for it: a server cannot make us hold more than one packet's limit.
+      if (len < 4 || len > this.#maxPacket) {
+        throw makeError('RPCError', `RPC: the server sent a packet length of ${len} (the limit is ${this.#maxPacket} bytes: options.maxPacketBytes)`);
+      }
       if (r.size < 8 + len) return;
       r.take(8);
       const body = r.take(len);
@@ -581,11 +591,12 @@ export class RPCSession {
   async #maxTransfer() {
     if (this.#maxChunk === null) {
       const f = await this.lookupGlobal('tvm.rpc.server.GetCRTMaxPacketSize');
-      this.#maxChunk = Infinity;
+      // Copies are split so that no reply exceeds what we accept (room left for the packet's own fields).
+      this.#maxChunk = this.#maxPacket - 1024;
       if (f) {
         const n = Number(await f());
         f.dispose();
-        if (n > 0) this.#maxChunk = Math.max(4096, n - 1024); // room for the packet's own fields
+        if (n > 0) this.#maxChunk = Math.min(this.#maxChunk, Math.max(4096, n - 1024));
       }
     }
     return this.#maxChunk;
@@ -724,13 +735,15 @@ export class RPCSession {
  * ws:// URL (a TVM proxy's /ws, browsers and Node with options.WebSocket);
  * `key` is the server's key (TVM's client sends 'client:' + key). options:
  * timeout (ms per request; past it the session ends with an
- * RPCSessionTimeoutError), WebSocket (a WebSocket class), transport (an
+ * RPCSessionTimeoutError), maxPacketBytes (the largest packet accepted from
+ * the server; copies are split to fit), WebSocket (a WebSocket class), transport (an
  * open transport, js/rpc/transport.js).
  */
 export async function connectRPC(target, key = '', options = {}) {
   const transport = options.transport ?? await openTransport(target, options);
-  const session = new RPCSession(transport, options);
+  let session;
   try {
+    session = new RPCSession(transport, options);
     await session._open(String(key));
   } catch (e) {
     transport.destroy?.() ?? transport.close();

@@ -186,6 +186,28 @@ test('a server that stops answering: RPCSessionTimeoutError, and the session end
   }
 });
 
+test('a server announcing a packet over the limit ends the session before anything is buffered for it', async () => {
+  const liar = net.createServer((sock) => {
+    sock.once('data', () => {
+      sock.write(Buffer.from([0x71, 0xf2, 0x0f, 0, 1, 0, 0, 0, 0x73]));
+      const huge = Buffer.alloc(8);
+      huge.writeBigUInt64LE(2n ** 33n);
+      sock.once('data', () => sock.write(huge)); // the answer to kInitServer: a length, then nothing
+    });
+  });
+  await new Promise((r) => liar.listen(0, '127.0.0.1', r));
+  try {
+    const e = await connectRPC(`127.0.0.1:${liar.address().port}`, 'k', { timeout: 5000 }).catch((x) => x);
+    assert.ok(e instanceof RPCError, String(e));
+    assert.match(e.message, /packet length of 8589934592 \(the limit is 67108864 bytes/);
+    await assert.rejects(connectRPC(`127.0.0.1:${liar.address().port}`, 'k', { maxPacketBytes: 10 }),
+      (x) => x instanceof TypeError && /maxPacketBytes/.test(x.message));
+  } finally {
+    liar.closeAllConnections?.();
+    await new Promise((r) => liar.close(r));
+  }
+});
+
 // ------------------------------------------------------------ hostile peers
 const u32 = (v) => { const b = Buffer.alloc(4); b.writeUInt32LE(v >>> 0); return b; };
 const u64 = (v) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(v)); return b; };
