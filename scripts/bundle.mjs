@@ -1,4 +1,5 @@
-// Lays out dist/ for the package and browsers: the shipping wasm, the
+// Lays out dist/ for the package and browsers: the shipping wasm, the test
+// fixtures as a module (dist/webffi_testing.wasm), the
 // runtime as a static library for `webffi build` (with its stamp), the
 // CommonJS entry (require) and a classic-script bundle (one global,
 // `webffi`) that finds the wasm next to itself, and the hash of the sources
@@ -12,6 +13,9 @@ import { HASH_FILE, sourceHash } from './source_hash.mjs';
 const root = fileURLToPath(new URL('../', import.meta.url));
 mkdirSync(`${root}dist`, { recursive: true });
 copyFileSync(`${root}build/wasm/webffi.wasm`, `${root}dist/webffi.wasm`);
+// The test fixtures (testing.*) as a module of their own, loaded on demand
+// (rt.loadModule): the runtime above has none of them.
+copyFileSync(`${root}build/wasm/webffi_testing.wasm`, `${root}dist/webffi_testing.wasm`);
 // the archive build/wasm made, by the Emscripten on PATH (the one the build used)
 copyFileSync(`${root}build/wasm/libwebffi.a`, `${root}${ARCHIVE}`);
 const { version } = emscriptenVersion();

@@ -35,7 +35,7 @@ static wf_buf wf_meta_text;
 
 const char* WebFFIGetABIMetadata(void) {
   if (wf_meta_text.data != NULL && !wf_meta_text.failed) return wf_meta_text.data;
-  /* The runtime's own reflected types (testing.*) are listed too. */
+  /* The runtime's own reflected types are listed too. */
   if (wf_runtime_init() != 0) return NULL;
   wf_buf* b = &wf_meta_text;
   wf_buf_reset(b);

@@ -26,8 +26,6 @@ static int (*const wf_runtime_modules[])(void) = {
     wf_deepcopy_register,
     wf_json_register,
     wf_json_graph_register,
-    wf_testing_types_register,
-    wf_testing_register,
     wf_platform_register,
     wf_module_register_builtins,
     wf_module_functions_register,

@@ -8,7 +8,6 @@ int wf_runtime_init(void);
 
 /* Each module that owns global functions registers them here. */
 int wf_global_register_builtins(void);
-int wf_testing_register(void);
 /* Platform-specific globals (src/wasm/, src/native/). */
 int wf_platform_register(void);
 int wf_seq_register(void);
@@ -20,7 +19,6 @@ int wf_repr_register(void);
 int wf_deepcopy_register(void);
 int wf_json_register(void);
 int wf_json_graph_register(void);
-int wf_testing_types_register(void);
 int wf_module_register_builtins(void);
 int wf_device_api_register_builtins(void);
 int wf_rpc_register(void);

@@ -135,7 +135,7 @@ int TVMFFITypeKeyToIndex(const TVMFFIByteArray* type_key, int32_t* out_tindex) {
   if (type_key == NULL || out_tindex == NULL) {
     return wf_err_raise("ValueError", "TVMFFITypeKeyToIndex: NULL argument");
   }
-  /* The runtime's own reflected types (testing.*) register at init. */
+  /* The runtime's own reflected types register at init. */
   if (wf_types_init() != 0 || wf_runtime_init() != 0) return -1;
   const wf_type_entry* e = wf_strmap_get(&wf_types_by_key, type_key->data, type_key->size);
   if (e == NULL) {

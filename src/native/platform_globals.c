@@ -1,6 +1,5 @@
 /* Native builds add the shared-library loader (src/native/dso_loader.c);
- * the wasm build adds its own testing helpers in src/wasm/testing_wasm.c
- * and its module loader lives in the JS glue (js/dylink.js). */
+ * the wasm build's module loader lives in the JS glue (js/dylink.js). */
 #include "../runtime_init.h"
 
 int wf_dso_register(void);

@@ -12,15 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../any.h"
-#include "../error.h"
-#include "../global_registry.h"
-#include "../runtime_init.h"
 
 #define WF_PAGE ((size_t)65536)
 #define WF_GROWTH_STEP_MAX ((size_t)256 << 20)
 
-static uint32_t wf_heap_growths;  /* times memory grew, for testing.heap_growth */
+static uint32_t wf_heap_growths;  /* times memory grew (wf_heap_growth_count) */
 static int wf_heap_exact;         /* testing: the libraries' own policy, to compare */
 
 /* The memory size (bytes) to ask for when `need` bytes do not fit. */
@@ -76,16 +72,11 @@ void* __wrap_sbrk(intptr_t increment) {
 }
 #endif
 
-/* testing.heap_growth(): how often memory has grown so far.
- * testing.heap_growth(exact: bool): the same, and switches to growth by the
- * exact deficit (true) or back to geometric growth (false), so both
- * policies can be measured in one build (bench, tests). */
-int wf_heap_growth_fn(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
-  (void)self;
-  if (n > 1 || (n == 1 && args[0].type_index != kTVMFFIBool)) {
-    return wf_err_raise("TypeError", "testing.heap_growth expects no argument or one `bool`");
-  }
-  if (n == 1) wf_heap_exact = (int)args[0].v_int64;
-  wf_any_set_int(result, (int64_t)wf_heap_growths);
-  return 0;
+/* How often memory has grown so far; exact >= 0 also switches to growth by
+ * the exact deficit (1) or back to geometric growth (0), so both policies
+ * can be measured in one build. Read by the fixtures' testing.heap_growth
+ * (src/testing/heap_growth.c), linked only into test programs. */
+uint32_t wf_heap_growth_count(int exact) {
+  if (exact >= 0) wf_heap_exact = exact;
+  return wf_heap_growths;
 }

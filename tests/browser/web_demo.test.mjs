@@ -142,7 +142,7 @@ test('the error panel shows errors from C with their C and JS frames', async () 
     const js = page.locator('#error-js');
     assert.match(await js.locator('.err-head').textContent(), /^RangeError: row 3 has a NaN$/);
     assert.match(await js.textContent(), /the very same object came back: true/);
-    assert.ok((await js.locator('.frame.c .fn').allTextContents()).includes('testing_apply'));
+    assert.ok((await js.locator('.frame.c .fn').allTextContents()).includes('webffi_testing.testing_apply'));
     assert.ok((await js.locator('.frame.js .fn').allTextContents()).includes('checkRow'));
 
     // From the worker: the same class, with the worker's C frame.

@@ -270,7 +270,7 @@ export function coreTests(webffi, wasm) {
         same(e.kind, kind);
         same(e.message, `a ${kind}`);
         same(String(e), `${kind}: a ${kind}`);
-        ok(/^ {2}File "[^"]*wasm-function\[\d+\]:0x[0-9a-f]+", line 0, in testing_raise_error\n/.test(e.backtrace), e.backtrace);
+        ok(/^ {2}File "[^"]*wasm-function\[\d+\]:0x[0-9a-f]+", line 0, in webffi_testing\.testing_raise_error\n/.test(e.backtrace), e.backtrace);
         ok(e.traceback.startsWith('Traceback (most recent call last):\n'), e.traceback);
         ok(e.traceback.endsWith(`${kind}: a ${kind}\n`), e.traceback);
       }
@@ -291,7 +291,7 @@ export function coreTests(webffi, wasm) {
       same(e.stack, 'replaced');
       const again = throws(() => userCallSite(), 'raise again');
       const text = again.backtrace;
-      ok(/in testing_raise_error\n$/.test(text), text);
+      ok(/in webffi_testing\.testing_raise_error\n$/.test(text), text);
       same(echo(again), again, 'identity through C');
       same(again.backtrace, text);
       again.backtrace = 'set by the user';
@@ -313,7 +313,7 @@ export function coreTests(webffi, wasm) {
           });
           same(lazy.stack, eager.stack, `nested: ${nested}`);
           ok(!/^\s*$/m.test(lazy.stack), `no empty lines:\n${lazy.stack}`);
-          ok(/in testing_raise_error\n/.test(lazy.backtrace), lazy.backtrace);
+          ok(/in webffi_testing\.testing_raise_error\n/.test(lazy.backtrace), lazy.backtrace);
         }
       } finally {
         rt.setBacktraces(true);
@@ -343,7 +343,7 @@ export function coreTests(webffi, wasm) {
       same(js.backtrace, '', 'no C frames appended');
       same(quiet.setBacktraces(true), false);
       const on = throws(() => validate(), 'on again');
-      ok(/in testing_raise_error\n$/.test(on.backtrace), on.backtrace);
+      ok(/in webffi_testing\.testing_raise_error\n$/.test(on.backtrace), on.backtrace);
       const typeError = throws(() => quiet.setBacktraces('yes'), 'not a boolean');
       ok(typeError instanceof webffi.FFITypeError, String(typeError));
       const bad = await rejects(webffi.load({ wasm, backtraces: 0 }), 'load');
@@ -377,14 +377,14 @@ export function coreTests(webffi, wasm) {
       }), 'apply');
       same(e, boom, 'identity');
       ok(/in thrower\n/.test(e.backtrace), e.backtrace);
-      ok(/in testing_apply\n$/.test(e.backtrace), e.backtrace);
+      ok(/in webffi_testing\.testing_apply\n$/.test(e.backtrace), e.backtrace);
       const ffi = new webffi.KeyError('ffi kind from JS');
       same(throws(() => g('testing.apply')(() => { throw ffi; }), 'ffi error'), ffi);
       same(ffi.kind, 'KeyError');
-      ok(/in testing_apply\n$/.test(ffi.backtrace), ffi.backtrace);
+      ok(/in webffi_testing\.testing_apply\n$/.test(ffi.backtrace), ffi.backtrace);
       const early = new Error('made before the call');
       same(throws(() => g('testing.apply')(() => { throw early; }), 'early'), early);
-      ok(/in testing_apply\n$/.test(early.backtrace), early.backtrace);
+      ok(/in webffi_testing\.testing_apply\n$/.test(early.backtrace), early.backtrace);
     },
 
     'identity and backtraces survive nested JS -> C -> JS -> C -> JS calls'() {
@@ -400,8 +400,8 @@ export function coreTests(webffi, wasm) {
       const frames = e.backtrace.split('\n').filter(Boolean);
       const at = (re) => frames.findIndex((f) => re.test(f));
       ok(at(/in inner$/) >= 0 && at(/in outer$/) > at(/in inner$/), e.backtrace);
-      same(frames.filter((f) => /in testing_apply$/.test(f)).length, 2, `two C frames:\n${e.backtrace}`);
-      ok(at(/in testing_apply$/) > at(/in inner$/), 'C frames come after the JS frames');
+      same(frames.filter((f) => /in webffi_testing\.testing_apply$/.test(f)).length, 2, `two C frames:\n${e.backtrace}`);
+      ok(at(/in webffi_testing\.testing_apply$/) > at(/in inner$/), 'C frames come after the JS frames');
     },
 
     'non-Error throws survive the crossing'() {
@@ -421,8 +421,8 @@ export function coreTests(webffi, wasm) {
       ok(e instanceof webffi.ValueError, String(e));
       same(e.message, 'inner C');
       const frames = e.backtrace.split('\n').filter(Boolean);
-      ok(/in testing_raise_error$/.test(frames[0]), e.backtrace);
-      ok(/in testing_apply$/.test(frames[frames.length - 1]), e.backtrace);
+      ok(/in webffi_testing\.testing_raise_error$/.test(frames[0]), e.backtrace);
+      ok(/in webffi_testing\.testing_apply$/.test(frames[frames.length - 1]), e.backtrace);
     },
 
     'thrown values held by C are released'() {

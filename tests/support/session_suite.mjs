@@ -274,7 +274,7 @@ export function sessionTests(webffi, env) {
       ok(e instanceof RangeError && e instanceof webffi.IndexError, String(e));
       same(e.kind, 'IndexError');
       same(e.message, 'remote oops');
-      ok(/^ {2}File "\[remote\] .*in testing_raise_error$/m.test(e.backtrace), e.backtrace);
+      ok(/^ {2}File "\[remote\] .*in webffi_testing\.testing_raise_error$/m.test(e.backtrace), e.backtrace);
       const t = await rejects(s.call('test.js_error', ['bad arg']), 'js error');
       ok(t instanceof TypeError && t.kind === 'TypeError' && t.message === 'bad arg', String(t));
       const c = await rejects(s.call('test.with_cause'), 'cause');

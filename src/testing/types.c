@@ -1,16 +1,11 @@
 /* Reflected object types for tests: testing.TestIntPair (fields a, b and a
  * sum method) and testing.TestIntPairDerived (adds an Any field c). */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <webffi/typed_call.h>
 
-#include "any.h"
-#include "error.h"
-#include "function.h"
-#include "object.h"
-#include "reflection.h"
-#include "runtime_init.h"
-#include "type_registry.h"
+#include "testing.h"
 
 typedef struct {
   TVMFFIObject header;
@@ -25,22 +20,73 @@ typedef struct {
 
 static int32_t wf_test_pair_index = -1, wf_test_derived_index = -1;
 
+/* Objects live in the runtime's object allocator (TVMFFIGetCustomAllocator,
+ * which tests replace to count and fail allocations); the space goes back
+ * through the header the allocator put before the body. */
+static void wf_test_free_space(void* self) {
+  ((TVMFFIObjectAllocHeader*)((char*)self - sizeof(TVMFFIObjectAllocHeader)))->delete_space(self);
+}
+
+static void wf_test_pair_deleter(void* self, int flags) {
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) wf_test_free_space(self);
+}
+
 static void wf_test_derived_deleter(void* self, int flags) {
   if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
-    wf_any_release(&((wf_test_int_pair_derived*)self)->c);
+    wf_testing_release(&((wf_test_int_pair_derived*)self)->c);
   }
-  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) wf_obj_free_space(self);
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) wf_test_free_space(self);
+}
+
+/* A zeroed object with one strong and one weak reference (the weak one
+ * stands for the strong ones together, as the ABI counts). */
+static int wf_test_alloc(size_t size, int32_t type_index, void (*deleter)(void*, int),
+                         TVMFFIObjectHandle* out) {
+  TVMFFICustomAllocator* a = TVMFFIGetCustomAllocator();
+  TVMFFIObject* obj = (TVMFFIObject*)a->allocate(size, 8, type_index, a->context);
+  if (obj == NULL) {
+    char message[64];
+    snprintf(message, sizeof(message), "Failed to allocate %zu bytes", size);
+    TVMFFIErrorSetRaisedFromCStr("MemoryError", message);
+    return -1;
+  }
+  memset(obj, 0, size);
+  obj->combined_ref_count = 1ull | (1ull << 32);
+  obj->type_index = type_index;
+  obj->deleter = deleter;
+  *out = obj;
+  return 0;
 }
 
 static int wf_test_pair_create(TVMFFIObjectHandle* out) {
-  *out = wf_obj_alloc(sizeof(wf_test_int_pair), 8, wf_test_pair_index, wf_obj_plain_deleter);
-  return *out != NULL ? 0 : -1;
+  return wf_test_alloc(sizeof(wf_test_int_pair), wf_test_pair_index, wf_test_pair_deleter, out);
 }
 
 static int wf_test_derived_create(TVMFFIObjectHandle* out) {
-  *out = wf_obj_alloc(sizeof(wf_test_int_pair_derived), 8, wf_test_derived_index,
-                      wf_test_derived_deleter);
-  return *out != NULL ? 0 : -1;
+  return wf_test_alloc(sizeof(wf_test_int_pair_derived), wf_test_derived_index,
+                       wf_test_derived_deleter, out);
+}
+
+static int wf_test_get_int64(void* field, TVMFFIAny* result) {
+  wf_testing_set_int(result, *(int64_t*)field);
+  return 0;
+}
+
+static int wf_test_set_int64(void* field, const TVMFFIAny* value) {
+  return WebFFIArgToInt(NULL, value, 0, (int64_t*)field);
+}
+
+static int wf_test_get_any(void* field, TVMFFIAny* result) {
+  return TVMFFIAnyViewToOwnedAny((const TVMFFIAny*)field, result);
+}
+
+static int wf_test_set_any(void* field, const TVMFFIAny* value) {
+  TVMFFIAny owned;
+  if (TVMFFIAnyViewToOwnedAny(value, &owned) != 0) return -1;
+  TVMFFIAny old = *(TVMFFIAny*)field;
+  *(TVMFFIAny*)field = owned;
+  wf_testing_release(&old);
+  return 0;
 }
 
 static const char* const wf_test_init_types[] = {"int", "int", "Any"};
@@ -63,11 +109,14 @@ static int wf_test_init(const WebFFISignature* sig, int (*create)(TVMFFIObjectHa
   if (create(&obj) != 0) return -1;
   ((wf_test_int_pair*)obj)->a = a;
   ((wf_test_int_pair*)obj)->b = b;
-  if (n == 3 && wf_reflect_set_any(&((wf_test_int_pair_derived*)obj)->c, &args[2]) != 0) {
-    wf_obj_decref((TVMFFIObject*)obj);
+  if (n == 3 && wf_test_set_any(&((wf_test_int_pair_derived*)obj)->c, &args[2]) != 0) {
+    TVMFFIObjectDecRef(obj);
     return -1;
   }
-  wf_any_set_object(result, (TVMFFIObject*)obj);
+  result->type_index = ((TVMFFIObject*)obj)->type_index;
+  result->zero_padding = 0;
+  result->v_int64 = 0; /* pointers fill only the low bytes on wasm32 */
+  result->v_obj = (TVMFFIObject*)obj;
   return 0;
 }
 
@@ -92,7 +141,7 @@ static int wf_test_pair_sum(void* self, const TVMFFIAny* args, int32_t n, TVMFFI
       WebFFIArgToObject(&wf_test_sum_sig, args, 0, wf_test_pair_index, &obj) != 0) {
     return -1;
   }
-  wf_any_set_int(result, ((wf_test_int_pair*)obj)->a + ((wf_test_int_pair*)obj)->b);
+  wf_testing_set_int(result, ((wf_test_int_pair*)obj)->a + ((wf_test_int_pair*)obj)->b);
   return 0;
 }
 
@@ -106,8 +155,8 @@ static int wf_test_register_field(int32_t type_index, const char* name, int64_t 
   f.size = any_field ? (int64_t)sizeof(TVMFFIAny) : 8;
   f.alignment = 8;
   f.offset = offset;
-  f.getter = any_field ? wf_reflect_get_any : wf_reflect_get_int64;
-  f.setter = (void*)(any_field ? wf_reflect_set_any : wf_reflect_set_int64);
+  f.getter = any_field ? wf_test_get_any : wf_test_get_int64;
+  f.setter = (void*)(any_field ? wf_test_set_any : wf_test_set_int64);
   f.field_static_type_index = any_field ? kTVMFFIAny : kTVMFFIInt;
   if (any_field) f.flags |= kTVMFFIFieldFlagBitMaskHasDefault; /* default None */
   return TVMFFITypeRegisterField(type_index, &f);
@@ -115,22 +164,24 @@ static int wf_test_register_field(int32_t type_index, const char* name, int64_t 
 
 static int wf_test_register_method(int32_t type_index, const char* name, TVMFFISafeCallType fn,
                                    int is_static) {
-  TVMFFIObject* f = wf_func_new(fn, NULL, NULL);
-  if (f == NULL) return -1;
   TVMFFIMethodInfo m;
   memset(&m, 0, sizeof(m));
+  if (TVMFFIFunctionCreate(NULL, fn, NULL, (TVMFFIObjectHandle*)&m.method.v_obj) != 0) return -1;
+  m.method.type_index = kTVMFFIFunction;
   m.name.data = name;
   m.name.size = strlen(name);
   m.flags = is_static ? kTVMFFIFieldFlagBitMaskIsStaticMethod : 0;
-  wf_any_set_object(&m.method, f);
   int rc = TVMFFITypeRegisterMethod(type_index, &m);
-  wf_obj_decref(f);
+  TVMFFIObjectDecRef(m.method.v_obj);
   return rc;
 }
 
 static int wf_test_register_type(const char* key, int32_t parent, int (*creator)(TVMFFIObjectHandle*),
                                  int32_t size, int32_t* out_index) {
-  *out_index = wf_type_register_static(key, -1, parent);
+  TVMFFIByteArray k = {key, strlen(key)};
+  const TVMFFITypeInfo* parent_info = TVMFFIGetTypeInfo(parent);
+  int32_t depth = parent_info != NULL ? parent_info->type_depth + 1 : 0;
+  *out_index = TVMFFITypeGetOrAllocIndex(&k, -1, depth, 0, 1, parent);
   if (*out_index < 0) return -1;
   TVMFFITypeMetadata meta;
   memset(&meta, 0, sizeof(meta));
@@ -139,10 +190,27 @@ static int wf_test_register_type(const char* key, int32_t parent, int (*creator)
   return TVMFFITypeRegisterMetadata(*out_index, &meta);
 }
 
+/* The index of a type already registered, or -1 (no error left raised). */
+static int32_t wf_test_find_type(const char* key) {
+  TVMFFIByteArray k = {key, strlen(key)};
+  int32_t index;
+  if (TVMFFITypeKeyToIndex(&k, &index) == 0) return index;
+  TVMFFIObjectHandle err = NULL;
+  TVMFFIErrorMoveFromRaised(&err);
+  if (err != NULL) TVMFFIObjectDecRef(err);
+  return -1;
+}
+
 int wf_testing_types_register(void) {
-  /* Registering twice (a retried init) would duplicate fields. */
-  if (wf_test_pair_index >= 0) return 0;
-  int32_t pair, derived;
+  /* The types outlive a module loaded again ({ replace: true }): their
+   * fields and methods are registered once, by the first. */
+  int32_t pair = wf_test_find_type("testing.TestIntPair");
+  int32_t derived = wf_test_find_type("testing.TestIntPairDerived");
+  if (pair >= 0 && derived >= 0) {
+    wf_test_pair_index = pair;
+    wf_test_derived_index = derived;
+    return 0;
+  }
   if (wf_test_register_type("testing.TestIntPair", kTVMFFIObject, wf_test_pair_create,
                             sizeof(wf_test_int_pair), &pair) != 0 ||
       wf_test_register_type("testing.TestIntPairDerived", pair, wf_test_derived_create,

@@ -1,13 +1,10 @@
 /* testing.* global functions, for tests, benchmarks and the demo. */
+#include <stdlib.h>
+#include <string.h>
 #include <webffi/typed_call.h>
+#include <webffi/webffi.h>
 
-#include "any.h"
-#include "error.h"
-#include "function.h"
-#include "global_registry.h"
-#include "object.h"
-#include "runtime_init.h"
-#include "type_registry.h"
+#include "testing.h"
 
 static const char* const wf_testing_any1[] = {"Any"};
 static const WebFFISignature wf_testing_echo_sig = {"testing.echo", 1, wf_testing_any1, "Any"};
@@ -35,13 +32,23 @@ static int testing_add_one(void* self, const TVMFFIAny* args, int32_t n, TVMFFIA
   int64_t x;
   if (WebFFICheckNumArgs(&wf_testing_add_one_sig, n) != 0) return -1;
   if (WebFFIArgToInt(&wf_testing_add_one_sig, args, 0, &x) != 0) return -1;
-  wf_any_set_int(result, x + 1);
+  wf_testing_set_int(result, x + 1);
   return 0;
 }
 
 static const char* const wf_testing_str2[] = {"str", "str"};
 static const WebFFISignature wf_testing_raise_sig = {"testing.test_raise_error", 2,
                                                      wf_testing_str2, "None"};
+
+/* A NUL-terminated copy of s in small, or on the heap when it does not fit
+ * (the caller frees what differs from small); NULL when out of memory. */
+static char* wf_testing_cstr(const TVMFFIByteArray* s, char* small, size_t small_size) {
+  char* out = s->size < small_size ? small : (char*)malloc(s->size + 1);
+  if (out == NULL) return NULL;
+  if (s->size > 0) memcpy(out, s->data, s->size);
+  out[s->size] = '\0';
+  return out;
+}
 
 static int testing_raise_error(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)self;
@@ -50,18 +57,30 @@ static int testing_raise_error(void* self, const TVMFFIAny* args, int32_t n, TVM
   if (WebFFICheckNumArgs(&wf_testing_raise_sig, n) != 0) return -1;
   if (WebFFIArgToString(&wf_testing_raise_sig, args, 0, &kind) != 0) return -1;
   if (WebFFIArgToString(&wf_testing_raise_sig, args, 1, &message) != 0) return -1;
-  /* As C code raises most errors (TVMFFIErrorSetRaisedFromCStr): the
-   * backtrace starts at this frame, the runtime's own frames left out. */
-  return wf_err_set_raised(&kind, &message);
+  /* As C code raises most errors: the backtrace starts at this frame, the
+   * runtime's own frames left out. */
+  char kind_small[64], message_small[256];
+  char* k = wf_testing_cstr(&kind, kind_small, sizeof(kind_small));
+  char* m = wf_testing_cstr(&message, message_small, sizeof(message_small));
+  if (k != NULL && m != NULL) {
+    TVMFFIErrorSetRaisedFromCStr(k, m);
+  } else {
+    TVMFFIErrorSetRaisedFromCStr("MemoryError", "testing.test_raise_error: out of memory");
+  }
+  if (k != kind_small) free(k);
+  if (m != message_small) free(m);
+  return -1;
 }
 
 static int testing_apply(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)self;
-  if (n < 1 || !wf_any_is_object(&args[0]) ||
-      !wf_type_is_instance(args[0].type_index, kTVMFFIFunction)) {
-    return wf_err_raise("TypeError", "testing.apply(f, *args) expects an `ffi.Function` first");
+  if (n < 1 || !wf_testing_is_function(&args[0])) {
+    TVMFFIErrorSetRaisedFromCStr("TypeError",
+                                 "testing.apply(f, *args) expects an `ffi.Function` first");
+    return -1;
   }
-  return wf_func_call(args[0].v_obj, args + 1, n - 1, result);
+  /* the callee only reads its arguments (the ABI passes them as non-const) */
+  return TVMFFIFunctionCall(args[0].v_obj, (TVMFFIAny*)(args + 1), n - 1, result);
 }
 
 /* Calls f with a `DLTensor*` over a float32[2, 2] on this C frame (as C
@@ -70,34 +89,52 @@ static int testing_apply(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny
 static int testing_call_with_dltensor(void* self, const TVMFFIAny* args, int32_t n,
                                       TVMFFIAny* result) {
   (void)self;
-  if (n != 1 || !wf_any_is_object(&args[0]) ||
-      !wf_type_is_instance(args[0].type_index, kTVMFFIFunction)) {
-    return wf_err_raise("TypeError", "testing.call_with_dltensor(f) expects an `ffi.Function`");
+  if (n != 1 || !wf_testing_is_function(&args[0])) {
+    TVMFFIErrorSetRaisedFromCStr("TypeError",
+                                 "testing.call_with_dltensor(f) expects an `ffi.Function`");
+    return -1;
   }
   float data[4] = {1.0f, 2.0f, 3.0f, 4.0f};
   int64_t shape[2] = {2, 2};
   DLTensor dl = {data, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, NULL, 0};
   TVMFFIAny arg = {.type_index = kTVMFFIDLTensorPtr};
   arg.v_ptr = &dl;
-  TVMFFIAny ignored;
-  wf_any_set_none(&ignored);
-  if (wf_func_call(args[0].v_obj, &arg, 1, &ignored) != 0) return -1;
-  wf_any_release(&ignored);
-  wf_any_set_float(result, (double)(data[0] + data[1] + data[2] + data[3]));
+  TVMFFIAny ignored = {.type_index = kTVMFFINone};
+  if (TVMFFIFunctionCall(args[0].v_obj, &arg, 1, &ignored) != 0) return -1;
+  wf_testing_release(&ignored);
+  result->type_index = kTVMFFIFloat;
+  result->zero_padding = 0;
+  result->v_float64 = (double)(data[0] + data[1] + data[2] + data[3]);
   return 0;
 }
 
 static int testing_object_use_count(void* self, const TVMFFIAny* args, int32_t n,
                                     TVMFFIAny* result) {
   (void)self;
-  if (n != 1 || !wf_any_is_object(&args[0])) {
-    return wf_err_raise("TypeError", "testing.object_use_count expects one object");
+  if (n != 1 || args[0].type_index < kTVMFFIStaticObjectBegin) {
+    TVMFFIErrorSetRaisedFromCStr("TypeError", "testing.object_use_count expects one object");
+    return -1;
   }
-  wf_any_set_int(result, (int64_t)wf_obj_strong_count(args[0].v_obj));
+  wf_testing_set_int(result, (int64_t)WebFFIObjectStrongCount(args[0].v_obj));
   return 0;
 }
 
-int wf_testing_register(void) {
+int wf_testing_register_global(const char* name, TVMFFISafeCallType fn, const char* metadata) {
+  TVMFFIMethodInfo info;
+  memset(&info, 0, sizeof(info));
+  if (TVMFFIFunctionCreate(NULL, fn, NULL, (TVMFFIObjectHandle*)&info.method.v_obj) != 0) return -1;
+  info.method.type_index = kTVMFFIFunction;
+  info.name.data = name;
+  info.name.size = strlen(name);
+  info.metadata.data = metadata != NULL ? metadata : "";
+  info.metadata.size = metadata != NULL ? strlen(metadata) : 0;
+  /* override: the module loaded again ({ replace: true }) registers again */
+  int rc = TVMFFIFunctionSetGlobalFromMethodInfo(&info, 1);
+  TVMFFIObjectDecRef(info.method.v_obj);
+  return rc;
+}
+
+int wf_testing_functions_register(void) {
   static const struct {
     const char* name;
     TVMFFISafeCallType fn;
@@ -114,7 +151,7 @@ int wf_testing_register(void) {
       {"testing.call_with_dltensor", testing_call_with_dltensor, NULL},
   };
   for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); ++i) {
-    if (wf_global_register(fns[i].name, fns[i].fn, fns[i].metadata) != 0) return -1;
+    if (wf_testing_register_global(fns[i].name, fns[i].fn, fns[i].metadata) != 0) return -1;
   }
   return 0;
 }
