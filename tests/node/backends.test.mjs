@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { load } from '../../js/index.js';
 import { discoverBackends } from '../../js/backends/discover.js';
 import { hostMemoryBackend } from '../fixtures/backend_app/node_modules/webffi-fixture-backend/backend.js';
+import { loadTesting } from '../support/testing_module.mjs';
 
 const appDir = fileURLToPath(new URL('../fixtures/backend_app/', import.meta.url));
 
@@ -40,7 +41,7 @@ test('backend packages among the app dependencies are found through package.json
 
 test('a backend that fails to initialise is reported once and remembered', async () => {
   const { warnings, logger } = recordingLogger();
-  const rt = await load({ appDir, logger });
+  const rt = await loadTesting(await load({ appDir, logger }));
   warnings.length = 0;
   const first = await rt.backends.init('fixture-broken').catch((e) => e);
   const second = await rt.backends.init('fixture-broken').catch((e) => e);

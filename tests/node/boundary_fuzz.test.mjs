@@ -17,6 +17,7 @@ import { readFileSync, writeSync } from 'node:fs';
 import fc from 'fast-check';
 import * as webffi from '../../js/index.js';
 import { boundaryRecipes, build, thrownByInputs } from '../support/boundary_values.mjs';
+import { loadTesting } from '../support/testing_module.mjs';
 
 const wasm = readFileSync(new URL('../../dist/webffi.wasm', import.meta.url));
 const RUNS = Number(process.env.WEBFFI_FUZZ_RUNS ?? 20000);
@@ -31,8 +32,8 @@ const SKIPPED = new Map([
   ['webffi.SetDeviceAPI', 'replaces the CPU device backend the canary checks and tensors rely on'],
 ]);
 
-const rt = await webffi.load({ wasm, autoloadBackends: false });
-const other = await webffi.load({ wasm, autoloadBackends: false });
+const rt = await loadTesting(await webffi.load({ wasm, autoloadBackends: false }));
+const other = await loadTesting(await webffi.load({ wasm, autoloadBackends: false }));
 const x = rt.exports;
 const g = (name) => rt.getGlobal(name);
 const echo = g('testing.echo');
@@ -206,7 +207,7 @@ test('handle leaks: dispose keeps wasm memory flat; GC alone is measured and rep
   t.diagnostic(`disposed: ${N} Lists of a 16 KiB string grew wasm memory by ${dGrowth.toFixed(1)} MiB`);
   assert.ok(dGrowth < 8, `disposed handles keep memory flat (grew ${dGrowth} MiB)`);
 
-  const gcRt = await webffi.load({ wasm, autoloadBackends: false });
+  const gcRt = await loadTesting(await webffi.load({ wasm, autoloadBackends: false }));
   const makeG = gcRt.getGlobal('ffi.List');
   const g0 = gcRt.exports.memory.buffer.byteLength;
   for (let i = 0; i < N; i++) {

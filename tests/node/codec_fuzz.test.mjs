@@ -10,9 +10,10 @@ import fc from 'fast-check';
 import * as webffi from '../../js/index.js';
 import { runs, seeds, jsValue, ffiData, mutations, mutate, sameValue, isWebffiError } from '../support/fuzz_values.mjs';
 import { BAD_PAYLOADS } from '../support/peer_corpus.mjs';
+import { loadTesting } from '../support/testing_module.mjs';
 
 const { encodeValue, decodeValue } = webffi;
-const rt = await webffi.load();
+const rt = await loadTesting(await webffi.load());
 const addOne = rt.getGlobal('testing.add_one');
 const recursiveEq = rt.getGlobal('ffi.RecursiveEq');
 // Objects of the decoding runtime whose contents must not change, whatever is decoded.

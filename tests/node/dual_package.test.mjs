@@ -10,6 +10,7 @@ import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadTesting } from '../support/testing_module.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 let app;
@@ -37,7 +38,7 @@ const checks = `
     .filter((name) => cjs[name] !== esm[name]);
   class AppError extends cjs.RuntimeError {}
   cjs.registerError('AppError', AppError);
-  const rt = await esm.load();
+  const rt = await loadTesting(await esm.load());
   try {
     rt.getGlobal('testing.test_raise_error')('AppError', 'raised in C');
   } catch (e) {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import * as webffi from '../../js/index.js';
+import { loadTesting } from '../support/testing_module.mjs';
 
 const FAMILY = ['InternalError', 'RPCError', 'OpError', 'DiagnosticError', 'ScheduleError'];
 const workerUrl = new URL('../support/error_family_worker.mjs', import.meta.url);
@@ -38,7 +39,7 @@ test('the family are exported classes extending RuntimeError; the native bases o
 });
 
 test('each kind raised from C arrives as its class, with its C frame in the backtrace', async () => {
-  const rt = await webffi.load();
+  const rt = await loadTesting(await webffi.load());
   const raise = rt.getGlobal('testing.test_raise_error');
   for (const kind of FAMILY) {
     const e = captured(() => raise(kind, `${kind} from C`));
@@ -48,7 +49,7 @@ test('each kind raised from C arrives as its class, with its C frame in the back
 });
 
 test('each kind decoded in another worker is its class there', async () => {
-  const rt = await webffi.load();
+  const rt = await loadTesting(await webffi.load());
   const raise = rt.getGlobal('testing.test_raise_error');
   const worker = new Worker(workerUrl, { workerData: { role: 'decoder' } });
   try {

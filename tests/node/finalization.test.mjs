@@ -5,12 +5,13 @@ import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { load } from '../../js/index.js';
+import { loadTesting } from '../support/testing_module.mjs';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc');
 
 test('a collected wrapper releases its reference', async () => {
-  const rt = await load();
+  const rt = await loadTesting(await load());
   const useCount = rt.getGlobal('testing.object_use_count');
   const f = rt.toFFI((x) => x);
   (() => {

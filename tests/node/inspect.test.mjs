@@ -5,8 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
 import { load } from '../../js/index.js';
+import { loadTesting } from '../support/testing_module.mjs';
 
-const rt = await load({ autoloadBackends: false });
+const rt = await loadTesting(await load({ autoloadBackends: false }));
 const g = (name) => rt.getGlobal(name);
 const plain = (v, options) => inspect(v, { colors: false, ...options });
 

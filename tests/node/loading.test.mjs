@@ -10,12 +10,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load } from '../../js/index.js';
 import { startServer, launchChromium, runPage } from '../browser/harness.mjs';
+import { loadTesting } from '../support/testing_module.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 test('CommonJS require finds the wasm next to the bundle', async () => {
   const webffi = createRequire(import.meta.url)('../../dist/webffi.cjs');
-  const rt = await webffi.load();
+  const rt = await loadTesting(await webffi.load());
   assert.equal(rt.getGlobal('testing.add_one')(1), 2);
   assert.throws(() => rt.getGlobal('testing.add_one')('x'), webffi.FFITypeError);
 });
@@ -23,14 +24,14 @@ test('CommonJS require finds the wasm next to the bundle', async () => {
 test('load accepts a URL and a URL string', async () => {
   const url = new URL('../../dist/webffi.wasm', import.meta.url);
   for (const wasm of [url, url.href]) {
-    assert.equal((await load({ wasm })).getGlobal('testing.add_one')(2), 3);
+    assert.equal((await loadTesting(await load({ wasm }))).getGlobal('testing.add_one')(2), 3);
   }
 });
 
 test('a backend that fails to initialise is one warning, not a failed load', async () => {
   const warnings = [];
   const logger = { log() {}, warn: (m) => warnings.push(m) };
-  const rt = await load({ logger, backends: [{ name: 'broken', init() { throw new Error('no device'); } }] });
+  const rt = await loadTesting(await load({ logger, backends: [{ name: 'broken', init() { throw new Error('no device'); } }] }));
   assert.deepEqual(warnings, ['webffi: backend broken is unavailable: no device']);
   assert.equal(rt.getGlobal('testing.add_one')(1), 2);
 });
@@ -40,6 +41,7 @@ test('the runtime loads and calls inside worker_threads', async () => {
     const { parentPort } = require('node:worker_threads');
     import(${JSON.stringify(`${root}js/index.js`)}).then(async ({ load }) => {
       const rt = await load();
+      await rt.loadModule(${JSON.stringify(`${root}dist/webffi_testing.wasm`)});
       parentPort.postMessage(rt.getGlobal('testing.apply')((a) => a * 2, 21));
     });`;
   const result = await new Promise((resolve, reject) => {
@@ -59,16 +61,23 @@ test('npm pack yields a package that works from import, require and a script tag
     execFileSync('mkdir', ['-p', app]);
     writeFileSync(join(app, 'package.json'), '{"name":"app","private":true}');
     execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', tarball], { cwd: app, stdio: 'pipe' });
-    const esm = `import { load } from 'webffi'; const rt = await load(); console.log(rt.getGlobal('testing.add_one')(41));`;
+    // the package ships the test fixtures as a module of their own
+    const esm = `import { load } from 'webffi'; const rt = await load();
+      await rt.loadModule(new URL(import.meta.resolve('webffi/webffi_testing.wasm')));
+      console.log(rt.getGlobal('testing.add_one')(41));`;
     assert.equal(execFileSync('node', ['--input-type=module', '-e', esm], { cwd: app, encoding: 'utf8' }).trim(), '42');
     const dylink = `import { loadModule } from 'webffi/js/dylink.js'; console.log(typeof loadModule);`;
     assert.equal(execFileSync('node', ['--input-type=module', '-e', dylink], { cwd: app, encoding: 'utf8' }).trim(), 'function');
-    const cjs = `require('webffi').load().then((rt) => console.log(rt.getGlobal('testing.echo')('from cjs')));`;
+    const cjs = `require('webffi').load().then(async (rt) => {
+      await rt.loadModule(require.resolve('webffi/webffi_testing.wasm'));
+      console.log(rt.getGlobal('testing.echo')('from cjs'));
+    });`;
     assert.equal(execFileSync('node', ['-e', cjs], { cwd: app, encoding: 'utf8' }).trim(), 'from cjs');
     writeFileSync(join(app, 'index.html'), `<!doctype html>
       <script src="node_modules/webffi/dist/webffi.iife.js"></script>
       <script>
-        webffi.load().then((rt) => {
+        webffi.load().then(async (rt) => {
+          await rt.loadModule('node_modules/webffi/dist/webffi_testing.wasm');
           const ok = rt.getGlobal('testing.add_one')(1) === 2;
           window.__webffiResult = { passed: ok ? 1 : 0, failed: ok ? 0 : 1, failures: ok ? [] : ['add_one'] };
         }, (e) => { window.__webffiResult = { passed: 0, failed: 1, failures: [String(e)] }; });

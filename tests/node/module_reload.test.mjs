@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load, ValueError } from '../../js/index.js';
+import { loadTesting } from '../support/testing_module.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const wasm = new URL('../../build/wasm/webffi.wasm', import.meta.url);
@@ -29,7 +30,7 @@ test('a different module under a loaded name is a ValueError unless { replace: t
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const first = buildAnswer(dir, 'first.wasm', 1);
   const second = buildAnswer(dir, 'second.wasm', 2);
-  const rt = await load({ wasm });
+  const rt = await loadTesting(await load({ wasm }));
   const mod = await rt.loadModule(first);
   assert.equal(mod.getFunction('answer')(), 1);
 

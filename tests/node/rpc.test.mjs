@@ -16,6 +16,7 @@ import {
   RPCTensor, RPCModule, asFloat,
 } from '../../js/index.js';
 import { startProxy } from '../support/rpc_proxy.mjs';
+import { loadTesting } from '../support/testing_module.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 // sessions opened by a test, closed after it (Node 20 has no `await using`)
@@ -24,7 +25,7 @@ const track = (s) => (open.push(s), s);
 afterEach(async () => {
   for (const s of open.splice(0)) await s.close();
 });
-const rt = await load({ logger: { log() {}, warn() {} } });
+const rt = await loadTesting(await load({ logger: { log() {}, warn() {} } }));
 rt.registerGlobal('demo.add', (a, b) => a + b);
 rt.registerGlobal('demo.echo', (x) => x);
 rt.registerGlobal('demo.iota', (n) => rt.tensor(new Float32Array(n).map((_, i) => i)));

@@ -3,10 +3,11 @@ import { test } from 'node:test';
 import { readFileSync } from 'node:fs';
 import * as webffi from '../../js/index.js';
 import { moduleTests } from '../support/runtime_module_suite.mjs';
+import { loadTesting } from '../support/testing_module.mjs';
 
 const dir = new URL('../../build/wasm/tests/modules/', import.meta.url);
 const env = {
-  rt: await webffi.load(),
+  rt: await loadTesting(await webffi.load()),
   webffi,
   source: (name) => new URL(`${name}.wasm`, dir),
   bytes: (name) => readFileSync(new URL(`${name}.wasm`, dir)),

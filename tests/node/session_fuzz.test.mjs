@@ -11,9 +11,10 @@ import fc from 'fast-check';
 import * as webffi from '../../js/index.js';
 import { runs, seeds, jsValue, mutations, mutate, garbage } from '../support/fuzz_values.mjs';
 import { BAD_CALLS, BAD_REPLIES } from '../support/peer_corpus.mjs';
+import { loadTesting } from '../support/testing_module.mjs';
 
 const workerUrl = new URL('../support/session_worker.mjs', import.meta.url);
-const rt = await webffi.load();
+const rt = await loadTesting(await webffi.load());
 const GLOBALS = [...rt.listGlobals(), 'test.bytes_sum', 'test.js_error', 'test.with_cause', 'test.function'];
 const BATCH = 8;
 

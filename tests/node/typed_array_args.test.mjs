@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { load, isHandle } from '../../js/index.js';
+import { loadTesting } from '../support/testing_module.mjs';
 
 const CASES = [
   [Int8Array, 'int8', [-1, 2]], [Int16Array, 'int16', [-300, 7]], [Int32Array, 'int32', [-70000, 9]],
@@ -14,7 +15,7 @@ const CASES = [
 ];
 
 test('typed arrays of every dtype arrive in C as 1-D CPU tensors', async () => {
-  const rt = await load({ autoloadBackends: false });
+  const rt = await loadTesting(await load({ autoloadBackends: false }));
   const apply = rt.getGlobal('testing.apply');
   for (const [Arr, dtype, values] of CASES) {
     const data = new Arr(values);
@@ -31,7 +32,7 @@ test('typed arrays of every dtype arrive in C as 1-D CPU tensors', async () => {
 });
 
 test('the tensor a typed array argument becomes is released with the call', async () => {
-  const rt = await load({ autoloadBackends: false });
+  const rt = await loadTesting(await load({ autoloadBackends: false }));
   const apply = rt.getGlobal('testing.apply');
   const nop = rt.getGlobal('testing.nop');
   const kept = [];

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { rawRuntime, runCommand } from '../support/raw_runtime.mjs';
+import { loadTestingRaw } from '../support/testing_module.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const BUILDS = {
@@ -12,8 +13,10 @@ const BUILDS = {
   wasi: `${root}build/wasi`,
 };
 
-const load = (dir) => rawRuntime(readFileSync(`${dir}/webffi.wasm`));
+const load = (dir, file = 'webffi.wasm') => rawRuntime(readFileSync(`${dir}/${file}`));
+// The test fixtures (testing.*) are a module of their own (src/testing/).
 const emscripten = await load(BUILDS.emscripten);
+await loadTestingRaw(emscripten.exports);
 
 test('ABI metadata matches the layouts the ABI fixes', () => {
   const { meta } = emscripten;
@@ -26,6 +29,20 @@ test('ABI metadata matches the layouts the ABI fixes', () => {
   assert.equal(meta.type_index['ffi.String'], 65);
   assert.equal(meta.type_index['ffi.Function'], 68);
   assert.equal(meta.device_type.webgpu, 15);
+});
+
+test('the shipping runtime has no testing.* globals; loading the fixtures module adds them', async () => {
+  for (const [toolchain, dir] of Object.entries(BUILDS)) {
+    const fresh = await load(dir);
+    assert.ok(!Object.keys(fresh.meta.type_index).some((key) => key.startsWith('testing.')), toolchain);
+    for (const name of ['testing.echo', 'testing.add_one', 'testing.test_raise_error', 'testing.trap']) {
+      assert.throws(() => fresh.call(name), new RegExp(`^Error: ${name.replace('.', '\\.')} is not registered$`), `${toolchain}: ${name}`);
+    }
+  }
+  const fresh = await load(BUILDS.emscripten);
+  await loadTestingRaw(fresh.exports);
+  assert.deepEqual(fresh.call('testing.add_one', 41), { value: 42n });
+  assert.deepEqual(fresh.call('testing.echo', 'back'), { value: 'back' });
 });
 
 test('testing.echo returns ints, floats and strings unchanged', () => {
@@ -71,7 +88,8 @@ test('the runtime keeps working after errors', () => {
 });
 
 test('the clang + wasi-libc build loads and answers the same calls', async () => {
-  const wasi = await load(BUILDS.wasi);
+  // it loads no modules: its runtime with the fixtures linked in
+  const wasi = await load(BUILDS.wasi, 'webffi_with_testing.wasm');
   assert.equal(wasi.meta.sizeof.TVMFFIAny, 16);
   assert.deepEqual(wasi.call('testing.add_one', 41), { value: 42n });
   assert.deepEqual(wasi.call('testing.echo', 'from wasi-libc'), { value: 'from wasi-libc' });

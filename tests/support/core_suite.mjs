@@ -2,6 +2,7 @@
 // (tests/node/runtime.test.mjs) and in Chromium pages and workers
 // (tests/browser/). `webffi` is the package's exports, `wasm` the core's bytes.
 import { assert as ok, same, thrown as throws, rejected as rejects } from '../browser/harness_page.mjs';
+import { loadTesting, TESTING_MODULE } from './testing_module.mjs';
 
 function sameBytes(actual, expected, what = '') {
   ok(actual instanceof Uint8Array, `${what} expected a Uint8Array, got ${String(actual)}`);
@@ -27,17 +28,40 @@ export function coreTests(webffi, wasm) {
   const g = (name) => rt.getGlobal(name);
   const echo = (v) => g('testing.echo')(v);
   const useCount = (h) => g('testing.object_use_count')(h);
+  // a runtime with the test fixtures (testing.*) loaded
+  const loadT = async (options) => loadTesting(await webffi.load(options));
 
   return {
     async 'load returns a runtime whose metadata matches the ABI'() {
-      rt = await webffi.load({ wasm });
+      rt = await loadT({ wasm });
       same(rt.metadata.sizeof.TVMFFIAny, 16);
       same(rt.metadata.type_index['ffi.Function'], 68);
       same(g('testing.add_one')(41), 42);
     },
 
+    async 'the runtime has no testing.* globals or types; the fixtures module adds them'() {
+      const fresh = await webffi.load({ wasm });
+      const testing = () => fresh.listGlobals().filter((name) => name.startsWith('testing.'));
+      same(testing().length, 0, `testing.* globals in a fresh runtime: ${testing()}`);
+      same(fresh.getGlobal('testing.add_one', { optional: true }), null);
+      ok(!Object.keys(fresh.metadata.type_index).some((key) => key.startsWith('testing.')), 'no testing.* types in the metadata');
+      const missing = throws(() => fresh.objectClass('testing.TestIntPair'), 'no fixture type');
+      ok(missing instanceof webffi.KeyError, String(missing));
+      const mod = await fresh.loadModule(TESTING_MODULE);
+      same(mod.name, 'webffi_testing');
+      mod.dispose();
+      for (const name of ['testing.echo', 'testing.nop', 'testing.add_one', 'testing.test_raise_error', 'testing.apply',
+        'testing.object_use_count', 'testing.call_with_dltensor', 'testing.trap', 'testing.allocate_bytes']) {
+        ok(testing().includes(name), `${name} after loading the fixtures: ${testing()}`);
+      }
+      same(fresh.getGlobal('testing.add_one')(41), 42);
+      same(fresh.objectClass('testing.TestIntPair').__ffi_init__(3, 4).sum(), 7);
+      same(fresh.objectClass('testing.TestIntPairDerived').__ffi_init__(1, 2, 'c').c, 'c');
+      same(g('testing.add_one')(1), 2, 'other runtimes keep theirs');
+    },
+
     async 'load accepts a compiled WebAssembly.Module'() {
-      const other = await webffi.load({ wasm: await WebAssembly.compile(wasm) });
+      const other = await loadT({ wasm: await WebAssembly.compile(wasm) });
       same(other.getGlobal('testing.add_one')(1), 2);
     },
 
@@ -321,7 +345,7 @@ export function coreTests(webffi, wasm) {
     },
 
     async 'with C backtraces off an error keeps kind, message and JS stack, and has no C frames'() {
-      const quiet = await webffi.load({ wasm, backtraces: false });
+      const quiet = await loadT({ wasm, backtraces: false });
       same(quiet.backtraces, false);
       const raise = quiet.getGlobal('testing.test_raise_error');
       const apply = quiet.getGlobal('testing.apply');
@@ -518,7 +542,7 @@ export function coreTests(webffi, wasm) {
 
     // ---- the boundary holds: each test below is one class of hostile input
     async 'another runtime\'s handle is refused, never used as an address in this heap'() {
-      const other = await webffi.load({ wasm });
+      const other = await loadT({ wasm });
       const mine = g('ffi.List')(1, 2, 3);
       const theirs = other.getGlobal('ffi.List')(7);
       for (const [what, call] of [
@@ -657,7 +681,7 @@ export function coreTests(webffi, wasm) {
     },
 
     async 'a wasm trap poisons the instance: every later call throws one fatal error'() {
-      const doomed = await webffi.load({ wasm });
+      const doomed = await loadT({ wasm });
       const add = doomed.getGlobal('testing.add_one');
       const e = throws(() => doomed.getGlobal('testing.trap')(), 'trap');
       ok(e instanceof webffi.FatalError, String(e));
@@ -670,7 +694,7 @@ export function coreTests(webffi, wasm) {
     },
 
     'a trap inside a callback poisons too'() {
-      return webffi.load({ wasm }).then((doomed) => {
+      return loadT({ wasm }).then((doomed) => {
         const trap = doomed.getGlobal('testing.trap');
         const e = throws(() => doomed.getGlobal('testing.apply')(() => trap()), 'nested trap');
         ok(e instanceof webffi.FatalError, String(e));

@@ -3,6 +3,7 @@
 // Role `server`: serves a runtime on its port.
 import { parentPort, workerData } from 'node:worker_threads';
 import * as webffi from '../../js/index.js';
+import { loadTesting } from './testing_module.mjs';
 
 if (workerData.role === 'decoder') {
   parentPort.on('message', (data) => {
@@ -19,7 +20,7 @@ if (workerData.role === 'decoder') {
     });
   });
 } else {
-  webffi.serve(webffi.load().then((rt) => {
+  webffi.serve(webffi.load().then(loadTesting).then((rt) => {
     rt.registerGlobal('test.busy', (ms) => {
       const end = Date.now() + ms;
       while (Date.now() < end) { /* keeps the worker busy past the caller's timeout */ }

@@ -9,10 +9,14 @@
 import { rawRuntime } from './raw_runtime.mjs';
 import { moduleLoader, ModuleLoadError } from '../../js/dylink.js';
 import { assert, assertEqual } from '../browser/harness_page.mjs';
+import { TESTING_MODULE } from './testing_module.mjs';
 
-async function runtimeWithLoader(bytes) {
+/** A raw runtime and its module loader; `testing`: with the test fixtures (testing.*) loaded. */
+async function runtimeWithLoader(bytes, { testing = false } = {}) {
   const rt = await rawRuntime(bytes);
-  return { rt, loader: moduleLoader(rt.exports) };
+  const loader = moduleLoader(rt.exports);
+  if (testing) rt.decref(await loader.load(TESTING_MODULE));
+  return { rt, loader };
 }
 
 /** Function NAME of module MOD (a new reference). */
@@ -171,7 +175,7 @@ export const scenarios = {
   },
 
   async 'two loaded modules pass tensors and functions to each other'(env) {
-    const { rt, loader } = await runtimeWithLoader(env.runtimeBytes);
+    const { rt, loader } = await runtimeWithLoader(env.runtimeBytes, { testing: true });
     const producer = await loader.load(env.moduleSource('producer'));
     const consumer = await loader.load(env.moduleSource('consumer'));
     const call = (mod, name, ...args) => {
@@ -225,7 +229,7 @@ export const scenarios = {
   },
 
   async 'bad modules fail clearly and leave nothing behind'(env) {
-    const { rt, loader } = await runtimeWithLoader(env.runtimeBytes);
+    const { rt, loader } = await runtimeWithLoader(env.runtimeBytes, { testing: true });
     const good = await env.moduleBytes('add_one');
     const table = rt.exports.__indirect_function_table.length;
     const tableGrew = () => rt.exports.__indirect_function_table.length !== table;

@@ -9,6 +9,7 @@
 //   channel(): a new MessageChannel.
 import { assert as ok, same, rejected as rejects, thrown as throws } from '../browser/harness_page.mjs';
 import { assertClose, randomFloats } from './numeric.mjs';
+import { loadTesting } from './testing_module.mjs';
 
 /** C = A @ B for row-major n x n float32 matrices, in float64. */
 function matmulRef(a, b, n) {
@@ -38,7 +39,7 @@ export function remoteTests(webffi, env) {
       worker = spawn('server');
       remote = await webffi.connectRuntime(worker, { timeout: 60000 });
       ok(remote instanceof webffi.RemoteRuntime, 'a RemoteRuntime');
-      rt = await webffi.load({ wasm: env.wasm, autoloadBackends: false });
+      rt = await loadTesting(await webffi.load({ wasm: env.wasm, autoloadBackends: false }));
       same(await remote.remoteCount(), 0, 'no remote objects yet');
     },
 

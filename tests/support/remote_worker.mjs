@@ -10,6 +10,7 @@
 // Listeners are attached before the first await: a browser worker drops
 // messages that arrive while no listener is attached.
 import * as webffi from '../../js/index.js';
+import { loadTesting } from './testing_module.mjs';
 
 const node = typeof process !== 'undefined' && !!process.versions?.node && typeof WorkerGlobalScope === 'undefined';
 const threads = node ? await import('node:worker_threads') : null;
@@ -104,7 +105,7 @@ if (role === 'forwarder') {
   webffi.serve(new Promise((resolve) => onData((m) => m?.next && resolve(webffi.connect(m.next)))), port);
 } else {
   if (role !== 'server' && role !== 'bounded') throw new Error(`remote_worker: unknown role ${role}`);
-  const rt = webffi.load();
+  const rt = webffi.load().then(loadTesting);
   const options = role === 'bounded'
     ? { functions, expose: EXPOSE.filter((p) => p !== 'webffi.loadModule'), maxInFlight: 4, maxRemotes: 8 }
     : { functions, expose: EXPOSE };

@@ -5,6 +5,7 @@
 //   kill(worker): terminates it; crashMessage: what a crash is reported as.
 import { assert as ok, same, thrown as throws, rejected as rejects } from '../browser/harness_page.mjs';
 import { BAD_PAYLOADS, BAD_CALLS, BAD_REPLIES, sharedGraph } from './peer_corpus.mjs';
+import { loadTesting } from './testing_module.mjs';
 
 /** What postMessage delivers: a real structured clone through a MessageChannel. */
 function post(value, transfer = []) {
@@ -47,8 +48,8 @@ export function sessionTests(webffi, env) {
 
   return {
     async 'setup: two runtimes (values travel between them)'() {
-      rt = await webffi.load({ wasm: env.wasm });
-      other = await webffi.load({ wasm: env.wasm });
+      rt = await loadTesting(await webffi.load({ wasm: env.wasm }));
+      other = await loadTesting(await webffi.load({ wasm: env.wasm }));
     },
 
     async 'every value type round-trips by value, into the other runtime'() {

@@ -10,6 +10,7 @@
 // Listeners are attached before the first await: a browser worker drops
 // messages that arrive while no listener is attached.
 import * as webffi from '../../js/index.js';
+import { loadTesting } from './testing_module.mjs';
 
 const node = typeof process !== 'undefined' && !!process.versions?.node && typeof WorkerGlobalScope === 'undefined';
 const threads = node ? await import('node:worker_threads') : null;
@@ -28,7 +29,7 @@ function busyWait(ms) {
 }
 
 async function runtime(webffi) {
-  const rt = await webffi.load();
+  const rt = await loadTesting(await webffi.load());
   rt.registerGlobal('test.busy', (ms) => {
     busyWait(ms);
     return ms;
