@@ -16,6 +16,8 @@ const work = join(root, 'build/bundlers');
 const appDir = join(work, 'app'); // the app, with node_modules/webffi -> this repository
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const shippedWasm = readFileSync(join(root, 'dist/webffi.wasm'));
+// the app loads the test fixtures module too (js/testing.js)
+const shippedTesting = readFileSync(join(root, 'dist/webffi_testing.wasm'));
 
 let browser;
 before(async () => {
@@ -68,15 +70,27 @@ function assertAppWorked(run) {
     sum: 42,
     error: { kind: 'ValueError', message: 'raised in C', isValueError: true, isFFIError: true },
   });
-  assert.equal(run.wasm.length, 1, `one wasm fetched: ${run.wasm}`);
+  assert.equal(run.wasm.length, 2, `two wasm fetched (the runtime, then the fixtures module): ${run.wasm}`);
 }
 
-/** The bundler emitted the wasm itself: one .wasm in its output, the shipped bytes. */
+/**
+ * The bundler emitted the wasm itself: two .wasm in its output, the shipped
+ * runtime and fixtures module bytes; returns their names.
+ */
 function assertEmittedWasm(out) {
   const wasm = filesUnder(out).filter((f) => f.endsWith('.wasm'));
-  assert.equal(wasm.length, 1, `one wasm in ${out}: ${wasm}`);
-  assert.ok(shippedWasm.equals(readFileSync(join(out, wasm[0]))), `${wasm[0]} is dist/webffi.wasm`);
-  return wasm[0];
+  assert.equal(wasm.length, 2, `two wasm in ${out}: ${wasm}`);
+  const runtime = wasm.find((f) => shippedWasm.equals(readFileSync(join(out, f))));
+  const testing = wasm.find((f) => shippedTesting.equals(readFileSync(join(out, f))));
+  assert.ok(runtime !== undefined, `one of ${wasm} is dist/webffi.wasm`);
+  assert.ok(testing !== undefined, `one of ${wasm} is dist/webffi_testing.wasm`);
+  return { runtime, testing };
+}
+
+/** The runtime was fetched first, then the fixtures module, both as the bundler emitted them. */
+function assertFetched(run, { runtime, testing }) {
+  assert.ok(run.wasm[0].endsWith(`/${runtime}`), run.wasm[0]);
+  assert.ok(run.wasm[1].endsWith(`/${testing}`), run.wasm[1]);
 }
 
 test('esbuild --bundle --platform=browser, the wasm through the file loader', async () => {
@@ -100,7 +114,7 @@ test('esbuild --bundle --platform=browser, the wasm through the file loader', as
   const wasm = assertEmittedWasm(out);
   const run = await runApp(out);
   assertAppWorked(run);
-  assert.ok(run.wasm[0].endsWith(`/${wasm}`), run.wasm[0]);
+  assertFetched(run, wasm);
 });
 
 test('vite build, the wasm through new URL(..., import.meta.url)', async () => {
@@ -122,7 +136,7 @@ test('vite build, the wasm through new URL(..., import.meta.url)', async () => {
   const wasm = assertEmittedWasm(out);
   const run = await runApp(out);
   assertAppWorked(run);
-  assert.ok(run.wasm[0].endsWith(`/${wasm}`), run.wasm[0]);
+  assertFetched(run, wasm);
 });
 
 test('webpack (production), the wasm through new URL(..., import.meta.url)', async () => {
@@ -147,7 +161,7 @@ test('webpack (production), the wasm through new URL(..., import.meta.url)', asy
   const wasm = assertEmittedWasm(out);
   const run = await runApp(out);
   assertAppWorked(run);
-  assert.ok(run.wasm[0].endsWith(`/${wasm}`), run.wasm[0]);
+  assertFetched(run, wasm);
 });
 
 /** The packed package (npm pack), unpacked once into build/bundlers/package. */
@@ -190,6 +204,7 @@ test('vite dev serves the app with webffi installed from its tarball', async () 
     await tab.close();
     assertAppWorked(run);
     assert.ok(run.wasm[0].endsWith('/node_modules/webffi/dist/webffi.wasm'), run.wasm[0]);
+    assert.ok(run.wasm[1].endsWith('/node_modules/webffi/dist/webffi_testing.wasm'), run.wasm[1]);
   } finally {
     await server.close();
   }
@@ -215,4 +230,5 @@ test('no build step: an import map onto the package as a CDN serves it', async (
   const run = await runApp(site);
   assertAppWorked(run);
   assert.ok(run.wasm[0].endsWith(`/${at}/dist/webffi.wasm`), run.wasm[0]);
+  assert.ok(run.wasm[1].endsWith(`/${at}/dist/webffi_testing.wasm`), run.wasm[1]);
 });

@@ -1,23 +1,16 @@
 // Test support: the test fixtures (testing.* globals and the
 // testing.TestIntPair types) are a module of their own, not part of the
-// runtime (src/testing/, built as dist/webffi_testing.wasm). Tests load it
-// into each runtime that uses them, in Node and in browser pages alike.
+// runtime (src/testing/, shipped as dist/webffi_testing.wasm and loaded by
+// the package's js/testing.js). Tests load it into each runtime that uses
+// them, in Node and in browser pages alike.
 import { loadModule } from '../../js/dylink.js';
+import { TESTING_MODULE_URL, loadTesting } from '../../js/testing.js';
 
 /** Where the fixtures module is (a file: URL in Node, an http: URL in pages). */
-export const TESTING_MODULE = new URL('../../dist/webffi_testing.wasm', import.meta.url);
+export const TESTING_MODULE = TESTING_MODULE_URL;
 
 /** Loads the fixtures into `rt` (a runtime from load()); resolves to `rt`. */
-export async function loadTesting(rt) {
-  const mod = await rt.loadModule(TESTING_MODULE);
-  mod.dispose(); // the runtime's table of loaded modules keeps it
-  return rt;
-}
-
-/** load(options) with the fixtures loaded: `webffi` is the package's exports. */
-export async function loadWithTesting(webffi, options) {
-  return loadTesting(await webffi.load(options));
-}
+export { loadTesting };
 
 /**
  * Loads the fixtures into a runtime driven through its raw exports (no JS

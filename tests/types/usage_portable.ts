@@ -5,6 +5,7 @@ import {
   load, encodeValue, decodeValue, FFIError, RuntimeError, RPCError, OpError, type Runtime,
   type Tensor, type ReflectedObject, type TransferItem,
 } from 'webffi';
+import { loadTesting, TESTING_MODULE_URL } from 'webffi/js/testing.js';
 
 interface TestIntPair extends ReflectedObject {
   a: number;
@@ -13,7 +14,8 @@ interface TestIntPair extends ReflectedObject {
 }
 
 export async function portable(): Promise<number> {
-  const rt: Runtime = await load({ autoloadBackends: false });
+  const rt: Runtime = await loadTesting(await load({ autoloadBackends: false }));
+  const again: Runtime = await loadTesting(rt, TESTING_MODULE_URL.href);
   const f32 = rt.tensor(new Float32Array([1, 2, 3]));
   const view: Float32Array = f32.view();                    // no cast: the dtype is known
   const copy: Float32Array = await f32.data();
@@ -36,5 +38,5 @@ export async function portable(): Promise<number> {
   }
   pair.dispose();
   return view.length + copy.length + big.length + half.size + clamped.length + anyTensor.ndim + total +
-    (back === null ? 0 : 1);
+    (back === null ? 0 : 1) + (again === rt ? 0 : 1);
 }

@@ -6,6 +6,8 @@ importScripts('../../../dist/webffi.iife.js');
   const check = (cond, name) => cond || failures.push({ name, error: 'assertion failed' });
   try {
     const rt = await self.webffi.load();
+    // the test fixtures (testing.*) are a module of their own
+    await rt.loadModule('../../../dist/webffi_testing.wasm');
     check(rt.getGlobal('testing.add_one')(41) === 42, 'add_one');
     check(rt.getGlobal('testing.apply')((a) => `${a}!`, 'hi') === 'hi!', 'callback');
     try {
