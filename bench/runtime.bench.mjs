@@ -2,10 +2,12 @@
 // (WebFFIObjectStrongCount(0): a JS -> wasm call doing almost nothing)
 // measured in the same run. Run: node bench/runtime.bench.mjs
 import { load } from '../js/index.js';
+import { loadTesting } from '../js/testing.js';
 
-const rt = await load();
+// testing.* (the test fixtures) are a module of their own, loaded into each runtime.
+const rt = await loadTesting(await load());
 // The same core with C backtraces off (load({ backtraces: false })).
-const quiet = await load({ backtraces: false });
+const quiet = await loadTesting(await load({ backtraces: false }));
 const quietRaise = quiet.getGlobal('testing.test_raise_error');
 // The floor of a callback: a wasm export whose body only calls a JS import
 // (the two boundary crossings of JS -> C -> JS, nothing else), hand-assembled:

@@ -16,6 +16,7 @@
 import { Worker } from 'node:worker_threads';
 import { load, connect, connectRuntime, encodeValue } from '../js/index.js';
 import { paired as pairedRounds, timeBoth } from './paired.mjs';
+import { loadTesting } from '../js/testing.js';
 
 process.env.EGL_PLATFORM ??= 'surfaceless'; // Mesa reads the process environment, which a worker cannot set
 
@@ -23,7 +24,7 @@ const BATCH = 2000;
 const ROUNDS = 15;
 const paired = (round) => pairedRounds(round, ROUNDS);
 const workerUrl = new URL('./workers_worker.mjs', import.meta.url);
-const rt = await load();
+const rt = await loadTesting(await load());
 
 const spawn = (role) => new Worker(workerUrl, { workerData: { role, batch: BATCH } });
 const nextMessage = (w) => new Promise((resolve) => w.once('message', resolve));

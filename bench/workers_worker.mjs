@@ -6,6 +6,7 @@
 // a `raw` field: the session ignores them).
 import { parentPort, workerData } from 'node:worker_threads';
 import { decodeValue, serve, load } from '../js/index.js';
+import { loadTesting } from '../js/testing.js';
 
 if (workerData.role === 'sink') {
   let count = 0;
@@ -84,5 +85,5 @@ if (workerData.role === 'sink') {
   };
   serve(rt, parentPort, { expose: ['webgpu.*'], functions: { 'bench.long_job': longJob } });
 } else {
-  serve(load(), parentPort, { expose: ['testing.add_one'] });
+  serve(load().then(loadTesting), parentPort, { expose: ['testing.add_one'] });
 }

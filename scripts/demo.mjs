@@ -2,6 +2,7 @@
 // registry, pass a JS callback into C, show a C error with its kind,
 // message and backtrace, and compute a tensor on WebGPU (or say why not).
 import { load, FFIError } from '../js/index.js';
+import { loadTesting } from '../js/testing.js';
 import { buildKernels } from '../web/build_kernels.mjs';
 
 const rt = await load();
@@ -9,6 +10,8 @@ const meta = rt.metadata;
 console.log(`webffi runtime loaded: tvm-ffi ABI ${meta.tvm_ffi_version.join('.')}, ` +
   `${rt.listGlobals().length} global functions`);
 
+// testing.* are the test fixtures: a module of their own, loaded on demand.
+await loadTesting(rt);
 const addOne = rt.getGlobal('testing.add_one');
 console.log(`testing.add_one(41) = ${addOne(41)}`);
 console.log(`testing.add_one(2n ** 60n) = ${addOne(2n ** 60n)} (int64 beyond 2^53 stays exact)`);

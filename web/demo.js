@@ -537,6 +537,9 @@
       throw new Error('../dist/webffi.iife.js did not load: build it with `npm run build`');
     }
     rt = await webffi.load();
+    // testing.apply (the error panel) is one of the test fixtures, a module
+    // of their own that the runtime does not carry
+    await rt.loadModule('../dist/webffi_testing.wasm');
     setChip('chip-runtime', 'ok', `tvm-ffi ABI ${rt.metadata.tvm_ffi_version.join('.')}`);
     await Promise.all([startWorker().then(startWebGPU), startKernel()]);
     const params = new URLSearchParams(location.search);
