@@ -10,7 +10,6 @@ import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadTesting } from '../support/testing_module.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 let app;
@@ -38,6 +37,8 @@ const checks = `
     .filter((name) => cjs[name] !== esm[name]);
   class AppError extends cjs.RuntimeError {}
   cjs.registerError('AppError', AppError);
+  // the test fixtures (testing.*) are a module the package ships
+  const { loadTesting } = await import('webffi/js/testing.js');
   const rt = await loadTesting(await esm.load());
   try {
     rt.getGlobal('testing.test_raise_error')('AppError', 'raised in C');
