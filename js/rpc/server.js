@@ -6,7 +6,9 @@
 import { makeError, FFITypeError } from '../errors.js';
 import { createEndpoint } from './endpoint.js';
 import { nodeBuiltin, socketTransport, openTransport } from './transport.js';
-import { RPC_MAGIC, RPC_SUCCESS, RPC_DUPLICATE, RPC_MISMATCH, handshakeBytes } from './wire.js';
+import { RPC_MAGIC, RPC_SUCCESS, RPC_DUPLICATE, RPC_MISMATCH, CODE, handshakeBytes } from './wire.js';
+import { forwardPolicy, openNextHop, exceptionPacket, PacketCounter } from './chain.js';
+import { RPC_LIMITS } from './endpoint.js';
 
 function report(options, error, where) {
   if (typeof options.onError === 'function') options.onError(error, where);
@@ -25,29 +27,48 @@ export function serveConnection(rt, transport, options = {}, { clientKey = null,
     let sending = Promise.resolve();
     let paused = false;
     let ended = false;
+    let hop = null; // a chained session's next server
     const end = (error) => {
       if (ended) return;
       ended = true;
       ep.close();
+      hop?.close();
       resolve({ error });
     };
+    // bytes to the client, reading (from `source`) paused while it is slow
+    const toClient = (bytes, source) => {
+      if (transport.closed) return;
+      const p = transport.write(bytes);
+      if (p && !paused) {
+        paused = true;
+        source.pause();
+        sending = p.then(() => {
+          paused = false;
+          source.resume();
+        });
+      }
+    };
+    const allowed = forwardPolicy(options.forward);
+    const chained = allowed ? chainHooks(transport, options, allowed, toClient, {
+      opened(h) {
+        if (ended) h.close();
+        else hop = h;
+      },
+      failed(error) {
+        report(options, error, 'connection');
+        Promise.resolve(sending).then(() => transport.close());
+        end(error);
+      },
+    }) : {};
     const ep = createEndpoint(rt, {
       ...options,
+      ...chained,
       send(bytes) {
         if (skipReply) {
           skipReply = false;
           return;
         }
-        const p = transport.write(bytes);
-        if (p && !paused) {
-          // the peer reads slower than we answer: stop reading until it catches up
-          paused = true;
-          transport.pause();
-          sending = p.then(() => {
-            paused = false;
-            transport.resume();
-          });
-        }
+        toClient(bytes, transport);
       },
       onClose(error) {
         if (error) report(options, error, 'connection');
@@ -74,6 +95,73 @@ export function serveConnection(rt, transport, options = {}, { clientKey = null,
       }
     }
   });
+}
+
+/**
+ * The endpoint's construct and forward hooks for one connection: the next
+ * hop's replies go back to the client as they come. When the next hop goes,
+ * the requests it left unanswered, and every later one, are answered with an
+ * RPCError naming it (the client learns which hop failed); a reply cut in
+ * half ends the connection.
+ */
+function chainHooks(transport, options, allowed, toClient, { opened, failed }) {
+  let hop = null;
+  let gone = null; // the error every later request gets
+  let outstanding = 0;
+  let writing = null;
+  const maxPacket = options.limits?.maxPacketBytes ?? RPC_LIMITS.maxPacketBytes;
+  return {
+    async construct(name, args) {
+      const { transport: t, target } = await openNextHop(name, args, allowed, options);
+      hop = t;
+      const counter = new PacketCounter(maxPacket);
+      t.onData((chunk) => {
+        if (gone) return;
+        let n;
+        try {
+          n = counter.push(chunk);
+        } catch (e) {
+          gone = `the chained session's next hop ${target} broke the protocol: ${e.message}`;
+          failed(makeError('RPCError', `RPC: ${gone}`));
+          return;
+        }
+        outstanding -= n;
+        toClient(chunk, t);
+      });
+      t.onClose((error) => {
+        if (gone) return;
+        gone = `the chained session's next hop ${target} closed the connection${error ? ` (${error.message})` : ''}`;
+        if (counter.midPacket) {
+          failed(makeError('RPCError', `RPC: ${gone} in the middle of a reply`));
+          return;
+        }
+        for (; outstanding > 0; outstanding--) toClient(exceptionPacket('RPCError', `RPC: ${gone}`), transport);
+      });
+      opened(t);
+    },
+    forward(bytes) {
+      const code = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getInt32(8, true);
+      if (gone) {
+        if (code !== CODE.Shutdown) toClient(exceptionPacket('RPCError', `RPC: ${gone}`), transport);
+        return;
+      }
+      if (hop.closed) {
+        // its close is being reported: this request gets the error with the others
+        if (code !== CODE.Shutdown) outstanding++;
+        return;
+      }
+      if (code !== CODE.Shutdown) outstanding++;
+      const p = hop.write(bytes);
+      if (p && !writing) {
+        // the next hop reads slower than the client sends: stop reading the client
+        transport.pause();
+        writing = p.then(() => {
+          writing = null;
+          transport.resume();
+        });
+      }
+    },
+  };
 }
 
 /**

@@ -1,0 +1,132 @@
+// Chained TVM RPC sessions (client -> device A -> device B), as TVM chains
+// them: the client's kInitServer names rpc.Connect, A connects to B and
+// forwards the session. Remote objects, tensors and errors are B's through
+// two hops; A forwards only where its owner allows; a hop that dies is named
+// in the error the client gets.
+import { test, after, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { load, connectRPC, listenRPC, RPCError, ValueError, RPCTensor } from '../../js/index.js';
+
+const open = [];
+const track = (s) => (open.push(s), s);
+afterEach(async () => {
+  for (const s of open.splice(0)) await s.close();
+});
+
+const quiet = { logger: { log() {}, warn() {} } };
+const rtA = await load(quiet);
+const rtB = await load(quiet);
+rtA.registerGlobal('demo.whoami', () => 'A');
+rtB.registerGlobal('demo.whoami', () => 'B');
+rtB.registerGlobal('demo.iota', (n) => rtB.tensor(new Float32Array(n).map((_, i) => i)));
+rtB.registerGlobal('demo.sum', (t) => t.toTypedArray().reduce((a, b) => a + b, 0));
+rtB.registerGlobal('demo.fail', (msg) => {
+  throw new RangeError(msg);
+});
+
+const errorsA = [];
+const deviceB = await listenRPC(rtB, { port: 0, key: 'b', expose: ['demo.*', 'ffi.Array*'] });
+const B = `127.0.0.1:${deviceB.port}`;
+// A forwards to B only (and to itself, for a three-hop chain)
+const deviceA = await listenRPC(rtA, {
+  port: 0, key: 'a', expose: ['demo.*'],
+  forward: ({ host, port }) => host === '127.0.0.1' && (port === deviceB.port || port === deviceA.port),
+  onError: (e) => errorsA.push(e),
+});
+const A = `127.0.0.1:${deviceA.port}`;
+const plainA = await listenRPC(rtA, { port: 0, key: 'a' });
+after(() => Promise.all([deviceA.close(), deviceB.close(), plainA.close()]));
+
+test('a session through A is served by B: globals, remote objects, tensors and errors of B', async () => {
+  const s = track(await connectRPC(A, 'a', { chain: [{ target: B, key: 'b' }] }));
+  assert.equal(await s.call('demo.whoami'), 'B');
+  assert.equal(await s.lookupGlobal('no.such.function'), null);
+  const arr = await s.call('ffi.Array', [1, 2, 3]);
+  assert.equal(await s.call('ffi.ArraySize', [arr]), 3);
+  assert.equal(await s.call('ffi.ArrayGetItem', [arr, 2]), 3);
+  arr.dispose();
+  await assert.rejects(s.call('demo.fail', ['far away']), (e) => e.kind === 'RangeError' && e.message === 'far away');
+  await assert.rejects(s.call('ffi.ArrayGetItem', [await s.call('ffi.Array', [1]), 5]), (e) => e.kind === 'IndexError');
+  const t = await s.tensor(new Float32Array([1, 2, 3, 4]));
+  assert.deepEqual(await t.data(), new Float32Array([1, 2, 3, 4]));
+  assert.equal(await s.call('demo.sum', [t]), 10);
+  const made = await s.call('demo.iota', [6]);
+  assert.ok(made instanceof RPCTensor);
+  assert.deepEqual(await made.data(), new Float32Array([0, 1, 2, 3, 4, 5]));
+  // 3 MiB: copies through both hops in several packets
+  const n = 3 << 18;
+  const big = await s.tensor(new Float32Array(n).map((_, i) => i % 251));
+  const back = await big.data();
+  assert.equal(back.length, n);
+  assert.equal(back[n - 1], (n - 1) % 251);
+  for (const x of [t, made, big]) x.dispose();
+  assert.equal(await s.call('demo.whoami'), 'B');
+  // A direct session on A is A's own
+  const direct = track(await connectRPC(A, 'a'));
+  assert.equal(await direct.call('demo.whoami'), 'A');
+});
+
+test('three hops (client -> A -> A -> B), and rpc.LocalSession is the server itself', async () => {
+  const s = track(await connectRPC(A, 'a', { chain: [{ target: A, key: 'a' }, { target: B, key: 'b' }] }));
+  assert.equal(await s.call('demo.whoami'), 'B');
+  const t = await s.tensor(new Int32Array([5, 6, 7]));
+  assert.deepEqual(await t.data(), new Int32Array([5, 6, 7]));
+  t.dispose();
+  const local = track(await connectRPC(A, 'a', { sessionConstructor: ['rpc.LocalSession'] }));
+  assert.equal(await local.call('demo.whoami'), 'A');
+});
+
+test('forwarding is the owner\'s choice: off by default, and only where it allows', async () => {
+  await assert.rejects(connectRPC(`127.0.0.1:${plainA.port}`, 'a', { chain: [{ target: B, key: 'b' }] }),
+    (e) => e instanceof ValueError && /does not serve the session constructor rpc\.Connect.*forward option/.test(e.message));
+  await assert.rejects(connectRPC(A, 'a', { chain: [{ target: `127.0.0.1:${plainA.port}`, key: 'a' }] }),
+    (e) => e instanceof RPCError && new RegExp(`does not forward sessions to 127\\.0\\.0\\.1:${plainA.port}`).test(e.message));
+  await assert.rejects(connectRPC(A, 'a', { sessionConstructor: ['rpc.PopenSession', 'x'] }),
+    (e) => e instanceof ValueError && /rpc\.PopenSession is not served/.test(e.message));
+  // the next hop refuses the key: the client hears it, naming the hop
+  await assert.rejects(connectRPC(A, 'a', { chain: [{ target: B, key: 'wrong' }] }),
+    (e) => e instanceof RPCError && e.message.includes(B) && /no match for key 'wrong'/.test(e.message));
+  // a hop that is not there
+  const free = await listenRPC(rtB, { port: 0, key: 'b' });
+  await free.close();
+  await assert.rejects(connectRPC(A, 'a', { chain: [{ target: `127.0.0.1:${free.port}`, key: 'b' }] }),
+    (e) => e instanceof RPCError);
+  // A still serves
+  const s = track(await connectRPC(A, 'a'));
+  assert.equal(await s.call('demo.whoami'), 'A');
+});
+
+test('the far device dying: the pending call and every later one fail naming that hop', async () => {
+  const rtC = await load(quiet);
+  let deviceC;
+  rtC.registerGlobal('demo.die', () => {
+    deviceC.close(); // drops its connections before this call is answered
+    return 1;
+  });
+  rtC.registerGlobal('demo.whoami', () => 'C');
+  deviceC = await listenRPC(rtC, { port: 0, key: 'c', expose: ['demo.*'] });
+  const C = `127.0.0.1:${deviceC.port}`;
+  const viaA = await listenRPC(rtA, { port: 0, key: 'a', forward: true });
+  try {
+    const s = track(await connectRPC(`127.0.0.1:${viaA.port}`, 'a', { chain: [{ target: C, key: 'c' }] }));
+    assert.equal(await s.call('demo.whoami'), 'C');
+    const hopGone = (e) => e instanceof RPCError && e.message.includes(`next hop ${C} closed the connection`);
+    await assert.rejects(s.call('demo.die'), hopGone);
+    await assert.rejects(s.call('demo.whoami'), hopGone);
+    assert.equal(s.closed, false); // the client still talks to A, which answers for the lost hop
+  } finally {
+    await viaA.close();
+  }
+});
+
+test('the middle hop dying ends the session with an RPCError', async () => {
+  const viaA = await listenRPC(rtA, { port: 0, key: 'a', forward: true });
+  const s = track(await connectRPC(`127.0.0.1:${viaA.port}`, 'a', { chain: [{ target: B, key: 'b' }] }));
+  assert.equal(await s.call('demo.whoami'), 'B');
+  await viaA.close();
+  await assert.rejects(s.call('demo.whoami'), RPCError);
+  assert.equal(s.closed, true);
+  // B lost nothing: it serves the next session
+  const direct = track(await connectRPC(B, 'b'));
+  assert.equal(await direct.call('demo.whoami'), 'B');
+});
