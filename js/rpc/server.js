@@ -9,6 +9,7 @@ import { nodeBuiltin, socketTransport, openTransport } from './transport.js';
 import { RPC_MAGIC, RPC_SUCCESS, RPC_DUPLICATE, RPC_MISMATCH, CODE, handshakeBytes } from './wire.js';
 import { forwardPolicy, openNextHop, exceptionPacket, PacketCounter } from './chain.js';
 import { RPC_LIMITS } from './endpoint.js';
+import { trackerRegistration } from './tracker.js';
 
 function report(options, error, where) {
   if (typeof options.onError === 'function') options.onError(error, where);
@@ -86,15 +87,58 @@ export function serveConnection(rt, transport, options = {}, { clientKey = null,
       }
     });
     transport.onClose((error) => end(error));
-    if (clientKey !== null) {
-      try {
-        ep.feed(handshakeBytes(clientKey));
-        for (const c of early) if (!ep.closed) ep.feed(c);
-      } catch {
-        transport.close();
-      }
+    try {
+      if (clientKey !== null) ep.feed(handshakeBytes(clientKey));
+      for (const c of early) if (!ep.closed) ep.feed(c);
+    } catch {
+      transport.close();
     }
   });
+}
+
+/**
+ * Reads a client's opening (magic, key length, key) off a transport:
+ * resolves with { word, chunks }: the key up to its first space (null when
+ * the opening is not TVM's) and the bytes read, for the endpoint to serve.
+ */
+function readOpening(transport) {
+  return new Promise((resolve) => {
+    const chunks = [];
+    let size = 0;
+    let done = false;
+    const finish = (word) => {
+      done = true;
+      resolve({ word, chunks });
+    };
+    transport.onData((chunk) => {
+      if (done) return;
+      chunks.push(chunk.slice());
+      size += chunk.length;
+      if (size < 4) return;
+      const all = chunks.length === 1 ? chunks[0] : concat(chunks, size);
+      const v = new DataView(all.buffer, all.byteOffset, all.byteLength);
+      if (v.getInt32(0, true) !== RPC_MAGIC) return finish(null); // the endpoint says why
+      if (size < 8) return;
+      const n = v.getInt32(4, true);
+      if (n <= 0 || n > 4096) return finish(null);
+      if (size < 8 + n) return;
+      const text = new TextDecoder().decode(all.subarray(8, 8 + n));
+      finish(text.split(' ')[0]);
+    });
+    transport.onClose(() => {
+      if (!done) finish(null);
+    });
+  });
+}
+
+function concat(chunks, size) {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
 }
 
 /**
@@ -168,15 +212,22 @@ function chainHooks(transport, options, allowed, toClient, { opened, failed }) {
  * Listens for TVM RPC clients on TCP (Node). options: port (default 9090;
  * 0 picks one), host (default '127.0.0.1'), key (default 'webffi'), expose,
  * allowUpload, limits, functions (see createEndpoint), maxConnections
- * (default 16), onError(error, where). (A TVM tracker reaches a device
- * through TVM's proxy: joinRPCProxy.)
- * Resolves with { port, host, connections, close() }.
+ * (default 16), forward (chained sessions: see js/rpc/chain.js),
+ * onError(error, where), tracker ('host:port', or { address, customAddr,
+ * pingMs, unmatchedMs, retryMs }: registers the device with a TVM tracker
+ * under `key`, as TVM's own server does; the tracker hands out one session
+ * at a time, with a match key of its own, and the device registers again
+ * when it ends; direct connections with the key go on as without a
+ * tracker).
+ * Resolves with { port, host, connections, tracker ({ ready, matchKey }
+ * with a tracker), close() }.
  */
 export async function listenRPC(rt, options = {}) {
   const net = nodeBuiltin('node:net');
   if (!net) throw makeError('RPCError', 'listenRPC needs Node (node:net); a browser tab joins a proxy: joinRPCProxy');
   const { port = 9090, host = '127.0.0.1', maxConnections = 16 } = options;
   const live = new Set();
+  let registration = null;
   const server = net.createServer((socket) => {
     if (live.size >= maxConnections) {
       socket.destroy();
@@ -184,20 +235,45 @@ export async function listenRPC(rt, options = {}) {
       return;
     }
     live.add(socket);
-    serveConnection(rt, socketTransport(socket), options).then(() => live.delete(socket));
+    const t = socketTransport(socket);
+    if (!registration) {
+      serveConnection(rt, t, options).then(() => live.delete(socket));
+      return;
+    }
+    // with a tracker, the match key it handed out opens the one tracker session
+    readOpening(t).then(({ word, chunks }) => {
+      const claimed = word !== null && registration.claim(word);
+      const key = claimed ? word.slice('client:'.length) : options.key;
+      serveConnection(rt, t, { ...options, key }, { early: chunks }).then(() => {
+        live.delete(socket);
+        if (claimed) registration.release();
+      });
+    });
   });
   await new Promise((resolve, reject) => {
     server.once('error', (e) => reject(makeError('RPCError', `listenRPC: cannot listen on ${host}:${port}: ${e.message}`)));
     server.listen(port, host, resolve);
   });
   const bound = server.address().port;
+  if (options.tracker !== undefined) {
+    registration = trackerRegistration(options.tracker, {
+      key: options.key ?? 'webffi', port: bound, report: (e, where) => report(options, e, where),
+    });
+  }
   return {
     port: bound,
     host,
     get connections() {
       return live.size;
     },
+    tracker: registration && {
+      ready: registration.ready,
+      get matchKey() {
+        return registration.matchKey;
+      },
+    },
     close() {
+      registration?.close();
       for (const s of live) s.destroy();
       return new Promise((resolve) => server.close(() => resolve()));
     },
