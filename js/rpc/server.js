@@ -401,7 +401,10 @@ function oneSession(rt, t, key, options, registered) {
         const clientKey = new TextDecoder().decode(take(keyLen));
         handedOver = true;
         const early = got.splice(0); // the client's first bytes, if they came with the key
-        serveConnection(rt, t, { ...options, key }, { clientKey: clientKey.startsWith('client:') ? clientKey : `client:${key}`, early })
+        // The proxy matched the keys: a proxy with a tracker pairs clients that come with the tracker's
+        // match key ('client:KEY:0.123'). The endpoint sees our own key, with the client's options.
+        const opts = clientKey.split(' ').slice(1).join(' ');
+        serveConnection(rt, t, { ...options, key }, { clientKey: `client:${key}${opts ? ` ${opts}` : ''}`, early })
           .then(({ error }) => resolve({ served: true, error }));
       }
     });

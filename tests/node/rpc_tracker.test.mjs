@@ -3,10 +3,12 @@
 // and requestRPC asking the tracker for a device.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import WebSocket from 'ws';
 import {
-  load, connectRPC, listenRPC, requestRPC, trackerSummary, connectTracker, TRACKER_CODE, RPCError,
+  load, connectRPC, listenRPC, joinRPCProxy, requestRPC, trackerSummary, connectTracker, TRACKER_CODE, RPCError,
 } from '../../js/index.js';
 import { startTracker } from '../support/rpc_tracker.mjs';
+import { startProxy } from '../support/rpc_proxy.mjs';
 
 const until = async (what, cond, ms = 5000) => {
   const end = Date.now() + ms;
@@ -95,6 +97,26 @@ test('a lost tracker: the device registers again with the next one on that addre
     await s.close();
   } finally {
     await again.close();
+  }
+});
+
+test('a device behind a proxy that registers with the tracker: clients come with the tracker\'s match key', async () => {
+  const trk = await startTracker();
+  const proxy = await startProxy({ tracker: trk.address });
+  const dev = joinRPCProxy(rt, proxy.wsUrl, { key: 'tab', WebSocket, expose: ['demo.*'], retryMs: 50 });
+  try {
+    await dev.ready;
+    for (let round = 0; round < 2; round++) {
+      await until('the device registered through the proxy', () => trk.free('tab') === 1);
+      const s = await requestRPC(trk.address, 'tab');
+      assert.equal(await s.call('demo.add', [round, 40]), round + 40);
+      await s.close();
+    }
+    assert.equal(dev.sessions >= 1, true);
+  } finally {
+    dev.close();
+    await proxy.close();
+    await trk.close();
   }
 });
 

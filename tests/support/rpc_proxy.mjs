@@ -4,6 +4,10 @@
 // with the same KEY are paired (each is sent kRPCSuccess, the other's key
 // length and key) and their bytes forwarded; a client with no device is sent
 // kRPCMismatch, a second device under one key kRPCDuplicate.
+// With a tracker (startProxy({ tracker: 'host:port' }), as TVM's proxy run
+// with --tracker), a device is registered there under a match key of its
+// own (PUT [3, KEY, [tcpPort, 'KEY:random'], null]) and a client pairs with
+// it by that match key ('client:KEY:random'), which the device is sent.
 import net from 'node:net';
 import http from 'node:http';
 import { WebSocketServer } from 'ws';
@@ -16,9 +20,27 @@ function i32(v) {
   return b;
 }
 
-export async function startProxy() {
-  const servers = new Map(); // key -> peer waiting
+/** A TVM tracker connection, enough to PUT (raw: the stand-in does not lean on the code under test). */
+async function trackerPutter(address) {
+  const [host, port] = address.split(':');
+  const sock = net.connect({ host, port: Number(port) });
+  await new Promise((resolve, reject) => {
+    sock.once('connect', resolve);
+    sock.once('error', reject);
+  });
+  sock.on('error', () => {});
+  sock.write(i32(0x2f271));
+  return (key, tcpPort, matchKey) => {
+    const body = Buffer.from(JSON.stringify([3, key, [tcpPort, matchKey], null]));
+    sock.write(Buffer.concat([i32(body.length), body]));
+  };
+}
+
+export async function startProxy({ tracker = null } = {}) {
+  const servers = new Map(); // key (with a tracker: match key) -> peer waiting
   const peers = new Set();
+  let put = null;
+  let tcpPort = 0;
 
   function peer(send, close) {
     const p = { send, close, buf: Buffer.alloc(0), key: null, other: null };
@@ -34,7 +56,11 @@ export async function startProxy() {
         const rest = p.buf.subarray(8 + n);
         p.buf = Buffer.alloc(0);
         const match = p.key.slice(7).split(' ')[0];
-        if (p.key.startsWith('server:')) {
+        if (p.key.startsWith('server:') && put) {
+          const matchKey = `${match}:${Math.random()}`;
+          servers.set(matchKey, p);
+          put(match, tcpPort, matchKey);
+        } else if (p.key.startsWith('server:')) {
           if (servers.has(match)) {
             p.send(i32(MAGIC + 1));
             return p.close();
@@ -71,6 +97,8 @@ export async function startProxy() {
     sock.on('error', () => {});
   });
   await new Promise((r) => tcp.listen(0, '127.0.0.1', r));
+  tcpPort = tcp.address().port;
+  if (tracker) put = await trackerPutter(tracker);
   const httpServer = http.createServer();
   const wss = new WebSocketServer({ server: httpServer, path: '/ws' });
   wss.on('connection', (ws) => {
