@@ -242,6 +242,10 @@ export async function listenRPC(rt, options = {}) {
     }
     // with a tracker, the match key it handed out opens the one tracker session
     readOpening(t).then(({ word, chunks }) => {
+      if (t.closed) {
+        live.delete(socket); // gone before its opening was read
+        return;
+      }
       const claimed = word !== null && registration.claim(word);
       const key = claimed ? word.slice('client:'.length) : options.key;
       serveConnection(rt, t, { ...options, key }, { early: chunks }).then(() => {

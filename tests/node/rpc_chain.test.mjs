@@ -5,7 +5,9 @@
 // in the error the client gets.
 import { test, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { load, connectRPC, listenRPC, RPCError, ValueError, RPCTensor } from '../../js/index.js';
+import WebSocket from 'ws';
+import { load, connectRPC, listenRPC, joinRPCProxy, RPCError, ValueError, RPCTensor } from '../../js/index.js';
+import { startProxy } from '../support/rpc_proxy.mjs';
 
 const open = [];
 const track = (s) => (open.push(s), s);
@@ -94,6 +96,27 @@ test('forwarding is the owner\'s choice: off by default, and only where it allow
   // A still serves
   const s = track(await connectRPC(A, 'a'));
   assert.equal(await s.call('demo.whoami'), 'A');
+});
+
+test('a hop reached over WebSocket: A connects onward to a proxy, where a joined device serves', async () => {
+  const proxy = await startProxy();
+  const joined = joinRPCProxy(rtB, proxy.wsUrl, { key: 'behind', WebSocket, expose: ['demo.*'], retryMs: 50 });
+  const viaA = await listenRPC(rtA, { port: 0, key: 'a', forward: [proxy.wsUrl], WebSocket });
+  try {
+    await joined.ready;
+    for (let i = 0; i < 100 && !proxy.waiting().includes('behind'); i++) await new Promise((r) => setTimeout(r, 10));
+    const s = track(await connectRPC(`127.0.0.1:${viaA.port}`, 'a', { chain: [{ target: proxy.wsUrl, key: 'behind' }] }));
+    assert.equal(await s.call('demo.whoami'), 'B');
+    const t = await s.tensor(new Float64Array([0.5, 1.5]));
+    assert.deepEqual(await t.data(), new Float64Array([0.5, 1.5]));
+    t.dispose();
+    await s.close();
+    open.splice(open.indexOf(s), 1);
+  } finally {
+    joined.close();
+    await viaA.close();
+    await proxy.close();
+  }
 });
 
 test('the far device dying: the pending call and every later one fail naming that hop', async () => {

@@ -3,6 +3,7 @@
 // and requestRPC asking the tracker for a device.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import WebSocket from 'ws';
 import {
   load, connectRPC, listenRPC, joinRPCProxy, requestRPC, trackerSummary, connectTracker, TRACKER_CODE, RPCError,
@@ -118,6 +119,21 @@ test('a device behind a proxy that registers with the tracker: clients come with
     await proxy.close();
     await trk.close();
   }
+});
+
+test('with a tracker, connections that leave before their opening, or send garbage, are let go', async () => {
+  for (const bytes of [Buffer.from([0x71, 0xf2]), Buffer.from('GET / HTTP/1.1\r\n\r\n')]) {
+    const sock = net.connect({ host: '127.0.0.1', port: device.port });
+    await new Promise((r) => sock.once('connect', r));
+    sock.on('error', () => {});
+    sock.write(bytes);
+    await new Promise((r) => setTimeout(r, 30));
+    sock.destroy();
+  }
+  await until('no connection left', () => device.connections === 0);
+  const s = await connectRPC(`127.0.0.1:${device.port}`, 'trk');
+  assert.equal(await s.call('demo.add', [3, 4]), 7);
+  await s.close();
 });
 
 test('requestRPC errors: no tracker there, not a tracker, no device within the timeout', async () => {
