@@ -664,6 +664,8 @@ export interface RPCServeOptions {
    * or a predicate. Default: nowhere (such a session is refused with a ValueError).
    */
   forward?: boolean | readonly string[] | ((hop: { host: string; port: number; key: string; target: string }) => boolean);
+  /** How long a chained session's opening at the next hop may take (ms; default 0: no limit); past it the client gets an RPCSessionTimeoutError naming the hop. */
+  forwardTimeout?: number;
 }
 /** A TVM tracker to register a TCP device with: 'host:port', or its address and settings. */
 export type RPCTrackerSpec = string | {

@@ -5,6 +5,7 @@
 // in the error the client gets.
 import { test, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import WebSocket from 'ws';
 import { load, connectRPC, listenRPC, joinRPCProxy, RPCError, ValueError, RPCTensor } from '../../js/index.js';
 import { startProxy } from '../support/rpc_proxy.mjs';
@@ -93,6 +94,18 @@ test('forwarding is the owner\'s choice: off by default, and only where it allow
   await free.close();
   await assert.rejects(connectRPC(A, 'a', { chain: [{ target: `127.0.0.1:${free.port}`, key: 'b' }] }),
     (e) => e instanceof RPCError);
+  // a hop that accepts the connection and never answers: forwardTimeout
+  const mute = net.createServer(() => {});
+  await new Promise((r) => mute.listen(0, '127.0.0.1', r));
+  const M = `127.0.0.1:${mute.address().port}`;
+  const impatient = await listenRPC(rtA, { port: 0, key: 'a', forward: true, forwardTimeout: 100 });
+  try {
+    await assert.rejects(connectRPC(`127.0.0.1:${impatient.port}`, 'a', { chain: [{ target: M, key: 'x' }] }),
+      (e) => e.kind === 'RPCSessionTimeoutError' && e.message.startsWith(`${M}: `) && /timed out after 100 ms/.test(e.message));
+  } finally {
+    await impatient.close();
+    mute.close();
+  }
   // A still serves
   const s = track(await connectRPC(A, 'a'));
   assert.equal(await s.call('demo.whoami'), 'A');
