@@ -7,6 +7,7 @@ import { test, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import WebSocket from 'ws';
+import { readFileSync } from 'node:fs';
 import { load, connectRPC, listenRPC, joinRPCProxy, RPCError, ValueError, RPCTensor } from '../../js/index.js';
 import { startProxy } from '../support/rpc_proxy.mjs';
 
@@ -165,4 +166,68 @@ test('the middle hop dying ends the session with an RPCError', async () => {
   // B lost nothing: it serves the next session
   const direct = track(await connectRPC(B, 'b'));
   assert.equal(await direct.call('demo.whoami'), 'B');
+});
+
+// TVM's C++ client opening a chained session through a webffi device, recorded
+// against real TVM (tests/fixtures/rpc/README.md): replayed byte for byte.
+test("TVM's own client chaining through a device, as recorded: the same replies byte for byte", async () => {
+  const lines = readFileSync(new URL('../fixtures/rpc/tvm-client-chained-through-webffi.hexlog', import.meta.url), 'utf8')
+    .trim().split('\n').map((line) => {
+      const [dir, n, hex] = line.split(' ');
+      const bytes = Buffer.from(hex, 'hex');
+      assert.equal(bytes.length, Number(n));
+      return { toServer: dir === 'C>S', bytes };
+    });
+  const rtR = await load(quiet);
+  rtR.registerGlobal('demo.whoami', () => 'device B');
+  rtR.registerGlobal('demo.add', (a, b) => a + b);
+  rtR.registerGlobal('demo.fail', (msg) => {
+    throw new RangeError(msg);
+  });
+  rtR.registerGlobal('demo.sum', (t) => t.toTypedArray().reduce((a, b) => a + b, 0));
+  const far = await listenRPC(rtR, { port: 0, key: 'b', expose: ['demo.*'] });
+  const relay = await listenRPC(await load(quiet), { port: 0, key: 'a', forward: true });
+  try {
+    // the session constructor names the far device's port: the recorded one (9642) becomes this one
+    const init = lines[2].bytes;
+    const recordedPort = Buffer.concat([Buffer.from([1, 0, 0, 0]), Buffer.alloc(8)]);
+    recordedPort.writeBigInt64LE(9642n, 4);
+    const at = init.indexOf(recordedPort);
+    assert.ok(at > 0 && init.includes('rpc.Connect'), 'the recorded kInitServer carries rpc.Connect and port 9642');
+    init.writeBigInt64LE(BigInt(far.port), at + 4);
+    const replies = await new Promise((resolve, reject) => {
+      const sock = net.connect(relay.port, '127.0.0.1');
+      let got = Buffer.alloc(0);
+      const out = [];
+      let i = 0;
+      const pump = () => {
+        while (i < lines.length) {
+          if (lines[i].toServer) {
+            sock.write(lines[i++].bytes);
+            continue;
+          }
+          if (i > 1 && got.length < 8) return;
+          const n = i === 1 ? lines[i].bytes.length : 8 + Number(got.readBigUInt64LE(0));
+          if (got.length < n) return;
+          out.push({ line: i + 1, recorded: lines[i].bytes, live: Buffer.from(got.subarray(0, n)) });
+          got = got.subarray(n);
+          i++;
+        }
+        sock.end();
+        resolve(out);
+      };
+      sock.on('data', (d) => {
+        got = Buffer.concat([got, d]);
+        pump();
+      });
+      sock.on('error', reject);
+      sock.on('close', () => i < lines.length && reject(new Error(`closed at line ${i + 1}`)));
+      sock.on('connect', pump);
+    });
+    assert.equal(replies.length, lines.filter((l) => !l.toServer).length);
+    for (const { line, recorded, live } of replies) assert.equal(live.toString('hex'), recorded.toString('hex'), `line ${line}`);
+  } finally {
+    await relay.close();
+    await far.close();
+  }
 });
