@@ -8,9 +8,17 @@
 // with --tracker), a device is registered there under a match key of its
 // own (PUT [3, KEY, [tcpPort, 'KEY:random'], null]) and a client pairs with
 // it by that match key ('client:KEY:random'), which the device is sent.
+// As TVM's proxy (tornado), a WebSocket whose Origin is not the proxy's own
+// web server is refused (403); startProxy({ root }) serves the files under
+// root on that server (as TVM's proxy serves its resource files), so a page
+// from there may join.
 import net from 'node:net';
 import http from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { extname, join, normalize } from 'node:path';
 import { WebSocketServer } from 'ws';
+
+const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' };
 
 const MAGIC = 0xff271;
 
@@ -36,7 +44,7 @@ async function trackerPutter(address) {
   };
 }
 
-export async function startProxy({ tracker = null } = {}) {
+export async function startProxy({ tracker = null, root = null } = {}) {
   const servers = new Map(); // key (with a tracker: match key) -> peer waiting
   const peers = new Set();
   let put = null;
@@ -99,8 +107,29 @@ export async function startProxy({ tracker = null } = {}) {
   await new Promise((r) => tcp.listen(0, '127.0.0.1', r));
   tcpPort = tcp.address().port;
   if (tracker) put = await trackerPutter(tracker);
-  const httpServer = http.createServer();
-  const wss = new WebSocketServer({ server: httpServer, path: '/ws' });
+  const httpServer = http.createServer(async (req, res) => {
+    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    const file = root && join(root, path);
+    if (!file || !file.startsWith(normalize(root)) || path.includes('..')) return res.writeHead(404).end();
+    let body;
+    try {
+      body = await readFile(file);
+    } catch {
+      return res.writeHead(404).end();
+    }
+    res.writeHead(200, { 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream' }).end(body);
+  });
+  // tornado's check_origin: an Origin header, when sent, must name this server
+  const verifyClient = ({ req }) => {
+    const origin = req.headers.origin;
+    if (!origin) return true;
+    try {
+      return new URL(origin).host === req.headers.host;
+    } catch {
+      return false;
+    }
+  };
+  const wss = new WebSocketServer({ server: httpServer, path: '/ws', verifyClient });
   wss.on('connection', (ws) => {
     const p = peer((b) => ws.send(b), () => ws.close());
     ws.on('message', (m) => p.data(Buffer.from(m)));
@@ -111,6 +140,8 @@ export async function startProxy({ tracker = null } = {}) {
   return {
     tcpPort: tcp.address().port,
     wsUrl: `ws://127.0.0.1:${httpServer.address().port}/ws`,
+    /** The proxy's web server (files under root). */
+    webUrl: (path) => `http://127.0.0.1:${httpServer.address().port}/${path}`,
     /** Keys of devices waiting for a client. */
     waiting: () => [...servers.keys()],
     async close() {
