@@ -658,8 +658,30 @@ export interface RPCServeOptions {
   functions?: Record<string, (...args: any[]) => any>;
   /** Called with a connection's error (a peer that broke the protocol, a lost proxy). */
   onError?: (error: Error, where: string) => void;
+  /**
+   * Chained sessions (a client's kInitServer naming rpc.Connect, as TVM chains sessions): where this device
+   * may connect onward and forward the session. true: anywhere; a list of 'host:port', 'host:*' or ws:// URLs;
+   * or a predicate. Default: nowhere (such a session is refused with a ValueError).
+   */
+  forward?: boolean | readonly string[] | ((hop: { host: string; port: number; key: string; target: string }) => boolean);
+  /** How long a chained session's opening at the next hop may take (ms; default 0: no limit); past it the client gets an RPCSessionTimeoutError naming the hop. */
+  forwardTimeout?: number;
 }
+/** A TVM tracker to register a TCP device with: 'host:port', or its address and settings. */
+export type RPCTrackerSpec = string | {
+  address: string;
+  /** The address the tracker hands out (TVM's custom_addr; default: the one it sees the device connect from). */
+  customAddr?: string | null;
+  /** How often the device checks its match key is still pending (default 2000 ms). */
+  pingMs?: number;
+  /** A match key handed out that nobody came with is renewed after this long (default 4000 ms). */
+  unmatchedMs?: number;
+  /** Delay before registering again after a lost tracker (default 1000 ms). */
+  retryMs?: number;
+};
 export interface RPCListenOptions extends RPCServeOptions {
+  /** Registers with a TVM tracker under `key`; it hands out one session at a time. */
+  tracker?: RPCTrackerSpec;
   /** Default 9090; 0 picks a free port. */
   port?: number;
   /** Default '127.0.0.1'. */
@@ -668,7 +690,12 @@ export interface RPCListenOptions extends RPCServeOptions {
   maxConnections?: number;
 }
 /** Serves a runtime to TVM RPC clients on TCP (Node). */
-export function listenRPC(rt: Runtime, options?: RPCListenOptions): Promise<{ port: number; host: string; readonly connections: number; close(): Promise<void> }>;
+export function listenRPC(rt: Runtime, options?: RPCListenOptions): Promise<{
+  port: number; host: string; readonly connections: number;
+  /** With options.tracker: the first registration, and the match key the tracker has now (null while a tracker session runs). */
+  tracker: { ready: Promise<void>; readonly matchKey: string | null } | null;
+  close(): Promise<void>;
+}>;
 export interface RPCProxyOptions extends RPCServeOptions {
   /** A WebSocket class (Node 20 has no global one: e.g. the `ws` package's). */
   WebSocket?: unknown;
@@ -743,4 +770,23 @@ export class RPCSession implements AsyncDisposable {
  * of a TVM proxy). A request past options.timeout ms ends the session with
  * an RPCSessionTimeoutError.
  */
-export function connectRPC(target: string, key?: string, options?: { timeout?: number; WebSocket?: unknown; /** Largest packet accepted from the server (default RPC_LIMITS.maxPacketBytes); copies are split to fit. */ maxPacketBytes?: number }): Promise<RPCSession>;
+export interface RPCConnectOptions {
+  timeout?: number;
+  WebSocket?: unknown;
+  /** Largest packet accepted from the server (default RPC_LIMITS.maxPacketBytes); copies are split to fit. */
+  maxPacketBytes?: number;
+  /** A chained session: on the last of these servers, each reached from the one before (rpc.Connect); the servers on the way must allow it (their forward option). */
+  chain?: readonly { target: string; key: string }[];
+  /** TVM's session_constructor_args as they are (a name, then its arguments), e.g. ['rpc.LocalSession']. */
+  sessionConstructor?: readonly (string | number | boolean | null)[];
+}
+export function connectRPC(target: string, key?: string, options?: RPCConnectOptions): Promise<RPCSession>;
+/** Asks a TVM tracker ('host:port') for a device with `key` and connects to it (TVM's tracker.request). options.timeout also bounds the wait for a free device. */
+export function requestRPC(tracker: string, key: string, options?: RPCConnectOptions & { priority?: number }): Promise<RPCSession>;
+/** A TVM tracker's SUMMARY: { queue_info: { [key]: { free, pending } }, server_info: [...] }. */
+export function trackerSummary(tracker: string): Promise<{ queue_info: Record<string, { free: number; pending: number }>; server_info: unknown[] }>;
+/** A raw connection to a TVM tracker: JSON messages, each answered in order. */
+export function connectTracker(tracker: string): Promise<{ send(message: unknown): Promise<unknown>; close(): void; readonly closed: boolean }>;
+/** TVM's TrackerCode values. */
+export const TRACKER_CODE: Readonly<{ FAIL: -1; SUCCESS: 0; PING: 1; STOP: 2; PUT: 3; REQUEST: 4; UPDATE_INFO: 5; SUMMARY: 6; GET_PENDING_MATCHKEYS: 7 }>;
+export const RPC_TRACKER_MAGIC: number;

@@ -16,5 +16,6 @@ export { serve, connect, Session, transportOf, PROTOCOL_VERSION, SESSION_LIMITS,
 export { RemoteObject, RemoteTensor, RemoteFunction, RemoteModule, isRemote } from './remote.js';
 export { connectRuntime, RemoteRuntime } from './remote_runtime.js';
 export { connectRPC, RPCSession, RPCObject, RPCModule, RPCTensor } from './rpc/client.js';
+export { requestRPC, trackerSummary, connectTracker, TRACKER_CODE, RPC_TRACKER_MAGIC } from './rpc/tracker.js';
 export { listenRPC, joinRPCProxy, serveConnection } from './rpc/server.js';
 export { createEndpoint as createRPCEndpoint, RPC_LIMITS } from './rpc/endpoint.js';

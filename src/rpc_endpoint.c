@@ -24,7 +24,7 @@
 /* TVM's DeviceAttrKind::kExist */
 #define WF_RPC_ATTR_EXIST 0
 
-enum { WF_RPC_WAIT_SYNC = 1, WF_RPC_WAIT_COPY = 2, WF_RPC_WAIT_TIMER = 3 };
+enum { WF_RPC_WAIT_SYNC = 1, WF_RPC_WAIT_COPY = 2, WF_RPC_WAIT_TIMER = 3, WF_RPC_WAIT_SESSION = 4 };
 
 /* A timer (runtime.RPCTimeEvaluator) on a device that waits asynchronously,
  * run step by step: calls, then a wait for the device, then the clock. */
@@ -61,6 +61,11 @@ struct WebFFIRPCEndpoint {
   void* device_attr_ctx;
   WebFFIRPCLookupFn lookup;
   void* lookup_ctx;
+  WebFFIRPCConstructFn construct;
+  void* construct_ctx;
+  WebFFIRPCForwardFn forward;
+  void* forward_ctx;
+  int forwarding; /* a session constructor made the serving session elsewhere */
   uint64_t max_packet;
   uint64_t max_device_bytes;
   uint64_t device_bytes; /* held by the peer now */
@@ -900,6 +905,49 @@ static int wf_rpc_syscall(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
   }
 }
 
+/* kInitServer with a session constructor: "rpc.LocalSession" is this
+ * endpoint's own session; others go to the owner's construct hook, which
+ * defers the reply until the session it makes (a chained connection) is
+ * ready. 0 (answered or deferred) or -1 (answer the error). */
+static int wf_rpc_init_session(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
+  static const char local[] = "rpc.LocalSession";
+  if (p->args[0].type_index != kTVMFFIRawStr) {
+    return wf_err_raise("TypeError", "RPC kInitServer: the session constructor's name is a string");
+  }
+  const char* name = p->args[0].v_c_str;
+  if (strcmp(name, local) == 0 && p->num_args == 1) {
+    ep->initialized = 1;
+    return wf_rpc_reply_none(ep);
+  }
+  for (int32_t i = 1; i < p->num_args; ++i) {
+    int32_t ti = p->args[i].type_index;
+    if (ti != kTVMFFINone && ti != kTVMFFIInt && ti != kTVMFFIBool && ti != kTVMFFIFloat &&
+        ti != kTVMFFIRawStr) {
+      return wf_err_raise("TypeError",
+                          "RPC kInitServer: session constructor arguments are numbers and "
+                          "strings (argument %d has type index %d)",
+                          (int)i, (int)ti);
+    }
+  }
+  if (ep->construct == NULL || ep->forward == NULL) {
+    return wf_err_raise("ValueError",
+                        "RPC kInitServer: this device does not serve the session constructor "
+                        "%.200s (its owner enables chained sessions: the forward option)",
+                        name);
+  }
+  uint64_t token = ++ep->next_token;
+  int rc = ep->construct(ep->construct_ctx, ep, p->args, p->num_args, token);
+  if (rc == WEBFFI_RPC_PENDING) {
+    ep->pending = WF_RPC_WAIT_SESSION;
+    ep->pending_token = token;
+    return 0;
+  }
+  if (rc == 0) {
+    return wf_err_raise("ValueError", "RPC: the construct hook must defer (WEBFFI_RPC_PENDING) or fail");
+  }
+  return -1;
+}
+
 /* Serves one decoded packet. 0: go on; WEBFFI_RPC_CLOSED; -1: fatal. */
 static int wf_rpc_serve(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
   int rc;
@@ -920,11 +968,7 @@ static int wf_rpc_serve(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
         wf_err_raise("ValueError", "RPC kInitServer: the server is already initialised");
         rc = -1;
       } else if (p->num_args != 0) {
-        wf_err_raise("ValueError",
-                     "RPC kInitServer: session constructors (%s) are not served; connect "
-                     "without one",
-                     p->args[0].type_index == kTVMFFIRawStr ? p->args[0].v_c_str : "?");
-        rc = -1;
+        rc = wf_rpc_init_session(ep, p);
       } else {
         ep->initialized = 1;
         rc = wf_rpc_reply_none(ep);
@@ -1030,6 +1074,18 @@ static int wf_rpc_run(WebFFIRPCEndpoint* ep) {
         break;
       }
       if (avail - 8 < len) break;
+      if (ep->forwarding) {
+        /* the serving session is elsewhere: the packet goes there unread */
+        int32_t code = (int32_t)wf_rpc_le32(at + 8);
+        ep->in_pos += 8 + (size_t)len;
+        if (ep->forward(ep->forward_ctx, at, 8 + (size_t)len) != 0) {
+          ep->state = WF_RPC_DONE;
+          result = -1;
+          break;
+        }
+        if (code == kWebFFIRPCShutdown) ep->state = WF_RPC_DONE;
+        continue;
+      }
       wf_rpc_packet p;
       ep->in_pos += 8 + (size_t)len;
       if (wf_rpc_packet_decode(at + 8, (size_t)len, &p) != 0) {
@@ -1101,6 +1157,10 @@ WebFFIRPCEndpoint* WebFFIRPCEndpointCreate(const WebFFIRPCEndpointConfig* config
   ep->device_attr_ctx = config->device_attr_ctx;
   ep->lookup = config->lookup;
   ep->lookup_ctx = config->lookup_ctx;
+  ep->construct = config->construct;
+  ep->construct_ctx = config->construct_ctx;
+  ep->forward = config->forward;
+  ep->forward_ctx = config->forward_ctx;
   ep->max_device_bytes = config->max_device_bytes ? config->max_device_bytes : ((uint64_t)1 << 30);
   ep->state = WF_RPC_HS_MAGIC;
   wf_rpc_handles_init(&ep->handles, config->max_handles);
@@ -1207,6 +1267,10 @@ int WebFFIRPCEndpointComplete(WebFFIRPCEndpoint* ep, uint64_t token, int status)
     return wf_err_raise("ValueError", "WebFFIRPCEndpointComplete: token %llu awaits bytes: "
                                       "complete it with WebFFIRPCEndpointCompleteCopy",
                         (unsigned long long)token);
+  }
+  if (status == 0 && ep->pending == WF_RPC_WAIT_SESSION) {
+    ep->initialized = 1;
+    ep->forwarding = 1;
   }
   ep->pending = 0;
   ep->in_feed = 1;

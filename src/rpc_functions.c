@@ -3,7 +3,7 @@
  *
  *   webffi.rpc.EndpointCreate(key, send, allow, enable_upload, max_packet_bytes,
  *       max_handles, max_device_bytes, max_upload_bytes,
- *       stream_sync, copy_from, device_attr, lookup) -> endpoint
+ *       stream_sync, copy_from, device_attr, lookup, construct, forward) -> endpoint
  *
  * allow is one string, one exposed name (or "prefix*") a line; the hooks
  * are Functions or None:
@@ -12,6 +12,8 @@
  *   copy_from(token, device, handle, offset, nbytes) -> int   2 pending
  *   device_attr(device, kind) -> value | None
  *   lookup(name) -> Function | None
+ *   construct(token, name, args...) -> int              2 pending (a chained session)
+ *   forward(bytes)                                      a forwarded session's packet
  * The endpoint is a Function over its state, called with an operation:
  *   ep(0, bytes) -> status       WebFFIRPCEndpointFeed
  *   ep(1, token, kind | None, message) -> status   Complete (None: success)
@@ -34,7 +36,16 @@
 #include "object.h"
 #include "str.h"
 
-enum { WF_HOOK_SEND, WF_HOOK_SYNC, WF_HOOK_COPY, WF_HOOK_ATTR, WF_HOOK_LOOKUP, WF_HOOK_COUNT };
+enum {
+  WF_HOOK_SEND,
+  WF_HOOK_SYNC,
+  WF_HOOK_COPY,
+  WF_HOOK_ATTR,
+  WF_HOOK_LOOKUP,
+  WF_HOOK_CONSTRUCT,
+  WF_HOOK_FORWARD,
+  WF_HOOK_COUNT
+};
 
 typedef struct {
   WebFFIRPCEndpoint* ep;
@@ -95,6 +106,27 @@ static int wf_rpc_glue_send(void* ctx, const uint8_t* data, size_t size) {
   a.type_index = kTVMFFIByteArrayPtr;
   a.v_ptr = &view;
   return wf_rpc_hook((wf_rpc_glue*)ctx, WF_HOOK_SEND, &a, 1, NULL);
+}
+
+static int wf_rpc_glue_forward(void* ctx, const uint8_t* data, size_t size) {
+  TVMFFIByteArray view = {(const char*)data, size};
+  TVMFFIAny a;
+  wf_any_set_none(&a);
+  a.type_index = kTVMFFIByteArrayPtr;
+  a.v_ptr = &view;
+  return wf_rpc_hook((wf_rpc_glue*)ctx, WF_HOOK_FORWARD, &a, 1, NULL);
+}
+
+/* The constructor's arguments are plain values (the endpoint checked): they
+ * go to the hook after the token. */
+static int wf_rpc_glue_construct(void* ctx, WebFFIRPCEndpoint* ep, const TVMFFIAny* args, int32_t n,
+                                 uint64_t token) {
+  (void)ep;
+  if (n > 63) return wf_err_raise("ValueError", "RPC kInitServer: %d session constructor arguments", (int)n);
+  TVMFFIAny a[64];
+  wf_any_set_int(&a[0], (int64_t)token);
+  for (int32_t i = 0; i < n; ++i) a[i + 1] = args[i];
+  return wf_rpc_hook_int((wf_rpc_glue*)ctx, WF_HOOK_CONSTRUCT, a, n + 1, "construct");
 }
 
 static int wf_rpc_glue_sync(void* ctx, WebFFIRPCEndpoint* ep, DLDevice device, uint64_t stream,
@@ -262,7 +294,7 @@ static int wf_rpc_endpoint_call(void* func, const TVMFFIAny* args, int32_t n, TV
 static int wf_rpc_endpoint_create(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)self;
   static const char fn[] = "webffi.rpc.EndpointCreate";
-  if (n != 12) return wf_err_raise("TypeError", "%s takes 12 arguments, got %d", fn, (int)n);
+  if (n != 14) return wf_err_raise("TypeError", "%s takes 14 arguments, got %d", fn, (int)n);
   TVMFFIByteArray key, allow;
   if (!wf_any_string_view(&args[0], &key) || !wf_any_string_view(&args[2], &allow)) {
     return wf_err_raise("TypeError", "%s: the key and the allow list are strings", fn);
@@ -275,7 +307,7 @@ static int wf_rpc_endpoint_create(void* self, const TVMFFIAny* args, int32_t n, 
     }
     nums[i] = a->v_int64;
   }
-  const int hook_arg[WF_HOOK_COUNT] = {1, 8, 9, 10, 11};
+  const int hook_arg[WF_HOOK_COUNT] = {1, 8, 9, 10, 11, 12, 13};
   for (int i = 0; i < WF_HOOK_COUNT; ++i) {
     int32_t ti = args[hook_arg[i]].type_index;
     if (ti != kTVMFFIFunction && !(i != WF_HOOK_SEND && ti == kTVMFFINone)) {
@@ -339,6 +371,12 @@ static int wf_rpc_endpoint_create(void* self, const TVMFFIAny* args, int32_t n, 
     cfg.lookup_ctx = g;
     cfg.allow = wf_rpc_glue_allow;
     cfg.allow_ctx = g;
+  }
+  if (g->hooks[WF_HOOK_CONSTRUCT] != NULL && g->hooks[WF_HOOK_FORWARD] != NULL) {
+    cfg.construct = wf_rpc_glue_construct;
+    cfg.construct_ctx = g;
+    cfg.forward = wf_rpc_glue_forward;
+    cfg.forward_ctx = g;
   }
   g->ep = WebFFIRPCEndpointCreate(&cfg);
   if (g->ep == NULL) goto done;

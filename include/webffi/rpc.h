@@ -131,6 +131,23 @@ typedef int (*WebFFIRPCDeviceAttrFn)(void* ctx, DLDevice device, int32_t kind, T
  */
 typedef int (*WebFFIRPCLookupFn)(void* ctx, const char* name, size_t size,
                                  TVMFFIObjectHandle* out);
+/*
+ * Session constructors (TVM's session_constructor_args: kInitServer with
+ * arguments, args[0] the constructor's name, e.g. "rpc.Connect" to chain to
+ * another server). The arguments are ints, floats, bools, None and strings
+ * (valid during the call only). Returns -1 with an error raised (answered as
+ * kException; the session stays uninitialised) or WEBFFI_RPC_PENDING: the
+ * owner calls WebFFIRPCEndpointComplete(ep, token, 0) once the session it
+ * made is ready (kReturn is answered, and from then on every packet goes to
+ * the forward hook, whole and unread), or with -1 and an error raised.
+ * NULL (or no forward hook): only "rpc.LocalSession" is served.
+ */
+typedef int (*WebFFIRPCConstructFn)(void* ctx, WebFFIRPCEndpoint* ep, const TVMFFIAny* args,
+                                    int32_t n, uint64_t token);
+/* A forwarded session's packets, each whole (u64 length, code, body). 0, or
+ * -1 with an error raised (the endpoint closes). A kShutdown is forwarded,
+ * then the endpoint reports WEBFFI_RPC_CLOSED. */
+typedef int (*WebFFIRPCForwardFn)(void* ctx, const uint8_t* data, size_t size);
 
 typedef struct WebFFIRPCEndpointConfig {
   /* The server key (e.g. "webffi"): the client's key must be
@@ -167,6 +184,10 @@ typedef struct WebFFIRPCEndpointConfig {
   void* device_attr_ctx;
   WebFFIRPCLookupFn lookup;
   void* lookup_ctx;
+  WebFFIRPCConstructFn construct;
+  void* construct_ctx;
+  WebFFIRPCForwardFn forward;
+  void* forward_ctx;
 } WebFFIRPCEndpointConfig;
 
 /* A new endpoint waiting for the client's handshake, or NULL with an error

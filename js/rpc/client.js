@@ -314,7 +314,7 @@ export class RPCSession {
     this.#waiter = null;
     w?.reject(this.#closeError);
     // TVM's tvm_rpc hangs up without an answer on a key shorter than its own
-    this.#handshake?.reject(protocol ? this.#closeError : makeError('RPCError',
+    this.#handshake?.reject(protocol || error?.kind === 'RPCSessionTimeoutError' ? this.#closeError : makeError('RPCError',
       `RPC: the server closed the connection during the handshake without answering key '${this.#handshake.key}' (a TVM server does so for a key it does not serve): ${error.message}`));
     this.#handshake = null;
     try {
@@ -325,7 +325,11 @@ export class RPCSession {
   }
 
   // ---------------------------------------------------------------- output
-  async _open(key) {
+  /**
+   * The handshake with `key`, then kInitServer with `init` (TVM's
+   * session_constructor_args: empty for the server's own session).
+   */
+  async _open(key, init = []) {
     const done = new Promise((resolve, reject) => {
       this.#handshake = { key, resolve, reject };
     });
@@ -334,8 +338,19 @@ export class RPCSession {
     const w = this.#w;
     w.begin(CODE.InitServer);
     w.lenBytes(utf8.encode(RPC_PROTOCOL_VERSION));
-    w.u32(0);
-    await this.#request(w.end(), null, 'kInitServer');
+    this.#writeArgs(w, init);
+    await this.#request(w.end(), null, init.length ? `kInitServer (session constructor ${init[0]})` : 'kInitServer');
+  }
+
+  /**
+   * Hands the connection over (a chained session forwards its bytes): the
+   * session ends without closing it. Only between requests.
+   */
+  _detach() {
+    if (this.#closed) throw this.#closeError;
+    this.#closed = true;
+    this.#closeError = makeError('RPCError', 'RPC: the session handed its connection over');
+    return this.#t;
   }
 
   #withTimeout(promise, what) {
@@ -731,20 +746,47 @@ export class RPCSession {
 }
 
 /**
+ * TVM's session_constructor_args for a session through `hops`: each hop's
+ * server connects to the next (rpc.Connect), the last one serves.
+ */
+export function chainConstructor(hops) {
+  if (!Array.isArray(hops)) throw new FFITypeError('connectRPC: options.chain is an array of { target, key }');
+  const out = [];
+  for (const hop of hops) {
+    const target = String(hop?.target ?? '');
+    const key = String(hop?.key ?? '');
+    if (/^wss?:\/\//.test(target)) {
+      out.push('rpc.Connect', target, 0, key, false);
+      continue;
+    }
+    const m = /^(?:tcp:\/\/)?(\[[^\]]+\]|[^:/]+):(\d+)$/.exec(target);
+    if (!m) throw makeError('ValueError', `connectRPC: chain target ${target} is neither host:port nor a ws:// URL`);
+    out.push('rpc.Connect', m[1].replace(/^\[|\]$/g, ''), Number(m[2]), key, false);
+  }
+  return out;
+}
+
+/**
  * Connects to a TVM RPC server: `target` is 'host:port' (TCP, Node) or a
  * ws:// URL (a TVM proxy's /ws, browsers and Node with options.WebSocket);
  * `key` is the server's key (TVM's client sends 'client:' + key). options:
  * timeout (ms per request; past it the session ends with an
  * RPCSessionTimeoutError), maxPacketBytes (the largest packet accepted from
  * the server; copies are split to fit), WebSocket (a WebSocket class), transport (an
- * open transport, js/rpc/transport.js).
+ * open transport, js/rpc/transport.js), chain ([{ target, key }, ...]: the
+ * session is on the last of these servers, each reached from the one
+ * before, as TVM chains sessions with rpc.Connect; the servers on the way
+ * must allow it), sessionConstructor (TVM's session_constructor_args as
+ * they are, e.g. ['rpc.LocalSession']).
  */
 export async function connectRPC(target, key = '', options = {}) {
+  const init = options.chain !== undefined ? chainConstructor(options.chain) : options.sessionConstructor ?? [];
+  if (!Array.isArray(init)) throw new FFITypeError('connectRPC: options.sessionConstructor is an array (a name, then its arguments)');
   const transport = options.transport ?? await openTransport(target, options);
   let session;
   try {
     session = new RPCSession(transport, options);
-    await session._open(String(key));
+    await session._open(String(key), init);
   } catch (e) {
     transport.destroy?.() ?? transport.close();
     throw e;

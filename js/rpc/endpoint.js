@@ -63,13 +63,17 @@ function limitsOf(limits = {}) {
  * load_module, ...; default false), limits, functions ({ name: fn }, served
  * by name before the rest: the owner's own server functions), onClose(error?)
  * (called once when the session ends: kShutdown, a protocol error, or an
- * asynchronous completion that failed).
+ * asynchronous completion that failed), construct(name, args) and
+ * forward(bytes) (chained sessions: kInitServer with a session constructor
+ * other than rpc.LocalSession awaits construct; once it resolves, every
+ * later packet goes, whole, to forward; without them such an init is
+ * answered with an error).
  * Returns { feed(bytes) -> 'open' | 'closed', close(), handleCount }.
  * feed throws an RPCError when the peer broke the protocol: close the
  * connection (the endpoint is closed already).
  */
 export function createEndpoint(rt, options = {}) {
-  const { key = 'webffi', send, expose, allowUpload = false, functions = {}, onClose } = options;
+  const { key = 'webffi', send, expose, allowUpload = false, functions = {}, onClose, construct, forward } = options;
   if (typeof send !== 'function') throw new FFITypeError('RPC endpoint: send is a function (bytes) => void');
   if (typeof key !== 'string' || !/^[^\s]{1,4000}$/.test(key)) throw new FFITypeError('RPC endpoint: the key is a non-empty string without spaces');
   const limits = limitsOf(options.limits);
@@ -140,6 +144,16 @@ export function createEndpoint(rt, options = {}) {
       default: return null;
     }
   };
+  // a session constructor (a chained session): its reply waits for the next hop
+  const constructHook = typeof construct === 'function' && typeof forward === 'function'
+    ? (token, name, ...args) => {
+      Promise.resolve()
+        .then(() => construct(String(name), args))
+        .then(() => complete(token), (e) => complete(token, e));
+      return PENDING;
+    }
+    : null;
+  const forwardHook = constructHook ? (bytes) => { forward(bytes); } : null;
   const globals = new Map(); // name -> callable, so a name is looked up once per session
   const lookup = (name) => {
     if (own.has(name)) return own.get(name);
@@ -156,7 +170,7 @@ export function createEndpoint(rt, options = {}) {
   try {
     ep = create(key, (bytes) => send(bytes), '', allowUpload ? 1 : 0,
       limits.maxPacketBytes, limits.maxHandles, limits.maxDeviceBytes, limits.maxUploadBytes,
-      streamSync, copyFrom, deviceAttr, lookup);
+      streamSync, copyFrom, deviceAttr, lookup, constructHook, forwardHook);
   } finally {
     create.dispose();
   }

@@ -6,7 +6,10 @@
 import { makeError, FFITypeError } from '../errors.js';
 import { createEndpoint } from './endpoint.js';
 import { nodeBuiltin, socketTransport, openTransport } from './transport.js';
-import { RPC_MAGIC, RPC_SUCCESS, RPC_DUPLICATE, RPC_MISMATCH, handshakeBytes } from './wire.js';
+import { RPC_MAGIC, RPC_SUCCESS, RPC_DUPLICATE, RPC_MISMATCH, CODE, handshakeBytes } from './wire.js';
+import { forwardPolicy, openNextHop, exceptionPacket, PacketCounter } from './chain.js';
+import { RPC_LIMITS } from './endpoint.js';
+import { trackerRegistration } from './tracker.js';
 
 function report(options, error, where) {
   if (typeof options.onError === 'function') options.onError(error, where);
@@ -25,29 +28,48 @@ export function serveConnection(rt, transport, options = {}, { clientKey = null,
     let sending = Promise.resolve();
     let paused = false;
     let ended = false;
+    let hop = null; // a chained session's next server
     const end = (error) => {
       if (ended) return;
       ended = true;
       ep.close();
+      hop?.close();
       resolve({ error });
     };
+    // bytes to the client, reading (from `source`) paused while it is slow
+    const toClient = (bytes, source) => {
+      if (transport.closed) return;
+      const p = transport.write(bytes);
+      if (p && !paused) {
+        paused = true;
+        source.pause();
+        sending = p.then(() => {
+          paused = false;
+          source.resume();
+        });
+      }
+    };
+    const allowed = forwardPolicy(options.forward);
+    const chained = allowed ? chainHooks(transport, options, allowed, toClient, {
+      opened(h) {
+        if (ended) h.close();
+        else hop = h;
+      },
+      failed(error) {
+        report(options, error, 'connection');
+        Promise.resolve(sending).then(() => transport.close());
+        end(error);
+      },
+    }) : {};
     const ep = createEndpoint(rt, {
       ...options,
+      ...chained,
       send(bytes) {
         if (skipReply) {
           skipReply = false;
           return;
         }
-        const p = transport.write(bytes);
-        if (p && !paused) {
-          // the peer reads slower than we answer: stop reading until it catches up
-          paused = true;
-          transport.pause();
-          sending = p.then(() => {
-            paused = false;
-            transport.resume();
-          });
-        }
+        toClient(bytes, transport);
       },
       onClose(error) {
         if (error) report(options, error, 'connection');
@@ -65,30 +87,147 @@ export function serveConnection(rt, transport, options = {}, { clientKey = null,
       }
     });
     transport.onClose((error) => end(error));
-    if (clientKey !== null) {
-      try {
-        ep.feed(handshakeBytes(clientKey));
-        for (const c of early) if (!ep.closed) ep.feed(c);
-      } catch {
-        transport.close();
-      }
+    try {
+      if (clientKey !== null) ep.feed(handshakeBytes(clientKey));
+      for (const c of early) if (!ep.closed) ep.feed(c);
+    } catch {
+      transport.close();
     }
   });
+}
+
+/**
+ * Reads a client's opening (magic, key length, key) off a transport:
+ * resolves with { word, chunks }: the key up to its first space (null when
+ * the opening is not TVM's) and the bytes read, for the endpoint to serve.
+ */
+function readOpening(transport) {
+  return new Promise((resolve) => {
+    const chunks = [];
+    let size = 0;
+    let done = false;
+    const finish = (word) => {
+      done = true;
+      resolve({ word, chunks });
+    };
+    transport.onData((chunk) => {
+      if (done) return;
+      chunks.push(chunk.slice());
+      size += chunk.length;
+      if (size < 4) return;
+      const all = chunks.length === 1 ? chunks[0] : concat(chunks, size);
+      const v = new DataView(all.buffer, all.byteOffset, all.byteLength);
+      if (v.getInt32(0, true) !== RPC_MAGIC) return finish(null); // the endpoint says why
+      if (size < 8) return;
+      const n = v.getInt32(4, true);
+      if (n <= 0 || n > 4096) return finish(null);
+      if (size < 8 + n) return;
+      const text = new TextDecoder().decode(all.subarray(8, 8 + n));
+      finish(text.split(' ')[0]);
+    });
+    transport.onClose(() => {
+      if (!done) finish(null);
+    });
+  });
+}
+
+function concat(chunks, size) {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+/**
+ * The endpoint's construct and forward hooks for one connection: the next
+ * hop's replies go back to the client as they come. When the next hop goes,
+ * the requests it left unanswered, and every later one, are answered with an
+ * RPCError naming it (the client learns which hop failed); a reply cut in
+ * half ends the connection.
+ */
+function chainHooks(transport, options, allowed, toClient, { opened, failed }) {
+  let hop = null;
+  let gone = null; // the error every later request gets
+  let outstanding = 0;
+  let writing = null;
+  const maxPacket = options.limits?.maxPacketBytes ?? RPC_LIMITS.maxPacketBytes;
+  return {
+    async construct(name, args) {
+      const { transport: t, target } = await openNextHop(name, args, allowed, options);
+      hop = t;
+      const counter = new PacketCounter(maxPacket);
+      t.onData((chunk) => {
+        if (gone) return;
+        let n;
+        try {
+          n = counter.push(chunk);
+        } catch (e) {
+          gone = `the chained session's next hop ${target} broke the protocol: ${e.message}`;
+          failed(makeError('RPCError', `RPC: ${gone}`));
+          return;
+        }
+        outstanding -= n;
+        toClient(chunk, t);
+      });
+      t.onClose((error) => {
+        if (gone) return;
+        gone = `the chained session's next hop ${target} closed the connection${error ? ` (${error.message})` : ''}`;
+        if (counter.midPacket) {
+          failed(makeError('RPCError', `RPC: ${gone} in the middle of a reply`));
+          return;
+        }
+        for (; outstanding > 0; outstanding--) toClient(exceptionPacket('RPCError', `RPC: ${gone}`), transport);
+      });
+      opened(t);
+    },
+    forward(bytes) {
+      const code = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getInt32(8, true);
+      if (gone) {
+        if (code !== CODE.Shutdown) toClient(exceptionPacket('RPCError', `RPC: ${gone}`), transport);
+        return;
+      }
+      if (hop.closed) {
+        // its close is being reported: this request gets the error with the others
+        if (code !== CODE.Shutdown) outstanding++;
+        return;
+      }
+      if (code !== CODE.Shutdown) outstanding++;
+      const p = hop.write(bytes);
+      if (p && !writing) {
+        // the next hop reads slower than the client sends: stop reading the client
+        transport.pause();
+        writing = p.then(() => {
+          writing = null;
+          transport.resume();
+        });
+      }
+    },
+  };
 }
 
 /**
  * Listens for TVM RPC clients on TCP (Node). options: port (default 9090;
  * 0 picks one), host (default '127.0.0.1'), key (default 'webffi'), expose,
  * allowUpload, limits, functions (see createEndpoint), maxConnections
- * (default 16), onError(error, where). (A TVM tracker reaches a device
- * through TVM's proxy: joinRPCProxy.)
- * Resolves with { port, host, connections, close() }.
+ * (default 16), forward (chained sessions: see js/rpc/chain.js),
+ * onError(error, where), tracker ('host:port', or { address, customAddr,
+ * pingMs, unmatchedMs, retryMs }: registers the device with a TVM tracker
+ * under `key`, as TVM's own server does; the tracker hands out one session
+ * at a time, with a match key of its own, and the device registers again
+ * when it ends; direct connections with the key go on as without a
+ * tracker).
+ * Resolves with { port, host, connections, tracker ({ ready, matchKey }
+ * with a tracker), close() }.
  */
 export async function listenRPC(rt, options = {}) {
   const net = nodeBuiltin('node:net');
   if (!net) throw makeError('RPCError', 'listenRPC needs Node (node:net); a browser tab joins a proxy: joinRPCProxy');
   const { port = 9090, host = '127.0.0.1', maxConnections = 16 } = options;
   const live = new Set();
+  let registration = null;
   const server = net.createServer((socket) => {
     if (live.size >= maxConnections) {
       socket.destroy();
@@ -96,20 +235,49 @@ export async function listenRPC(rt, options = {}) {
       return;
     }
     live.add(socket);
-    serveConnection(rt, socketTransport(socket), options).then(() => live.delete(socket));
+    const t = socketTransport(socket);
+    if (!registration) {
+      serveConnection(rt, t, options).then(() => live.delete(socket));
+      return;
+    }
+    // with a tracker, the match key it handed out opens the one tracker session
+    readOpening(t).then(({ word, chunks }) => {
+      if (t.closed) {
+        live.delete(socket); // gone before its opening was read
+        return;
+      }
+      const claimed = word !== null && registration.claim(word);
+      const key = claimed ? word.slice('client:'.length) : options.key;
+      serveConnection(rt, t, { ...options, key }, { early: chunks }).then(() => {
+        live.delete(socket);
+        if (claimed) registration.release();
+      });
+    });
   });
   await new Promise((resolve, reject) => {
     server.once('error', (e) => reject(makeError('RPCError', `listenRPC: cannot listen on ${host}:${port}: ${e.message}`)));
     server.listen(port, host, resolve);
   });
   const bound = server.address().port;
+  if (options.tracker !== undefined) {
+    registration = trackerRegistration(options.tracker, {
+      key: options.key ?? 'webffi', port: bound, report: (e, where) => report(options, e, where),
+    });
+  }
   return {
     port: bound,
     host,
     get connections() {
       return live.size;
     },
+    tracker: registration && {
+      ready: registration.ready,
+      get matchKey() {
+        return registration.matchKey;
+      },
+    },
     close() {
+      registration?.close();
       for (const s of live) s.destroy();
       return new Promise((resolve) => server.close(() => resolve()));
     },
@@ -237,7 +405,10 @@ function oneSession(rt, t, key, options, registered) {
         const clientKey = new TextDecoder().decode(take(keyLen));
         handedOver = true;
         const early = got.splice(0); // the client's first bytes, if they came with the key
-        serveConnection(rt, t, { ...options, key }, { clientKey: clientKey.startsWith('client:') ? clientKey : `client:${key}`, early })
+        // The proxy matched the keys: a proxy with a tracker pairs clients that come with the tracker's
+        // match key ('client:KEY:0.123'). The endpoint sees our own key, with the client's options.
+        const opts = clientKey.split(' ').slice(1).join(' ');
+        serveConnection(rt, t, { ...options, key }, { clientKey: `client:${key}${opts ? ` ${opts}` : ''}`, early })
           .then(({ error }) => resolve({ served: true, error }));
       }
     });

@@ -1,8 +1,11 @@
 // A Chromium page as a TVM RPC device: it joins a TVM-style proxy over
 // WebSocket (the browser's own WebSocket) and serves its globals and its
-// WebGPU memory (SwiftShader); our client reaches it through the proxy.
+// WebGPU memory (SwiftShader); our client reaches it through the proxy. As
+// with TVM's proxy, the page comes from the proxy's own web server: one
+// from another origin is refused.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
 import { startServer, launchChromium } from './harness.mjs';
 import { startProxy } from '../support/rpc_proxy.mjs';
 import { connectRPC, RPCTensor } from '../../js/index.js';
@@ -13,7 +16,7 @@ let proxy;
 before(async () => {
   server = await startServer();
   browser = await launchChromium({ webgpu: true });
-  proxy = await startProxy();
+  proxy = await startProxy({ root: fileURLToPath(new URL('../../', import.meta.url)) });
 });
 after(async () => {
   await proxy?.close();
@@ -26,7 +29,7 @@ test('a page joins the proxy and serves calls and WebGPU tensors to a client', a
   const logs = [];
   page.on('pageerror', (e) => logs.push(e.message));
   try {
-    await page.goto(server.url(`tests/browser/pages/rpc_device.html?proxy=${encodeURIComponent(proxy.wsUrl)}&key=tab`));
+    await page.goto(proxy.webUrl(`tests/browser/pages/rpc_device.html?proxy=${encodeURIComponent(proxy.wsUrl)}&key=tab`));
     await page.waitForFunction(() => window.__rpc?.ready || window.__rpc?.errors.length, null, { timeout: 120000 });
     assert.deepEqual(await page.evaluate(() => window.__rpc.errors), [], logs.join('\n'));
     for (let i = 0; i < 100 && !proxy.waiting().includes('tab'); i++) await new Promise((r) => setTimeout(r, 20));
@@ -56,6 +59,19 @@ test('a page joins the proxy and serves calls and WebGPU tensors to a client', a
     assert.ok(proxy.waiting().includes('tab'));
     assert.equal(await page.evaluate(() => window.__rpc.device.sessions), 1);
     assert.deepEqual(await page.evaluate(() => window.__rpc.errors), []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('a page of another origin cannot join the proxy (as TVM\'s proxy refuses it)', async () => {
+  const page = await browser.context.newPage();
+  try {
+    await page.goto(server.url(`tests/browser/pages/rpc_device.html?proxy=${encodeURIComponent(proxy.wsUrl)}&key=elsewhere`));
+    await page.waitForFunction(() => window.__rpc?.errors.length, null, { timeout: 120000 });
+    const errors = await page.evaluate(() => window.__rpc.errors);
+    assert.match(errors[0], /proxy: RPC: cannot open ws:\/\/127\.0\.0\.1:\d+\/ws/);
+    assert.equal(proxy.waiting().includes('elsewhere'), false);
   } finally {
     await page.close();
   }

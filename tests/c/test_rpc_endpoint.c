@@ -519,7 +519,7 @@ void rpc_endpoint_handshake_and_version_are_checked(void) {
   WebFFIRPCEndpointDestroy(ep);
   wf_rpc_buf_free(&b);
   wf_rpc_buf_free(&s.bytes);
-  /* a session constructor is refused; a second kInitServer too */
+  /* a session constructor is refused without a construct hook; a second kInitServer too */
   ep = create(&s, &cfg);
   handshake(ep, &s, "client:webffi");
   TVMFFIAny ctor = any_cstr("rpc.PopenSession");
@@ -527,8 +527,12 @@ void rpc_endpoint_handshake_and_version_are_checked(void) {
   p.args = &ctor;
   p.num_args = 1;
   request(ep, &s, &p, &r);
-  expect_exception(&r, "session constructors (rpc.PopenSession) are not served");
-  init_server(ep, &s, "0.8.0");
+  expect_exception(&r, "does not serve the session constructor rpc.PopenSession");
+  /* rpc.LocalSession is the endpoint's own session */
+  TVMFFIAny local = any_cstr("rpc.LocalSession");
+  p.args = &local;
+  request(ep, &s, &p, &r);
+  expect_none(&r);
   p.num_args = 0;
   request(ep, &s, &p, &r);
   expect_exception(&r, "already initialised");
@@ -544,6 +548,122 @@ void rpc_endpoint_handshake_and_version_are_checked(void) {
   WebFFIRPCEndpointConfig none = {0};
   CHECK(WebFFIRPCEndpointCreate(&none) == NULL);
   CHECK_RAISED("ValueError", "WebFFIRPCEndpointCreate: a key and a send callback are required");
+  runtime_still_works();
+}
+
+/* ---------------------------------------------------- chained sessions */
+typedef struct {
+  uint64_t token;
+  int calls;
+  int32_t n;
+  char first[64];
+  int fail;
+  wf_rpc_buf forwarded;
+  int packets;
+} chain_hook;
+
+static int hook_construct(void* ctx, WebFFIRPCEndpoint* ep, const TVMFFIAny* args, int32_t n,
+                          uint64_t token) {
+  (void)ep;
+  chain_hook* h = (chain_hook*)ctx;
+  h->calls++;
+  h->token = token;
+  h->n = n;
+  snprintf(h->first, sizeof(h->first), "%s", args[0].v_c_str);
+  if (h->fail) {
+    TVMFFIErrorSetRaisedFromCStr("ValueError", "no next hop");
+    return -1;
+  }
+  return WEBFFI_RPC_PENDING;
+}
+
+static int hook_forward(void* ctx, const uint8_t* data, size_t size) {
+  chain_hook* h = (chain_hook*)ctx;
+  h->packets++;
+  return wf_rpc_buf_put(&h->forwarded, data, size);
+}
+
+void rpc_endpoint_chained_sessions_forward_packets(void) {
+  sink s;
+  chain_hook h;
+  memset(&h, 0, sizeof(h));
+  WebFFIRPCEndpointConfig cfg = {0};
+  cfg.construct = hook_construct;
+  cfg.construct_ctx = &h;
+  cfg.forward = hook_forward;
+  cfg.forward_ctx = &h;
+  WebFFIRPCEndpoint* ep = create(&s, &cfg);
+  handshake(ep, &s, "client:webffi");
+  wf_rpc_packet p, r;
+  memset(&p, 0, sizeof(p));
+  p.code = kWebFFIRPCInitServer;
+  p.version.data = "0.8.0";
+  p.version.size = 5;
+  /* arguments other than numbers and strings are refused before the hook */
+  TVMFFIAny bad[2] = {any_cstr("rpc.Connect"), any_device(1, 0)};
+  p.args = bad;
+  p.num_args = 2;
+  request(ep, &s, &p, &r);
+  expect_exception(&r, "session constructor arguments are numbers and strings");
+  CHECK_EQ_INT(h.calls, 0);
+  /* a constructor that fails: answered, the session stays uninitialised */
+  TVMFFIAny ctor[5] = {any_cstr("rpc.Connect"), any_cstr("127.0.0.1"), {0}, any_cstr("b"), {0}};
+  ctor[2].type_index = kTVMFFIInt;
+  ctor[2].v_int64 = 9090;
+  ctor[4].type_index = kTVMFFIBool;
+  ctor[4].v_int64 = 0;
+  p.args = ctor;
+  p.num_args = 5;
+  h.fail = 1;
+  request(ep, &s, &p, &r);
+  expect_exception(&r, "no next hop");
+  CHECK_EQ_INT(h.calls, 1);
+  CHECK_EQ_INT(h.n, 5);
+  /* one that defers: nothing is answered, and what follows is queued */
+  h.fail = 0;
+  TVMFFIAny name = any_cstr("far.function");
+  wf_rpc_packet g;
+  memset(&g, 0, sizeof(g));
+  g.code = kWebFFIRPCGetGlobalFunc;
+  g.args = &name;
+  g.num_args = 1;
+  wf_rpc_buf both = {0}; /* the init and a request after it, in one chunk */
+  wf_rpc_buf one = {0};  /* the request alone */
+  CHECK(wf_rpc_packet_encode(&both, &p) == 0);
+  CHECK(wf_rpc_packet_encode(&both, &g) == 0);
+  CHECK(wf_rpc_packet_encode(&one, &g) == 0);
+  feed_ok(ep, &both);
+  CHECK_EQ_INT(h.calls, 2);
+  CHECK_EQ_INT(s.bytes.size, 0);
+  CHECK(WebFFIRPCEndpointIsPending(ep));
+  CHECK_EQ_INT(h.packets, 0);
+  /* the session is ready: kReturn, then the queued packet goes out whole */
+  CHECK(WebFFIRPCEndpointComplete(ep, h.token, 0) == WEBFFI_RPC_OPEN);
+  sink_pop_packet(&s, &r);
+  expect_none(&r);
+  CHECK_EQ_INT(h.packets, 1);
+  CHECK(h.forwarded.size == one.size && memcmp(h.forwarded.data, one.data, one.size) == 0);
+  /* a packet in two pieces is forwarded once it is whole; nothing is answered here */
+  h.forwarded.size = 0;
+  CHECK(WebFFIRPCEndpointFeed(ep, one.data, 5) == WEBFFI_RPC_OPEN);
+  CHECK_EQ_INT(h.packets, 1);
+  CHECK(WebFFIRPCEndpointFeed(ep, one.data + 5, one.size - 5) == WEBFFI_RPC_OPEN);
+  CHECK_EQ_INT(h.packets, 2);
+  CHECK(h.forwarded.size == one.size && memcmp(h.forwarded.data, one.data, one.size) == 0);
+  CHECK_EQ_INT(s.bytes.size, 0);
+  /* kShutdown is forwarded, then the session is over */
+  wf_rpc_packet down;
+  memset(&down, 0, sizeof(down));
+  down.code = kWebFFIRPCShutdown;
+  one.size = 0;
+  CHECK(wf_rpc_packet_encode(&one, &down) == 0);
+  CHECK(WebFFIRPCEndpointFeed(ep, one.data, one.size) == WEBFFI_RPC_CLOSED);
+  CHECK_EQ_INT(h.packets, 3);
+  WebFFIRPCEndpointDestroy(ep);
+  wf_rpc_buf_free(&both);
+  wf_rpc_buf_free(&one);
+  wf_rpc_buf_free(&h.forwarded);
+  wf_rpc_buf_free(&s.bytes);
   runtime_still_works();
 }
 

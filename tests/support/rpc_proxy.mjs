@@ -4,9 +4,21 @@
 // with the same KEY are paired (each is sent kRPCSuccess, the other's key
 // length and key) and their bytes forwarded; a client with no device is sent
 // kRPCMismatch, a second device under one key kRPCDuplicate.
+// With a tracker (startProxy({ tracker: 'host:port' }), as TVM's proxy run
+// with --tracker), a device is registered there under a match key of its
+// own (PUT [3, KEY, [tcpPort, 'KEY:random'], null]) and a client pairs with
+// it by that match key ('client:KEY:random'), which the device is sent.
+// As TVM's proxy (tornado), a WebSocket whose Origin is not the proxy's own
+// web server is refused (403); startProxy({ root }) serves the files under
+// root on that server (as TVM's proxy serves its resource files), so a page
+// from there may join.
 import net from 'node:net';
 import http from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { extname, join, normalize } from 'node:path';
 import { WebSocketServer } from 'ws';
+
+const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' };
 
 const MAGIC = 0xff271;
 
@@ -16,9 +28,27 @@ function i32(v) {
   return b;
 }
 
-export async function startProxy() {
-  const servers = new Map(); // key -> peer waiting
+/** A TVM tracker connection, enough to PUT (raw: the stand-in does not lean on the code under test). */
+async function trackerPutter(address) {
+  const [host, port] = address.split(':');
+  const sock = net.connect({ host, port: Number(port) });
+  await new Promise((resolve, reject) => {
+    sock.once('connect', resolve);
+    sock.once('error', reject);
+  });
+  sock.on('error', () => {});
+  sock.write(i32(0x2f271));
+  return (key, tcpPort, matchKey) => {
+    const body = Buffer.from(JSON.stringify([3, key, [tcpPort, matchKey], null]));
+    sock.write(Buffer.concat([i32(body.length), body]));
+  };
+}
+
+export async function startProxy({ tracker = null, root = null } = {}) {
+  const servers = new Map(); // key (with a tracker: match key) -> peer waiting
   const peers = new Set();
+  let put = null;
+  let tcpPort = 0;
 
   function peer(send, close) {
     const p = { send, close, buf: Buffer.alloc(0), key: null, other: null };
@@ -34,7 +64,11 @@ export async function startProxy() {
         const rest = p.buf.subarray(8 + n);
         p.buf = Buffer.alloc(0);
         const match = p.key.slice(7).split(' ')[0];
-        if (p.key.startsWith('server:')) {
+        if (p.key.startsWith('server:') && put) {
+          const matchKey = `${match}:${Math.random()}`;
+          servers.set(matchKey, p);
+          put(match, tcpPort, matchKey);
+        } else if (p.key.startsWith('server:')) {
           if (servers.has(match)) {
             p.send(i32(MAGIC + 1));
             return p.close();
@@ -71,8 +105,31 @@ export async function startProxy() {
     sock.on('error', () => {});
   });
   await new Promise((r) => tcp.listen(0, '127.0.0.1', r));
-  const httpServer = http.createServer();
-  const wss = new WebSocketServer({ server: httpServer, path: '/ws' });
+  tcpPort = tcp.address().port;
+  if (tracker) put = await trackerPutter(tracker);
+  const httpServer = http.createServer(async (req, res) => {
+    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    const file = root && join(root, path);
+    if (!file || !file.startsWith(normalize(root)) || path.includes('..')) return res.writeHead(404).end();
+    let body;
+    try {
+      body = await readFile(file);
+    } catch {
+      return res.writeHead(404).end();
+    }
+    res.writeHead(200, { 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream' }).end(body);
+  });
+  // tornado's check_origin: an Origin header, when sent, must name this server
+  const verifyClient = ({ req }) => {
+    const origin = req.headers.origin;
+    if (!origin) return true;
+    try {
+      return new URL(origin).host === req.headers.host;
+    } catch {
+      return false;
+    }
+  };
+  const wss = new WebSocketServer({ server: httpServer, path: '/ws', verifyClient });
   wss.on('connection', (ws) => {
     const p = peer((b) => ws.send(b), () => ws.close());
     ws.on('message', (m) => p.data(Buffer.from(m)));
@@ -83,6 +140,8 @@ export async function startProxy() {
   return {
     tcpPort: tcp.address().port,
     wsUrl: `ws://127.0.0.1:${httpServer.address().port}/ws`,
+    /** The proxy's web server (files under root). */
+    webUrl: (path) => `http://127.0.0.1:${httpServer.address().port}/${path}`,
     /** Keys of devices waiting for a client. */
     waiting: () => [...servers.keys()],
     async close() {
