@@ -33,12 +33,12 @@ export function serveConnection(rt, transport, options = {}, { clientKey = null,
     };
     const ep = createEndpoint(rt, {
       ...options,
-      send(bytes) {
+      send(bytes, release) {
         if (skipReply) {
           skipReply = false;
           return;
         }
-        const p = transport.write(bytes);
+        const p = transport.write(bytes, release);
         if (p && !paused) {
           // the peer reads slower than we answer: stop reading until it catches up
           paused = true;
