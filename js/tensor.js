@@ -411,13 +411,13 @@ export function createTensorSupport(runtime, devices) {
     return new Tensor(hooks, allocTensor(shape, dtype, device), T_TENSOR);
   }
 
-  // For a callback that returns a new tensor (the backends' kernels): the
-  // tensor goes straight to C, without a wrapper registered with the
-  // finalizer only to be handed off again.
   // A tensor's fields as read once (shape and strides arrays are shared:
   // read them, never change them): for the backends' kernels, which read
   // several fields of each argument per call.
   runtime[INTERNALS].tensorFields = (t) => t[DESC];
+  // For a callback that returns a new tensor (the backends' kernels): the
+  // tensor goes straight to C, without a wrapper registered with the
+  // finalizer only to be handed off again.
   runtime[INTERNALS].emptyHandOff = (shape, dtype, device) =>
     runtime[INTERNALS].handOffPtr(allocTensor(shape, dtype, device), T_TENSOR);
 
