@@ -70,6 +70,7 @@ console.log('|---|---:|---:|---:|---:|---:|---:|');
 for (let r = 0; r < a.length; r++) {
   const [name, n, runA] = a[r];
   const runB = b[r][2];
+  if (process.env.ROWS && !process.env.ROWS.split(',').some((k) => name.includes(k))) continue;
   if (!runA || !runB) {
     console.log(`| ${name} | - | - | - | - | - | - |`);
     continue;
