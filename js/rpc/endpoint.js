@@ -163,15 +163,17 @@ export function createEndpoint(rt, options = {}) {
   const memory = rt.exports.memory;
   const idle = []; // reusable SEND_CHUNK buffers
   // send(address, size): the bytes lie in wasm memory for this call only.
+  let heap = new Uint8Array(memory.buffer); // refreshed when memory grows
   const sendOut = (at, n) => {
+    if (heap.buffer !== memory.buffer) heap = new Uint8Array(memory.buffer);
     if (n < POOLED_SEND) {
-      send(new Uint8Array(memory.buffer, at, n).slice());
+      send(heap.slice(at, at + n));
       return;
     }
     for (let off = 0; off < n; off += SEND_CHUNK) {
       const k = Math.min(SEND_CHUNK, n - off);
       const chunk = idle.pop() ?? new Uint8Array(SEND_CHUNK);
-      chunk.set(new Uint8Array(memory.buffer, at + off, k));
+      chunk.set(heap.subarray(at + off, at + off + k));
       // release(): called by a transport once it no longer reads the bytes
       send(chunk.subarray(0, k), () => {
         if (idle.length < SEND_POOL) idle.push(chunk);
