@@ -705,7 +705,8 @@ export interface RPCProxyOptions extends RPCServeOptions {
 /** Joins a TVM RPC proxy (ws://host:port/ws, or host:port over TCP in Node) as a device; joins again after each session. */
 export function joinRPCProxy(rt: Runtime, url: string, options?: RPCProxyOptions): { ready: Promise<void>; readonly sessions: number; close(): void };
 /** One server endpoint over any byte stream: feed it what arrives, send what it gives. */
-export function createRPCEndpoint(rt: Runtime, options: RPCServeOptions & { send(bytes: Uint8Array): void; onClose?(error?: Error): void }):
+export function createRPCEndpoint(rt: Runtime, options: RPCServeOptions & { /** A large reply comes in pieces reused once release() is called (call it when done with bytes kept past the call, or never). */
+  send(bytes: Uint8Array, release?: () => void): void; onClose?(error?: Error): void }):
   { feed(bytes: Uint8Array): 'open' | 'closed'; close(): void; readonly closed: boolean; readonly handleCount: number };
 /** Serves one open transport (see js/rpc/transport.js) until it ends. */
 export function serveConnection(rt: Runtime, transport: unknown, options?: RPCServeOptions): Promise<{ error?: Error }>;
@@ -731,8 +732,9 @@ export class RPCTensor extends RPCObject {
   readonly dtype: DataType;
   readonly shape: readonly number[];
   readonly nbytes: number;
-  /** Downloads the contents. */
+  /** Downloads the contents (into `out`, a typed array of nbytes bytes, when given). */
   data(): Promise<ArrayBufferView>;
+  data<T extends ArrayBufferView>(out: T): Promise<T>;
   /** Uploads a typed array of the tensor's byte size. */
   set(values: ArrayBufferView): Promise<void>;
 }

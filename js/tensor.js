@@ -389,8 +389,13 @@ export function createTensorSupport(runtime, devices) {
     const dims = alloc(8 * Math.max(n, 1));
     const proto = alloc(DL.size);
     const d = view();
-    for (let i = 0; i < n; i++) d.setBigInt64(dims + 8 * i, BigInt(shape[i]), true);
-    new Uint8Array(memory.buffer, proto, DL.size).fill(0);
+    // Extents are safe integers (checkShape): two words each, no BigInt.
+    for (let i = 0; i < n; i++) {
+      const e = shape[i];
+      d.setUint32(dims + 8 * i, e % 2 ** 32, true);
+      d.setUint32(dims + 8 * i + 4, Math.floor(e / 2 ** 32), true);
+    }
+    for (let i = 0; i < DL.size; i += 4) d.setUint32(proto + i, 0, true);
     d.setInt32(proto + DL.device + DEV_TYPE, device.deviceType, true);
     d.setInt32(proto + DL.device + DEV_ID, device.deviceId, true);
     d.setInt32(proto + DL.ndim, n, true);
@@ -406,6 +411,10 @@ export function createTensorSupport(runtime, devices) {
     return new Tensor(hooks, allocTensor(shape, dtype, device), T_TENSOR);
   }
 
+  // A tensor's fields as read once (shape and strides arrays are shared:
+  // read them, never change them): for the backends' kernels, which read
+  // several fields of each argument per call.
+  runtime[INTERNALS].tensorFields = (t) => t[DESC];
   // For a callback that returns a new tensor (the backends' kernels): the
   // tensor goes straight to C, without a wrapper registered with the
   // finalizer only to be handed off again.
@@ -480,13 +489,15 @@ function checkShape(shape) {
   }
   const n = shape.length;
   if (!(n <= MAX_NDIM)) throw makeError('ValueError', `shape has ${n} dimensions, at most ${MAX_NDIM} are supported`);
-  const dims = Array.from({ length: n }, (_, i) => {
+  const dims = new Array(n);
+  for (let i = 0; i < n; i++) {
     const d = shape[i];
-    if (typeof d === 'number') return d;
-    if (typeof d === 'bigint') return Number(d);
-    throw makeError('TypeError', `shape must be an array of non-negative integers, got ${describe(d)} at ${i}`);
-  });
-  for (const d of dims) {
+    if (typeof d === 'number') dims[i] = d;
+    else if (typeof d === 'bigint') dims[i] = Number(d);
+    else throw makeError('TypeError', `shape must be an array of non-negative integers, got ${describe(d)} at ${i}`);
+  }
+  for (let i = 0; i < n; i++) {
+    const d = dims[i];
     if (!Number.isSafeInteger(d) || d < 0) throw makeError('ValueError', `shape [${dims}] has an invalid extent ${d}`);
   }
   return dims;

@@ -7,7 +7,10 @@
  *
  * allow is one string, one exposed name (or "prefix*") a line; the hooks
  * are Functions or None:
- *   send(bytes)                                         the bytes to send
+ *   send(address, size)      the bytes to send: size bytes at address in this
+ *                            runtime's memory, valid during the call only
+ *                            (the host copies them out, into buffers it can
+ *                            reuse, instead of receiving a new copy each time)
  *   stream_sync(token, device) -> int                   0 done, 2 pending
  *   copy_from(token, device, handle, offset, nbytes) -> int   2 pending
  *   device_attr(device, kind) -> value | None
@@ -100,12 +103,10 @@ static void wf_rpc_set_device(TVMFFIAny* v, DLDevice d) {
 }
 
 static int wf_rpc_glue_send(void* ctx, const uint8_t* data, size_t size) {
-  TVMFFIByteArray view = {(const char*)data, size};
-  TVMFFIAny a;
-  wf_any_set_none(&a);
-  a.type_index = kTVMFFIByteArrayPtr;
-  a.v_ptr = &view;
-  return wf_rpc_hook((wf_rpc_glue*)ctx, WF_HOOK_SEND, &a, 1, NULL);
+  TVMFFIAny a[2];
+  wf_any_set_int(&a[0], (int64_t)(uintptr_t)data);
+  wf_any_set_int(&a[1], (int64_t)size);
+  return wf_rpc_hook((wf_rpc_glue*)ctx, WF_HOOK_SEND, a, 2, NULL);
 }
 
 static int wf_rpc_glue_forward(void* ctx, const uint8_t* data, size_t size) {

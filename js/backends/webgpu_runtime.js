@@ -85,16 +85,21 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
     return be;
   }
 
-  /** The backend's description of a tensor argument of kernel `name`. */
-  function describe(t, arg, name, Tensor) {
+  /**
+   * The backend's description of a tensor argument of kernel `name`: its
+   * fields read once (the shape array is shared with the tensor: kernels
+   * read it only), strides only where the tensor is not compact.
+   */
+  function describe(t, arg, name, Tensor, fields) {
     if (!(t instanceof Tensor)) return t;
-    const dev = t.device;
+    const d = fields(t);
+    const dev = d.device;
     if (dev.deviceType !== WEBGPU_DEVICE_TYPE) {
       throw makeError('ValueError', `${name}: argument ${arg} is on ${dev}, not webgpu:0; move it with \`await tensor.toDevice('webgpu')\``);
     }
     return {
-      data: allocation(t.dataPtr, name), shape: t.shape, dtype: t.dtype.text,
-      byteOffset: t.byteOffset, strides: t.strides,
+      data: allocation(d.dataPtr, name), shape: d.shape, dtype: d.dtype.text,
+      byteOffset: d.byteOffset, strides: d.contiguous ? null : d.strides,
     };
   }
 
@@ -110,8 +115,9 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
       const { Tensor } = runtime;
       try {
         if (args.length > arity || args.length < least) throw arityError(args.length);
+        const fields = runtime[INTERNALS].tensorFields;
         const descs = new Array(arity);
-        for (let i = 0; i < arity; i++) descs[i] = describe(args[i], names[i], k.name, Tensor);
+        for (let i = 0; i < arity; i++) descs[i] = describe(args[i], names[i], k.name, Tensor, fields);
         let spec;
         try {
           spec = k.output(...descs);

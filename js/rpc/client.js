@@ -33,6 +33,8 @@ function remoteError(text) {
   return m ? makeError(m[1], m[2]) : makeError('RPCError', text);
 }
 
+const STREAM_BODY = 64 * 1024; // packet bodies at least this large are gathered as they arrive
+
 /** Collects incoming chunks into whole packets without copying a packet that lies in one chunk. */
 class PacketReader {
   #chunks = [];
@@ -78,6 +80,78 @@ class PacketReader {
     }
     this.#size -= n;
     return out;
+  }
+
+  #body = null; // a large packet body being gathered as it arrives
+  #bodyAt = 0;
+  #into = null; // where that body's payload (after its 4-byte code) goes, when a caller gave one
+
+  /** Whether the last body's payload went to the sink's memory (the body then holds the code alone). */
+  sunk = false;
+
+  /**
+   * The next whole packet body (after its u64 length), consumed; null until
+   * it has all arrived. check(len) vets the length before anything is kept
+   * for it. A large body is gathered as it arrives (allocated once, each
+   * chunk copied in and dropped as it comes), so its one copy overlaps the
+   * transfer instead of following it; sink(n, code), when given, may name
+   * the memory (a Uint8Array of n bytes) its payload of n bytes goes to, so that
+   * a copy lands in the caller's array with no buffer between.
+   */
+  nextBody(check, sink) {
+    if (this.#body === null) {
+      this.sunk = false;
+      if (this.#size < 8) return null;
+      const len = this.peekU64();
+      check(len);
+      if (this.#size >= 8 + len) {
+        this.take(8);
+        return this.take(len);
+      }
+      if (len < STREAM_BODY) return null;
+      this.take(8);
+      // the sink is asked once the code is known (a copy's ack, not an exception)
+      this.#into = sink && this.#size >= 4 ? sink(len - 4, this.#peekI32()) ?? null : null;
+      this.#body = this.#into ? new Uint8Array(4) : new Uint8Array(new ArrayBuffer(len + 4), 4, len);
+      this.#bodyAt = 0;
+      this.#bodyLength = len;
+    }
+    const len = this.#bodyLength;
+    while (this.#bodyAt < len && this.#chunks.length) {
+      const c = this.#chunks[0];
+      const k = Math.min(c.length, len - this.#bodyAt);
+      this.#place(k === c.length ? c : c.subarray(0, k), this.#bodyAt);
+      this.#bodyAt += k;
+      this.#size -= k;
+      if (k === c.length) this.#chunks.shift();
+      else this.#chunks[0] = c.subarray(k);
+    }
+    if (this.#bodyAt < len) return null;
+    const body = this.#body;
+    this.sunk = this.#into !== null;
+    this.#body = null;
+    this.#into = null;
+    this.copied = true;
+    return body;
+  }
+
+  #bodyLength = 0;
+
+  /** Writes bytes c at position at of the body being gathered (the payload to the sink, when there is one). */
+  #place(c, at) {
+    const into = this.#into;
+    if (into === null) {
+      this.#body.set(c, at);
+      return;
+    }
+    let i = 0;
+    for (; at + i < 4 && i < c.length; i++) this.#body[at + i] = c[i];
+    if (i < c.length) into.set(i === 0 ? c : c.subarray(i), at + i - 4);
+  }
+
+  #peekI32() {
+    const b = this.#chunks[0].length >= 4 ? this.#chunks[0] : this.#peek(4);
+    return new DataView(b.buffer, b.byteOffset, 4).getInt32(0, true);
   }
 
   peekU64() {
@@ -187,9 +261,20 @@ export class RPCTensor extends RPCObject {
     return this.size * Math.ceil((this.dtype.bits * this.dtype.lanes) / 8);
   }
 
-  /** The tensor's contents, downloaded, as a typed array of its dtype. */
-  async data() {
+  /**
+   * The tensor's contents, downloaded, as a typed array of its dtype; into
+   * `out` (a typed array of the tensor's byte size) when given, which a
+   * large copy reaches straight from the socket's chunks.
+   */
+  async data(out) {
     this.handle; // throws when disposed
+    if (out !== undefined) {
+      if (!ArrayBuffer.isView(out) || out.byteLength !== this.nbytes) {
+        throw makeError('TypeError', `RPCTensor.data(out): out must be a typed array of ${this.nbytes} bytes`);
+      }
+      await this.session._copyFrom(this, new Uint8Array(out.buffer, out.byteOffset, out.byteLength));
+      return out;
+    }
     const bytes = await this.session._copyFrom(this);
     const Typed = TYPED[this.dtype.text] ?? Uint8Array;
     const b = bytes.byteOffset % Typed.BYTES_PER_ELEMENT === 0 ? bytes : bytes.slice();
@@ -263,6 +348,19 @@ export class RPCSession {
     }
   }
 
+  // Bounded before anything is buffered for it: a server cannot make us hold more than one packet's limit.
+  #checkLength = (len) => {
+    if (len < 4 || len > this.#maxPacket) {
+      throw makeError('RPCError', `RPC: the server sent a packet length of ${len} (the limit is ${this.#maxPacket} bytes: options.maxPacketBytes)`);
+    }
+  };
+
+  // A copy's payload goes straight into the caller's memory when the reply awaited asks for as many bytes.
+  #sink = (n, code) => {
+    const into = this.#waiter?.into;
+    return code === CODE.CopyAck && into && into.length === n ? into : null;
+  };
+
   #drain() {
     const r = this.#reader;
     if (this.#handshake) {
@@ -287,17 +385,12 @@ export class RPCSession {
       this.#handshake = null;
       hs.resolve();
     }
-    while (r.size >= 8) {
-      const len = r.peekU64();
-      // Bounded before anything is buffered for it: a server cannot make us hold more than one packet's limit.
-      if (len < 4 || len > this.#maxPacket) {
-        throw makeError('RPCError', `RPC: the server sent a packet length of ${len} (the limit is ${this.#maxPacket} bytes: options.maxPacketBytes)`);
-      }
-      if (r.size < 8 + len) return;
-      r.take(8);
-      const body = r.take(len);
+    for (;;) {
+      const body = r.nextBody(this.#checkLength, this.#sink);
+      if (body === null) return;
       const reader = new Reader(body);
       reader.owned = r.copied; // the body's memory is this packet's alone
+      reader.sunk = r.sunk; // its payload is in the waiter's `into` already
       const code = reader.i32('the code');
       const w = this.#waiter;
       if (!w) throw makeError('RPCError', `RPC: the server sent a packet (code ${code}) nobody asked for`);
@@ -379,9 +472,9 @@ export class RPCSession {
   }
 
   /** Sends bytes (and `extra` bytes after them) and awaits the reply packet. */
-  async #request(bytes, extra, what) {
+  async #request(bytes, extra, what, into = null) {
     const reply = new Promise((resolve, reject) => {
-      this.#waiter = { resolve, reject };
+      this.#waiter = { resolve, reject, into };
     });
     const a = this.#t.write(bytes);
     const b = extra ? this.#t.write(extra) : undefined;
@@ -393,6 +486,7 @@ export class RPCSession {
       throw remoteError(typeof msg === 'string' ? msg : 'unknown remote error');
     }
     if (code === CODE.CopyAck) {
+      if (reader.sunk) return into; // the payload went straight there
       const data = reader.rest();
       // bytes that share a socket chunk with other data are copied out
       return reader.owned ? data : data.slice();
@@ -634,27 +728,31 @@ export class RPCSession {
     if (t.device.deviceType !== 1) await this.sync(t.device);
   }
 
-  async _copyFrom(t) {
+  /** The tensor's bytes: into `out` (a Uint8Array of t.nbytes) when given, else new memory. */
+  async _copyFrom(t, out = null) {
     const n = t.nbytes;
     const chunk = await this.#maxTransfer();
-    if (n <= chunk) return this.#copyFromOnce(t, 0, n);
-    const out = new Uint8Array(n);
+    if (n <= chunk && out === null) return this.#copyFromOnce(t, 0, n, null);
+    out ??= new Uint8Array(n);
     const jobs = [];
     for (let at = 0; at < n; at += chunk) {
       const k = Math.min(chunk, n - at);
-      jobs.push(this.#copyFromOnce(t, at, k).then((b) => out.set(b, at)));
+      const into = out.subarray(at, at + k);
+      jobs.push(this.#copyFromOnce(t, at, k, into).then((b) => {
+        if (b !== into) into.set(b);
+      }));
     }
     await Promise.all(jobs);
     return out;
   }
 
-  #copyFromOnce(t, at, k) {
+  #copyFromOnce(t, at, k, into) {
     return this.#enqueue(() => {
       const w = this.#w;
       w.begin(CODE.CopyFromRemote);
       w.tensor(t.data_handle, t.device, t.dtype, t.shape, t.byteOffset + at);
       w.u64(k);
-      return this.#request(w.end(), null, 'kCopyFromRemote');
+      return this.#request(w.end(), null, 'kCopyFromRemote', into);
     }).then((bytes) => {
       if (!(bytes instanceof Uint8Array) || bytes.length !== k) {
         throw this.#protocol(`kCopyFromRemote of ${k} bytes answered with ${bytes?.length ?? 'no'} bytes`);

@@ -17,6 +17,13 @@ export const RPC_LIMITS = Object.freeze({
 
 const WEBGPU = 15;
 const DIRECT_FEED = 4096; // chunks at least this large are written into the endpoint's input
+// Replies of at least POOLED_SEND bytes (a tensor's bytes) leave wasm memory
+// in SEND_CHUNK pieces copied into buffers reused once the transport is done
+// with them: a fresh buffer of 16 MiB costs V8 several times its copy (the
+// pages are new), and a reused one just the copy.
+const POOLED_SEND = 64 * 1024;
+const SEND_CHUNK = 1024 * 1024;
+const SEND_POOL = 32; // idle chunks kept, at most
 const PENDING = 2;
 // Names the engine itself serves (rpc_server.c); never resolved as globals.
 const SERVER_NAME = /^(tvm\.rpc\.server\.|runtime\.RPCTimeEvaluator$)/;
@@ -59,7 +66,9 @@ function limitsOf(limits = {}) {
 
 /**
  * One server endpoint. options: key (the server key, default 'webffi'),
- * send(bytes) (required), expose, allowUpload (serve tvm.rpc.server.upload,
+ * send(bytes, release?) (required; a large reply comes in pieces whose
+ * memory is reused once release() is called: a sender that keeps the bytes
+ * past the call calls it when done with them, or never), expose, allowUpload (serve tvm.rpc.server.upload,
  * load_module, ...; default false), limits, functions ({ name: fn }, served
  * by name before the rest: the owner's own server functions), onClose(error?)
  * (called once when the session ends: kShutdown, a protocol error, or an
@@ -166,9 +175,28 @@ export function createEndpoint(rt, options = {}) {
   };
 
   const memory = rt.exports.memory;
+  const idle = []; // reusable SEND_CHUNK buffers
+  // send(address, size): the bytes lie in wasm memory for this call only.
+  let heap = new Uint8Array(memory.buffer); // refreshed when memory grows
+  const sendOut = (at, n) => {
+    if (heap.buffer !== memory.buffer) heap = new Uint8Array(memory.buffer);
+    if (n < POOLED_SEND) {
+      send(heap.slice(at, at + n));
+      return;
+    }
+    for (let off = 0; off < n; off += SEND_CHUNK) {
+      const k = Math.min(SEND_CHUNK, n - off);
+      const chunk = idle.pop() ?? new Uint8Array(SEND_CHUNK);
+      chunk.set(heap.subarray(at + off, at + off + k));
+      // release(): called by a transport once it no longer reads the bytes
+      send(chunk.subarray(0, k), () => {
+        if (idle.length < SEND_POOL) idle.push(chunk);
+      });
+    }
+  };
   const create = rt.getGlobal('webffi.rpc.EndpointCreate');
   try {
-    ep = create(key, (bytes) => send(bytes), '', allowUpload ? 1 : 0,
+    ep = create(key, sendOut, '', allowUpload ? 1 : 0,
       limits.maxPacketBytes, limits.maxHandles, limits.maxDeviceBytes, limits.maxUploadBytes,
       streamSync, copyFrom, deviceAttr, lookup, constructHook, forwardHook);
   } finally {

@@ -37,9 +37,9 @@ export function serveConnection(rt, transport, options = {}, { clientKey = null,
       resolve({ error });
     };
     // bytes to the client, reading (from `source`) paused while it is slow
-    const toClient = (bytes, source) => {
+    const toClient = (bytes, source, release) => {
       if (transport.closed) return;
-      const p = transport.write(bytes);
+      const p = transport.write(bytes, release);
       if (p && !paused) {
         paused = true;
         source.pause();
@@ -64,12 +64,12 @@ export function serveConnection(rt, transport, options = {}, { clientKey = null,
     const ep = createEndpoint(rt, {
       ...options,
       ...chained,
-      send(bytes) {
+      send(bytes, release) {
         if (skipReply) {
           skipReply = false;
           return;
         }
-        toClient(bytes, transport);
+        toClient(bytes, transport, release);
       },
       onClose(error) {
         if (error) report(options, error, 'connection');

@@ -1,6 +1,8 @@
 // Byte streams the RPC layers run over: a TCP socket (Node) or a WebSocket
 // (browsers, Node with a WebSocket class). Each is
-//   { write(bytes) -> Promise | undefined (a promise while the peer is slow),
+//   { write(bytes, release?) -> Promise | undefined (a promise while the peer
+//     is slow; release(), when given, is called once the transport no longer
+//     reads bytes, so their memory can be reused),
 //     onData(fn), onClose(fn(error?)), close(), closed }
 // with chunked sends and backpressure: write() resolves once the bytes are
 // handed to the socket, and a caller awaiting it never queues unboundedly.
@@ -46,9 +48,10 @@ export function socketTransport(socket) {
   socket.on('close', () => l.emitClose());
   let drain = null;
   return {
-    write(bytes) {
+    write(bytes, release) {
       if (l.closed) throw makeError('RPCError', 'RPC: the connection is closed');
-      if (socket.write(bytes)) return undefined;
+      // the callback runs once the bytes are handed to the OS (or the write failed)
+      if (release ? socket.write(bytes, () => release()) : socket.write(bytes)) return undefined;
       drain ??= new Promise((resolve) => socket.once('drain', () => { drain = null; resolve(); }));
       return drain;
     },

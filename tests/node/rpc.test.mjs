@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import {
   load, connectRPC, listenRPC, joinRPCProxy, RPCError, RPCSessionTimeoutError, ValueError,
-  RPCTensor, RPCModule, asFloat,
+  RPCTensor, RPCModule, asFloat, FFITypeError,
 } from '../../js/index.js';
 import { startProxy } from '../support/rpc_proxy.mjs';
 import { loadTesting } from '../support/testing_module.mjs';
@@ -98,6 +98,33 @@ test('CPU tensors: allocate, copy in and out, pass to a function, free', async (
   assert.equal(await s.deviceExists('cpu'), true);
   assert.equal(await s.deviceExists('cuda'), false);
   await s.sync('cpu');
+});
+
+test('large CPU tensors: copies in pieces, data() and data(out) give the bytes, a wrong out is refused', async () => {
+  // 3 MiB + 12 bytes: several of the server's send pieces, and a body the client gathers as it arrives
+  const n = (3 << 18) + 3;
+  const values = new Float32Array(n);
+  for (let i = 0; i < n; i++) values[i] = i * 0.5 - 7;
+  for (const options of [{}, { maxPacketBytes: 1 << 20 }]) { // whole, and split into copies of under 1 MiB
+    const s = track(await connectRPC(address, 'webffi', options));
+    const t = await s.tensor(values);
+    assert.deepEqual(await t.data(), values);
+    const out = new Float32Array(n).fill(NaN);
+    assert.equal(await t.data(out), out);
+    assert.deepEqual(out, values);
+    // a view into a larger buffer, at an offset
+    const backing = new Float32Array(n + 8).fill(-1);
+    const view = backing.subarray(4, 4 + n);
+    await t.data(view);
+    assert.deepEqual(view, values);
+    assert.deepEqual([...backing.subarray(0, 4), ...backing.subarray(4 + n)], new Array(8).fill(-1));
+    await assert.rejects(t.data(new Float32Array(n - 1)), FFITypeError);
+    await assert.rejects(t.data([1, 2]), FFITypeError);
+    // the session goes on working after the refusals
+    assert.deepEqual(await t.data(), values);
+    t.dispose();
+    await s.close();
+  }
 });
 
 /** A webffi module named `rpcmod` with answer() and fail() (it raises). */

@@ -295,9 +295,9 @@ function bindTensor(be, state, t, count, dtype, name) {
   return { binding: storage(handle.buffer, start, size, handle.id), elemOffset: (byteOffset - start) / dtype.bytes };
 }
 
-/** A buffer binding; `key` names allocation-backed ones so bind groups can be cached. */
+/** A buffer binding; `id` (the allocation's, -1 for scratch) lets bind groups over allocations be cached. */
 function storage(buffer, offset, size, id = -1) {
-  return { buffer, offset, size, key: id < 0 ? null : `${id}@${offset}+${size}` };
+  return { buffer, offset, size, id };
 }
 
 /**
@@ -317,7 +317,7 @@ function pipeline(state, id, inputs, ti, to, makeSource, fixed = false) {
       layout: device.createPipelineLayout({ bindGroupLayouts: [layout] }),
       compute: { module, entryPoint: 'main' },
     });
-    p = { pipe, layout, fixed, bindGroups: new Map(), lastParams: null };
+    p = { pipe, layout, fixed, bindGroups: new Map(), recent: [], lastParams: null };
     state.pipelines.set(key, p);
   }
   return p;
@@ -354,7 +354,10 @@ function fixedParams(state, p, words) {
       for (const e of cache.values()) state.batch.destroyAfterSubmit(e.buffer);
       cache.clear();
       for (const q of state.pipelines.values()) {
-        if (q.fixed) q.bindGroups.clear();
+        if (q.fixed) {
+          q.bindGroups.clear();
+          q.recent.length = 0;
+        }
         q.lastParams = null;
       }
     }
@@ -387,11 +390,50 @@ const BIND_GROUP_CACHE_SIZE = 256; // per pipeline; cleared when full
 function groupKey(bindings, prefix) {
   let key = prefix;
   for (let i = 0; i < bindings.length; i++) {
-    const k = bindings[i].key;
-    if (k === null) return null;
-    key += `|${k}`;
+    const b = bindings[i];
+    if (b.id < 0) return null;
+    key += `|${b.id}@${b.offset}+${b.size}`;
   }
   return key;
+}
+
+// The bind groups a pipeline used last, matched field by field before any
+// key is built: a chain alternates between two or three of them.
+const RECENT_GROUPS = 4;
+
+function recentGroup(p, bindings, params) {
+  const recent = p.recent;
+  for (let j = 0; j < recent.length; j++) {
+    const e = recent[j];
+    if (e.params !== params) continue;
+    const was = e.bindings;
+    if (was.length !== bindings.length) continue;
+    let i = 0;
+    for (; i < was.length; i++) {
+      const a = was[i];
+      const b = bindings[i];
+      if (a.buffer !== b.buffer || a.offset !== b.offset || a.size !== b.size) break;
+    }
+    if (i === was.length) return e.group;
+  }
+  return null;
+}
+
+function rememberGroup(p, bindings, params, group) {
+  const recent = p.recent;
+  if (recent.length >= RECENT_GROUPS) recent.shift();
+  recent.push({ bindings, params, group });
+}
+
+/** The bind group of `bindings` and `params`: a recent one, a cached one, or a new one. */
+function groupFor(state, p, bindings, paramsId, params) {
+  const hit = recentGroup(p, bindings, params);
+  if (hit !== null) return hit;
+  const key = groupKey(bindings, paramsId === null ? '' : `${paramsId}`);
+  const group = bindGroupFor(state, p, bindings, key, params);
+  // only allocation-backed bindings, as the cache (a scratch buffer is used once)
+  if (key !== null) rememberGroup(p, bindings, params, group);
+  return group;
 }
 
 function bindGroupFor(state, p, bindings, key, params) {
@@ -403,7 +445,10 @@ function bindGroupFor(state, p, bindings, key, params) {
     entries.push({ binding: bindings.length, resource: params });
     group = state.device.createBindGroup({ layout: p.layout, entries });
     if (key !== null) {
-      if (p.bindGroups.size >= BIND_GROUP_CACHE_SIZE) p.bindGroups.clear();
+      if (p.bindGroups.size >= BIND_GROUP_CACHE_SIZE) {
+        p.bindGroups.clear();
+        p.recent.length = 0;
+      }
       p.bindGroups.set(key, group);
     }
   }
@@ -412,14 +457,14 @@ function bindGroupFor(state, p, bindings, key, params) {
 
 /** A dispatch whose parameters are in the ring slot reserved last. */
 function dispatch(state, p, bindings, gx, gy) {
-  const group = bindGroupFor(state, p, bindings, groupKey(bindings, ''), state.batch.paramsBinding);
+  const group = groupFor(state, p, bindings, null, state.batch.paramsBinding);
   state.batch.dispatch(p.pipe, group, gx, gy);
 }
 
 /** A dispatch of a `fixed` pipeline with the first `words` of PARAMS. */
 function dispatchFixed(state, p, bindings, words, gx, gy) {
   const params = fixedParams(state, p, words);
-  const group = bindGroupFor(state, p, bindings, groupKey(bindings, `${params.id}`), params.resource);
+  const group = groupFor(state, p, bindings, params.id, params.resource);
   state.batch.dispatchStatic(p.pipe, group, gx, gy);
 }
 
