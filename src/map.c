@@ -18,10 +18,10 @@
  *   next slot of the chain from wf_map_jumps. 0xFF is an empty slot, 0xFE one
  *   reserved while a chain moves. Inserting follows upstream step by step
  *   (append at the first empty jump from the tail; a head slot taken by
- *   another chain has that chain moved away first; more than 99% full, or no
- *   free jump: the table doubles and every pair is inserted again in
- *   insertion order), because a lookup only finds what sits where upstream
- *   would put it.
+ *   another chain has that chain moved away first; too full, or no free
+ *   jump: the table doubles and every pair is inserted again in insertion
+ *   order), because a lookup only finds what sits where upstream would put
+ *   it.
  * - Keys hash and compare as upstream's AnyHash/AnyEqual (wf_map_hash).
  * - Whoever changes a map's storage may swap `data` for a block of its own,
  *   with its own data_deleter, and may turn a small map dense in place
@@ -159,8 +159,21 @@ uint64_t wf_map_hash(const TVMFFIAny* key) {
   return wf_map_combine((uint64_t)(uint32_t)key->type_index, key->v_uint64);
 }
 
+static inline int wf_map_is_text(int32_t t) {
+  return t == kTVMFFIStr || t == kTVMFFISmallStr || t == kTVMFFIRawStr || t == kTVMFFIBytes ||
+         t == kTVMFFISmallBytes || t == kTVMFFIByteArrayPtr;
+}
+
 int wf_map_key_equal(const TVMFFIAny* a, const TVMFFIAny* b) {
   if (a->type_index == b->type_index && a->v_uint64 == b->v_uint64) return 1;
+  /* the common miss on a chain: two values that are not text */
+  if (!wf_map_is_text(a->type_index) || !wf_map_is_text(b->type_index)) return 0;
+  if (a->type_index == kTVMFFIStr && b->type_index == kTVMFFIStr) {
+    /* two heap strings: their bytes follow the header */
+    const TVMFFIByteArray* x = (const TVMFFIByteArray*)((const char*)a->v_obj + sizeof(TVMFFIObject));
+    const TVMFFIByteArray* y = (const TVMFFIByteArray*)((const char*)b->v_obj + sizeof(TVMFFIObject));
+    return x->size == y->size && memcmp(x->data, y->data, x->size) == 0;
+  }
   TVMFFIByteArray x, y;
   if (wf_any_string_view(a, &x)) {
     return wf_any_string_view(b, &y) && x.size == y.size && memcmp(x.data, y.data, x.size) == 0;
@@ -190,6 +203,7 @@ static inline void wf_dense_set_jump(const wf_map_obj* m, uint64_t i, uint8_t ju
   uint8_t* meta = wf_dense_meta(m, i);
   *meta = (uint8_t)((*meta & 0x80u) | jump);
 }
+/* Upstream's growth point: more than 99% full. */
 static inline int wf_dense_full(const wf_map_obj* m) {
   return (double)(m->size + 1) > (double)m->slots * 0.99;
 }
