@@ -116,24 +116,53 @@ static inline uint64_t wf_map_mod31(uint64_t x) {
   return x >= WF_MAP_MOD ? x - WF_MAP_MOD : x;
 }
 
-static inline uint64_t wf_map_load_le(const unsigned char* p, size_t n) { /* n <= 8 */
-  uint64_t x = 0;
+/* Little-endian loads of 8 and of 1-7 bytes (fixed-size copies, which
+ * compile to plain loads). */
+static inline uint64_t wf_map_load8(const unsigned char* p) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  memcpy(&x, p, n);
-#else
-  for (size_t i = n; i-- > 0;) x = (x << 8) | p[i];
-#endif
+  uint64_t x;
+  memcpy(&x, p, 8);
   return x;
+#else
+  uint64_t x = 0;
+  for (int i = 8; i-- > 0;) x = (x << 8) | p[i];
+  return x;
+#endif
+}
+
+static inline uint64_t wf_map_load_tail(const unsigned char* p, size_t n) { /* 0 < n < 8 */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t x = 0;
+  size_t k = 0;
+  if (n & 4) {
+    uint32_t w;
+    memcpy(&w, p, 4);
+    x = w;
+    k = 4;
+  }
+  if (n & 2) {
+    uint16_t w;
+    memcpy(&w, p + k, 2);
+    x |= (uint64_t)w << (8 * k);
+    k += 2;
+  }
+  if (n & 1) x |= (uint64_t)p[k] << (8 * k);
+  return x;
+#else
+  uint64_t x = 0;
+  for (size_t i = n; i-- > 0;) x = (x << 8) | p[i];
+  return x;
+#endif
 }
 
 /* Upstream's stable byte hash: little-endian words, the tail zero-padded,
  * folded as (h * 1099511628211 + word) mod (2^31 - 1), wrapping at 2^64. */
-static uint64_t wf_map_hash_bytes(const char* data, size_t n) {
+static inline uint64_t wf_map_hash_bytes(const char* data, size_t n) {
   const unsigned char* p = (const unsigned char*)data;
   uint64_t h = 0;
   size_t i = 0;
-  for (; i + 8 <= n; i += 8) h = wf_map_mod31(h * UINT64_C(1099511628211) + wf_map_load_le(p + i, 8));
-  if (i < n) h = wf_map_mod31(h * UINT64_C(1099511628211) + wf_map_load_le(p + i, n - i));
+  for (; i + 8 <= n; i += 8) h = wf_map_mod31(h * UINT64_C(1099511628211) + wf_map_load8(p + i));
+  if (i < n) h = wf_map_mod31(h * UINT64_C(1099511628211) + wf_map_load_tail(p + i, n - i));
   return h;
 }
 
@@ -145,7 +174,12 @@ uint64_t wf_map_hash(const TVMFFIAny* key) {
   TVMFFIByteArray s;
   switch (key->type_index) {
     case kTVMFFISmallStr:
-    case kTVMFFIStr:
+      return wf_map_combine(kTVMFFIStr, wf_map_hash_bytes(key->v_bytes, key->small_str_len));
+    case kTVMFFIStr: {
+      const TVMFFIByteArray* b =
+          (const TVMFFIByteArray*)((const char*)key->v_obj + sizeof(TVMFFIObject));
+      return wf_map_combine(kTVMFFIStr, wf_map_hash_bytes(b->data, b->size));
+    }
     case kTVMFFIRawStr:
       if (!wf_any_string_view(key, &s)) break;
       return wf_map_combine(kTVMFFIStr, wf_map_hash_bytes(s.data, s.size));
@@ -364,9 +398,10 @@ static uint64_t wf_dense_spare_head(wf_map_obj* m, uint64_t target) {
 }
 
 /* Finds key's slot (*found = 1) or claims a new one for it (size counted,
- * pair and links left to the caller); NO_INDEX when the table must grow. */
-static uint64_t wf_dense_try_insert(wf_map_obj* m, const TVMFFIAny* key, uint64_t hash,
-                                    int* found) {
+ * pair and links left to the caller); NO_INDEX when the table must grow.
+ * A rebuild, whose keys are distinct, passes compare = 0. */
+static inline uint64_t wf_dense_try_insert(wf_map_obj* m, const TVMFFIAny* key, uint64_t hash,
+                                           int* found, int compare) {
   *found = 0;
   uint64_t i = wf_dense_home(m, hash);
   uint8_t meta = *wf_dense_meta(m, i);
@@ -378,7 +413,7 @@ static uint64_t wf_dense_try_insert(wf_map_obj* m, const TVMFFIAny* key, uint64_
   if (meta & 0x80u) return wf_dense_full(m) ? WF_MAP_NO_INDEX : wf_dense_spare_head(m, i);
   uint64_t tail = i;
   for (uint64_t n = i; n != WF_MAP_NO_INDEX; n = wf_dense_step(m, n, *wf_dense_meta(m, n))) {
-    if (wf_map_key_equal(key, &wf_dense_item(m, n)->kv.key)) {
+    if (compare && wf_map_key_equal(key, &wf_dense_item(m, n)->kv.key)) {
       *found = 1;
       return n;
     }
@@ -407,7 +442,7 @@ static int wf_dense_build(wf_map_obj* out, uint32_t fib_shift, uint64_t n_slots,
     for (; k < n; ++k) {
       const wf_map_entry* kv = at(src, k);
       int found;
-      uint64_t i = wf_dense_try_insert(out, &kv->key, wf_map_hash(&kv->key), &found);
+      uint64_t i = wf_dense_try_insert(out, &kv->key, wf_map_hash(&kv->key), &found, 0);
       if (i == WF_MAP_NO_INDEX) break;
       wf_dense_item(out, i)->kv = *kv;
       wf_dense_push_back(out, i);
@@ -444,9 +479,16 @@ static void wf_map_install(wf_map_obj* m, const wf_map_obj* t) {
   if (old_deleter != NULL) old_deleter(old);
 }
 
-/* Doubles a dense map's table (at least), keeping the insertion order. */
+/* Grows a dense map's table, keeping the insertion order: 4 times while it
+ * is under 2^16 slots (fewer rebuilds while a map fills; upstream doubles,
+ * and any power of two is a valid table for either side), then 2 times. */
+#define WF_MAP_QUAD_GROWTH_SLOTS (UINT64_C(1) << 16)
+
 static int wf_dense_grow(wf_map_obj* m) {
-  if (m->fib_shift == 0 || m->slots > WF_MAP_MAX_SLOTS / 2) return wf_err_raise_oom((size_t)-1);
+  uint32_t steps = m->slots < WF_MAP_QUAD_GROWTH_SLOTS ? 2 : 1;
+  if (m->fib_shift <= steps || m->slots > WF_MAP_MAX_SLOTS >> steps) {
+    return wf_err_raise_oom((size_t)-1);
+  }
   if (m->size > SIZE_MAX / sizeof(wf_map_entry*)) return wf_err_raise_oom((size_t)-1);
   size_t bytes = (size_t)m->size * sizeof(wf_map_entry*);
   const wf_map_entry** order = (const wf_map_entry**)malloc(bytes ? bytes : 1);
@@ -456,7 +498,7 @@ static int wf_dense_grow(wf_map_obj* m) {
     order[n++] = &wf_dense_item(m, i)->kv;
   }
   wf_map_obj t;
-  int rc = wf_dense_build(&t, m->fib_shift - 1, m->slots * 2, order, n, wf_list_pair_at);
+  int rc = wf_dense_build(&t, m->fib_shift - steps, m->slots << steps, order, n, wf_list_pair_at);
   free(order);
   if (rc != 0) return -1;
   wf_map_install(m, &t);
@@ -620,7 +662,7 @@ int wf_map_set(TVMFFIObject* map, const TVMFFIAny* key, const TVMFFIAny* value) 
   uint64_t hash = wf_map_hash(&owned_key);
   for (;;) {
     int found;
-    uint64_t i = wf_dense_try_insert(m, &owned_key, hash, &found);
+    uint64_t i = wf_dense_try_insert(m, &owned_key, hash, &found, 1);
     if (i != WF_MAP_NO_INDEX) {
       wf_map_item* it = wf_dense_item(m, i);
       if (found) {
