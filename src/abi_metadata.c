@@ -65,8 +65,10 @@ const char* WebFFIGetABIMetadata(void) {
   WF_META_FIELD(b, 0, "TVMFFIFieldInfo", sizeof(TVMFFIFieldInfo));
   WF_META_FIELD(b, 0, "TVMFFIMethodInfo", sizeof(TVMFFIMethodInfo));
   WF_META_FIELD(b, 0, "TVMFFITypeMetadata", sizeof(TVMFFITypeMetadata));
-  /* Map/Dict entries, read in bulk by the JS by-value codec. */
+  /* Map/Dict storage, read in bulk by the JS by-value codec. */
   WF_META_FIELD(b, 0, "wf_map_entry", sizeof(wf_map_entry));
+  WF_META_FIELD(b, 0, "wf_map_item", sizeof(wf_map_item));
+  WF_META_FIELD(b, 0, "wf_map_block", sizeof(wf_map_block));
   wf_buf_puts(b, "},");
 
   wf_buf_puts(b, "\"offsetof\":{");
@@ -106,11 +108,14 @@ const char* WebFFIGetABIMetadata(void) {
   WF_META_FIELD(b, 0, "DLDevice.device_type", offsetof(DLDevice, device_type));
   WF_META_FIELD(b, 0, "DLDevice.device_id", offsetof(DLDevice, device_id));
 #define WF_META_OFFSET(T, f) WF_META_FIELD(b, 0, #T "." #f, offsetof(T, f))
-  WF_META_OFFSET(wf_map_cell, entries);
-  WF_META_OFFSET(wf_map_cell, used);
+  WF_META_OFFSET(wf_map_obj, data);
+  WF_META_OFFSET(wf_map_obj, size);
+  WF_META_OFFSET(wf_map_obj, slots);
+  WF_META_OFFSET(wf_map_obj, iter_head);
   WF_META_OFFSET(wf_map_entry, key);
   WF_META_OFFSET(wf_map_entry, value);
-  WF_META_OFFSET(wf_map_entry, erased);
+  WF_META_OFFSET(wf_map_item, next);
+  WF_META_OFFSET(wf_map_block, item);
   WF_META_OFFSET(TVMFFITypeInfo, type_index);
   WF_META_OFFSET(TVMFFITypeInfo, type_depth);
   WF_META_OFFSET(TVMFFITypeInfo, type_key);

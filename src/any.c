@@ -1,4 +1,4 @@
-/* Any values: turning views into owned values, equality and hashing. */
+/* Any values: turning views into owned values, equality and stable hashing. */
 #include "any.h"
 
 #include <string.h>
@@ -64,8 +64,6 @@ int wf_any_equal(const TVMFFIAny* a, const TVMFFIAny* b) {
   }
   return a->type_index == b->type_index && a->v_uint64 == b->v_uint64;
 }
-
-uint64_t wf_any_hash(const TVMFFIAny* v) { return wf_any_hash_salted(v, 0); }
 
 uint64_t wf_any_hash_stable(const TVMFFIAny* v) {
   TVMFFIByteArray s;

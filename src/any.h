@@ -48,10 +48,7 @@ void wf_any_release(TVMFFIAny* v);
 /* Value equality: strings and bytes by content (small == heap), everything
  * else by (type_index, payload), so 1, true and 1.0 differ. */
 int wf_any_equal(const TVMFFIAny* a, const TVMFFIAny* b);
-/* Keyed per process (src/hash.h): for Map and Dict slots, never shown. */
-uint64_t wf_any_hash(const TVMFFIAny* v);
-/* The same with a salt of the caller's (each map has its own). */
-uint64_t wf_any_hash_salted(const TVMFFIAny* v, uint64_t salt);
+/* Map and Dict keys hash with wf_map_hash (src/map.h). */
 /* Deterministic, the same in every run: for structural hashes. */
 uint64_t wf_any_hash_stable(const TVMFFIAny* v);
 

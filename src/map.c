@@ -1,4 +1,42 @@
-/* Map and Dict storage and their ffi.* global functions. */
+/*
+ * Map and Dict storage and their ffi.* global functions.
+ *
+ * The layout is upstream tvm-ffi's (its C++ headers implement Map and Dict
+ * inline), so maps cross between this core and C++ code compiled against
+ * those headers in both directions: either side reads, walks, looks up,
+ * inserts into and erases from the other's maps. What has to agree:
+ *
+ * - The object (wf_map_obj in src/map.h): data, size, slots (top bit set:
+ *   the small form), data_deleter, then fib_shift and the insertion-order
+ *   list ends of the dense form.
+ * - Small form (at most 4 pairs): `data` points at an array of pairs in
+ *   insertion order, looked up by a linear scan; erase closes the gap.
+ * - Dense form: `data` points at blocks of 16 one-byte slot states and 16
+ *   items (pair, prev, next). A key's chain starts at slot
+ *   (hash * 11400714819323198485) >> fib_shift when that slot holds a chain
+ *   head (top bit clear); the low 7 bits of a state pick the distance to the
+ *   next slot of the chain from wf_map_jumps. 0xFF is an empty slot, 0xFE one
+ *   reserved while a chain moves. Inserting follows upstream step by step
+ *   (append at the first empty jump from the tail; a head slot taken by
+ *   another chain has that chain moved away first; too full, or no free
+ *   jump: the table doubles and every pair is inserted again in insertion
+ *   order), because a lookup only finds what sits where upstream would put
+ *   it.
+ * - Keys hash and compare as upstream's AnyHash/AnyEqual (wf_map_hash).
+ * - Whoever changes a map's storage may swap `data` for a block of its own,
+ *   with its own data_deleter, and may turn a small map dense in place
+ *   (every map object has room for the dense fields), never dense to small
+ *   unless it made the object: the maker's deleter frees what data_deleter
+ *   names, whichever form the map ends in.
+ *
+ * Maps this core makes carry more after the shared fields (wf_map_own): the
+ * nesting record and room for 4 pairs inline. A map is ours when its
+ * deleter is wf_map_deleter.
+ *
+ * The hash is upstream's, unkeyed, so crafted keys can make chains long
+ * (quadratic insertion); the keyed hash this core used before cannot be
+ * kept with a layout that C++ code probes itself.
+ */
 #include "map.h"
 
 #include <stdlib.h>
@@ -9,239 +47,757 @@
 #include "error.h"
 #include "function.h"
 #include "global_registry.h"
-#include "hash.h"
 #include "nesting.h"
+#include "str.h"
 
-#define WF_MAP_EMPTY (-1)
-#define WF_MAP_HOLE (-2)
-/* Slot values are int32 entry positions. */
+#define WF_MAP_SMALL_MAX 4
+/* Entry counts past this are refused (MemoryError), well before any size
+ * arithmetic below could overflow. */
 #define WF_MAP_MAX_ENTRIES (INT64_C(1) << 30)
-/* An insertion that lands this far from its home slot re-seeds the map:
- * with keyed hashes and an index at most half full, probes this long are
- * vanishingly rare unless keys were chosen to collide. */
-#define WF_MAP_PROBE_LIMIT 64
-#define WF_MAP_MAX_RESEEDS 4
+#define WF_MAP_MAX_SLOTS (UINT64_C(1) << 36)
+#define WF_MAP_EMPTY 0xFFu
+#define WF_MAP_PROTECTED 0xFEu
+#define WF_MAP_NUM_JUMPS 126
 
-static void wf_map_release_entries(wf_map_cell* cell) {
-  for (int64_t i = 0; i < cell->used; ++i) {
-    if (cell->entries[i].erased) continue;
-    wf_any_release(&cell->entries[i].key);
-    wf_any_release(&cell->entries[i].value);
+typedef struct {
+  wf_map_obj base;
+  int32_t nesting; /* src/nesting.h */
+  wf_map_entry inline_kv[WF_MAP_SMALL_MAX];
+} wf_map_own;
+
+_Static_assert(sizeof(wf_map_entry) == 32, "pair size");
+_Static_assert(sizeof(wf_map_item) == 48, "dense item size");
+_Static_assert(sizeof(wf_map_block) == 784, "block size");
+_Static_assert(offsetof(wf_map_obj, data) == sizeof(TVMFFIObject), "data follows the header");
+_Static_assert(offsetof(wf_map_obj, size) == sizeof(TVMFFIObject) + 8, "size offset");
+_Static_assert(offsetof(wf_map_obj, slots) == sizeof(TVMFFIObject) + 16, "slots offset");
+_Static_assert(offsetof(wf_map_obj, data_deleter) == sizeof(TVMFFIObject) + 24, "deleter offset");
+_Static_assert(offsetof(wf_map_obj, iter_head) == (sizeof(void*) == 8 ? 64 : 56), "head offset");
+
+/* Distances from a slot to the next of its chain, by the 7-bit jump code:
+ * 0-15, triangle numbers up to 2628, then larger triangle numbers. */
+static const uint64_t wf_map_jumps[WF_MAP_NUM_JUMPS] = {
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 21, 28, 36, 45, 55, 66, 78, 91, 105,
+    120, 136, 153, 171, 190, 210, 231, 253, 276, 300, 325, 351, 378, 406, 435, 465, 496, 528,
+    561, 595, 630, 666, 703, 741, 780, 820, 861, 903, 946, 990, 1035, 1081, 1128, 1176, 1225,
+    1275, 1326, 1378, 1431, 1485, 1540, 1596, 1653, 1711, 1770, 1830, 1891, 1953, 2016, 2080,
+    2145, 2211, 2278, 2346, 2415, 2485, 2556, 2628, 8515, 19110, 42778, 96141, 216153, 486591,
+    1092981, 2458653, 5532801, 12442566, 27993903, 62983476, 141717030, 318844378, 717352503,
+    1614057336, UINT64_C(3631522476), UINT64_C(8170957530), UINT64_C(18384510628),
+    UINT64_C(41364789378), UINT64_C(93070452520), UINT64_C(209408356380),
+    UINT64_C(471168559170), UINT64_C(1060128894105), UINT64_C(2385289465695),
+    UINT64_C(5366898840628), UINT64_C(12075518705635), UINT64_C(27169915244790),
+    UINT64_C(61132312065111), UINT64_C(137547689707000), UINT64_C(309482283181501),
+    UINT64_C(696335127828753), UINT64_C(1566753995631385), UINT64_C(3525196511162271),
+    UINT64_C(7931691992677701), UINT64_C(17846306936293605), UINT64_C(40154190677507445),
+    UINT64_C(90346928918121501), UINT64_C(203280589587557251), UINT64_C(457381325854679626),
+    UINT64_C(1029107982097042876), UINT64_C(2315492959180353330), UINT64_C(5209859154120846435)
+};
+
+static void wf_map_deleter(void* self, int flags);
+
+static wf_map_own* wf_map_own_of(TVMFFIObject* map) {
+  return map->deleter == wf_map_deleter ? (wf_map_own*)map : NULL;
+}
+
+int32_t wf_map_nesting(TVMFFIObject* map) {
+  wf_map_own* own = wf_map_own_of(map);
+  if (own != NULL) return own->nesting;
+  return wf_map_obj_of(map)->size > 0;
+}
+
+/* ------------------------------------------------------------ hashing */
+#define WF_MAP_MOD 2147483647u
+
+/* x mod (2^31 - 1) without a division: 2^31 is 1 in that ring. */
+static inline uint64_t wf_map_mod31(uint64_t x) {
+  x = (x & WF_MAP_MOD) + (x >> 31);
+  x = (x & WF_MAP_MOD) + (x >> 31);
+  return x >= WF_MAP_MOD ? x - WF_MAP_MOD : x;
+}
+
+/* Little-endian loads of 8 and of 1-7 bytes (fixed-size copies, which
+ * compile to plain loads). */
+static inline uint64_t wf_map_load8(const unsigned char* p) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t x;
+  memcpy(&x, p, 8);
+  return x;
+#else
+  uint64_t x = 0;
+  for (int i = 8; i-- > 0;) x = (x << 8) | p[i];
+  return x;
+#endif
+}
+
+static inline uint64_t wf_map_load_tail(const unsigned char* p, size_t n) { /* 0 < n < 8 */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t x = 0;
+  size_t k = 0;
+  if (n & 4) {
+    uint32_t w;
+    memcpy(&w, p, 4);
+    x = w;
+    k = 4;
+  }
+  if (n & 2) {
+    uint16_t w;
+    memcpy(&w, p + k, 2);
+    x |= (uint64_t)w << (8 * k);
+    k += 2;
+  }
+  if (n & 1) x |= (uint64_t)p[k] << (8 * k);
+  return x;
+#else
+  uint64_t x = 0;
+  for (size_t i = n; i-- > 0;) x = (x << 8) | p[i];
+  return x;
+#endif
+}
+
+/* Upstream's stable byte hash: little-endian words, the tail zero-padded,
+ * folded as (h * 1099511628211 + word) mod (2^31 - 1), wrapping at 2^64. */
+static inline uint64_t wf_map_hash_bytes(const char* data, size_t n) {
+  const unsigned char* p = (const unsigned char*)data;
+  uint64_t h = 0;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) h = wf_map_mod31(h * UINT64_C(1099511628211) + wf_map_load8(p + i));
+  if (i < n) h = wf_map_mod31(h * UINT64_C(1099511628211) + wf_map_load_tail(p + i, n - i));
+  return h;
+}
+
+static inline uint64_t wf_map_combine(uint64_t key, uint64_t value) {
+  return key ^ (value + 0x9e3779b9u + (key << 6) + (key >> 2));
+}
+
+uint64_t wf_map_hash(const TVMFFIAny* key) {
+  TVMFFIByteArray s;
+  switch (key->type_index) {
+    case kTVMFFISmallStr:
+      return wf_map_combine(kTVMFFIStr, wf_map_hash_bytes(key->v_bytes, key->small_str_len));
+    case kTVMFFIStr: {
+      const TVMFFIByteArray* b =
+          (const TVMFFIByteArray*)((const char*)key->v_obj + sizeof(TVMFFIObject));
+      return wf_map_combine(kTVMFFIStr, wf_map_hash_bytes(b->data, b->size));
+    }
+    case kTVMFFIRawStr:
+      if (!wf_any_string_view(key, &s)) break;
+      return wf_map_combine(kTVMFFIStr, wf_map_hash_bytes(s.data, s.size));
+    case kTVMFFISmallBytes:
+    case kTVMFFIBytes:
+    case kTVMFFIByteArrayPtr:
+      if (!wf_any_bytes_view(key, &s)) break;
+      return wf_map_combine(kTVMFFIBytes, wf_map_hash_bytes(s.data, s.size));
+    default: break;
+  }
+  return wf_map_combine((uint64_t)(uint32_t)key->type_index, key->v_uint64);
+}
+
+static inline int wf_map_is_text(int32_t t) {
+  return t == kTVMFFIStr || t == kTVMFFISmallStr || t == kTVMFFIRawStr || t == kTVMFFIBytes ||
+         t == kTVMFFISmallBytes || t == kTVMFFIByteArrayPtr;
+}
+
+int wf_map_key_equal(const TVMFFIAny* a, const TVMFFIAny* b) {
+  if (a->type_index == b->type_index && a->v_uint64 == b->v_uint64) return 1;
+  /* the common miss on a chain: two values that are not text */
+  if (!wf_map_is_text(a->type_index) || !wf_map_is_text(b->type_index)) return 0;
+  if (a->type_index == kTVMFFIStr && b->type_index == kTVMFFIStr) {
+    /* two heap strings: their bytes follow the header */
+    const TVMFFIByteArray* x = (const TVMFFIByteArray*)((const char*)a->v_obj + sizeof(TVMFFIObject));
+    const TVMFFIByteArray* y = (const TVMFFIByteArray*)((const char*)b->v_obj + sizeof(TVMFFIObject));
+    return x->size == y->size && memcmp(x->data, y->data, x->size) == 0;
+  }
+  TVMFFIByteArray x, y;
+  if (wf_any_string_view(a, &x)) {
+    return wf_any_string_view(b, &y) && x.size == y.size && memcmp(x.data, y.data, x.size) == 0;
+  }
+  if (wf_any_bytes_view(a, &x)) {
+    return wf_any_bytes_view(b, &y) && x.size == y.size && memcmp(x.data, y.data, x.size) == 0;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------- dense storage */
+static inline uint8_t* wf_dense_meta(const wf_map_obj* m, uint64_t i) {
+  return &((wf_map_block*)m->data)[i / WF_MAP_BLOCK_CAP].meta[i % WF_MAP_BLOCK_CAP];
+}
+static inline wf_map_item* wf_dense_item(const wf_map_obj* m, uint64_t i) {
+  return &((wf_map_block*)m->data)[i / WF_MAP_BLOCK_CAP].item[i % WF_MAP_BLOCK_CAP];
+}
+static inline uint64_t wf_dense_home(const wf_map_obj* m, uint64_t hash) {
+  return (hash * UINT64_C(11400714819323198485)) >> m->fib_shift;
+}
+/* The next slot of the chain after slot i whose state is meta, or NO_INDEX. */
+static inline uint64_t wf_dense_step(const wf_map_obj* m, uint64_t i, uint8_t meta) {
+  uint64_t d = wf_map_jumps[meta & 0x7Fu];
+  return d == 0 ? WF_MAP_NO_INDEX : (i + d) & (m->slots - 1);
+}
+static inline void wf_dense_set_jump(const wf_map_obj* m, uint64_t i, uint8_t jump) {
+  uint8_t* meta = wf_dense_meta(m, i);
+  *meta = (uint8_t)((*meta & 0x80u) | jump);
+}
+/* Upstream's growth point: more than 99% full. */
+static inline int wf_dense_full(const wf_map_obj* m) {
+  return (double)(m->size + 1) > (double)m->slots * 0.99;
+}
+
+static void wf_dense_free(void* data) { free(data); }
+
+/* Blocks for n_slots (a power of two), every slot empty; NULL with
+ * MemoryError raised. */
+static wf_map_block* wf_dense_alloc(uint64_t n_slots) {
+  uint64_t n_blocks = (n_slots + WF_MAP_BLOCK_CAP - 1) / WF_MAP_BLOCK_CAP;
+  if (n_slots > WF_MAP_MAX_SLOTS || n_blocks > SIZE_MAX / sizeof(wf_map_block)) {
+    wf_err_raise_oom((size_t)-1);
+    return NULL;
+  }
+  size_t bytes = (size_t)n_blocks * sizeof(wf_map_block);
+  wf_map_block* blocks = (wf_map_block*)malloc(bytes);
+  if (blocks == NULL) {
+    wf_err_raise_oom(bytes);
+    return NULL;
+  }
+  for (uint64_t b = 0; b < n_blocks; ++b) memset(blocks[b].meta, WF_MAP_EMPTY, WF_MAP_BLOCK_CAP);
+  return blocks;
+}
+
+/* Upstream's table size for cap pairs: the power of two above cap, doubled
+ * when that is under 2 * cap. */
+static void wf_dense_table_size(uint64_t cap, uint32_t* fib_shift, uint64_t* n_slots) {
+  uint32_t shift = 64;
+  uint64_t slots = 1;
+  for (uint64_t c = cap; c; c >>= 1) {
+    --shift;
+    slots <<= 1;
+  }
+  if (slots < cap * 2) {
+    --shift;
+    slots <<= 1;
+  }
+  *fib_shift = shift;
+  *n_slots = slots;
+}
+
+static int wf_dense_init(wf_map_obj* m, uint32_t fib_shift, uint64_t n_slots) {
+  wf_map_block* blocks = wf_dense_alloc(n_slots);
+  if (blocks == NULL) return -1;
+  m->data = blocks;
+  m->data_deleter = wf_dense_free;
+  m->slots = n_slots;
+  m->size = 0;
+  m->fib_shift = fib_shift;
+  m->iter_head = m->iter_tail = WF_MAP_NO_INDEX;
+  return 0;
+}
+
+static void wf_dense_unlink(wf_map_obj* m, uint64_t i) {
+  wf_map_item* it = wf_dense_item(m, i);
+  if (it->prev == WF_MAP_NO_INDEX) {
+    m->iter_head = it->next;
+  } else {
+    wf_dense_item(m, it->prev)->next = it->next;
+  }
+  if (it->next == WF_MAP_NO_INDEX) {
+    m->iter_tail = it->prev;
+  } else {
+    wf_dense_item(m, it->next)->prev = it->prev;
   }
 }
 
-/* Small maps (most JSON objects) keep entries and index inside the object:
- * WF_MAP_INLINE entries right after the cell, then their index. */
-#define WF_MAP_INLINE 4
-#define WF_MAP_INLINE_BYTES (WF_MAP_INLINE * (sizeof(wf_map_entry) + 2 * sizeof(int32_t)))
-
-static wf_map_entry* wf_map_inline_entries(wf_map_cell* cell) {
-  return (wf_map_entry*)(cell + 1);
+static void wf_dense_push_back(wf_map_obj* m, uint64_t i) {
+  wf_map_item* it = wf_dense_item(m, i);
+  it->prev = m->iter_tail;
+  it->next = WF_MAP_NO_INDEX;
+  if (m->iter_tail != WF_MAP_NO_INDEX) wf_dense_item(m, m->iter_tail)->next = i;
+  if (m->iter_head == WF_MAP_NO_INDEX) m->iter_head = i;
+  m->iter_tail = i;
 }
 
-static void wf_map_reindex(wf_map_cell* cell);
+/* Slot dst takes slot src's place in the insertion order. */
+static void wf_dense_replace_node(wf_map_obj* m, uint64_t src, uint64_t dst) {
+  wf_map_item* s = wf_dense_item(m, src);
+  wf_map_item* d = wf_dense_item(m, dst);
+  d->prev = s->prev;
+  d->next = s->next;
+  if (d->prev == WF_MAP_NO_INDEX) {
+    m->iter_head = dst;
+  } else {
+    wf_dense_item(m, d->prev)->next = dst;
+  }
+  if (d->next == WF_MAP_NO_INDEX) {
+    m->iter_tail = dst;
+  } else {
+    wf_dense_item(m, d->next)->prev = dst;
+  }
+}
 
-static void wf_map_use_inline(wf_map_cell* cell) {
-  cell->entries = wf_map_inline_entries(cell);
-  cell->slots = (int32_t*)(cell->entries + WF_MAP_INLINE);
-  cell->capacity = WF_MAP_INLINE;
-  cell->num_slots = 2 * WF_MAP_INLINE;
-  cell->size = cell->used = 0;
-  cell->nesting = 0;
-  cell->reseeds = 0;
-  wf_map_reindex(cell);
+/* The first empty slot a jump away from slot i. */
+static int wf_dense_next_empty(const wf_map_obj* m, uint64_t i, uint8_t* jump, uint64_t* out) {
+  uint64_t mask = m->slots - 1;
+  for (uint8_t j = 1; j < WF_MAP_NUM_JUMPS; ++j) {
+    uint64_t c = (i + wf_map_jumps[j]) & mask;
+    if (*wf_dense_meta(m, c) == WF_MAP_EMPTY) {
+      *jump = j;
+      *out = c;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* The slot before slot i on its chain (i is not a head). */
+static uint64_t wf_dense_find_prev(const wf_map_obj* m, uint64_t i) {
+  uint64_t prev = wf_dense_home(m, wf_map_hash(&wf_dense_item(m, i)->kv.key));
+  for (uint64_t next = wf_dense_step(m, prev, *wf_dense_meta(m, prev));
+       next != i && next != WF_MAP_NO_INDEX; next = wf_dense_step(m, next, *wf_dense_meta(m, next))) {
+    prev = next;
+  }
+  return prev;
+}
+
+static uint64_t wf_dense_lookup(const wf_map_obj* m, const TVMFFIAny* key) {
+  if (m->size == 0) return WF_MAP_NO_INDEX;
+  uint64_t i = wf_dense_home(m, wf_map_hash(key));
+  uint8_t meta = *wf_dense_meta(m, i);
+  if (meta & 0x80u) return WF_MAP_NO_INDEX; /* not a head: no chain for this hash */
+  for (;;) {
+    if (wf_map_key_equal(key, &wf_dense_item(m, i)->kv.key)) return i;
+    i = wf_dense_step(m, i, meta);
+    if (i == WF_MAP_NO_INDEX) return WF_MAP_NO_INDEX;
+    meta = *wf_dense_meta(m, i);
+  }
+}
+
+/* Slot i belongs to another chain: moves that chain's part from i on to
+ * empty slots after its predecessor, then makes i the head of a new chain.
+ * NO_INDEX when some part found no empty slot (the caller grows the table,
+ * which re-inserts everything from the insertion-order list). */
+static uint64_t wf_dense_spare_head(wf_map_obj* m, uint64_t target) {
+  uint64_t r = target, w = wf_dense_find_prev(m, target);
+  int first = 1;
+  for (;;) {
+    uint8_t jump;
+    uint64_t e;
+    if (!wf_dense_next_empty(m, w, &jump, &e)) return WF_MAP_NO_INDEX;
+    *wf_dense_meta(m, e) = 0x80u;
+    wf_dense_item(m, e)->kv = wf_dense_item(m, r)->kv;
+    wf_dense_replace_node(m, r, e);
+    uint8_t r_meta = *wf_dense_meta(m, r);
+    /* the target slot stays reserved until the new head takes it */
+    *wf_dense_meta(m, r) = first ? WF_MAP_PROTECTED : WF_MAP_EMPTY;
+    first = 0;
+    wf_dense_set_jump(m, w, jump);
+    w = e;
+    r = wf_dense_step(m, r, r_meta);
+    if (r == WF_MAP_NO_INDEX) break;
+  }
+  *wf_dense_meta(m, target) = 0x00u;
+  m->size += 1;
+  return target;
+}
+
+/* Finds key's slot (*found = 1) or claims a new one for it (size counted,
+ * pair and links left to the caller); NO_INDEX when the table must grow.
+ * A rebuild, whose keys are distinct, passes compare = 0. */
+static inline uint64_t wf_dense_try_insert(wf_map_obj* m, const TVMFFIAny* key, uint64_t hash,
+                                           int* found, int compare) {
+  *found = 0;
+  uint64_t i = wf_dense_home(m, hash);
+  uint8_t meta = *wf_dense_meta(m, i);
+  if (meta == WF_MAP_EMPTY) {
+    *wf_dense_meta(m, i) = 0x00u;
+    m->size += 1;
+    return i;
+  }
+  if (meta & 0x80u) return wf_dense_full(m) ? WF_MAP_NO_INDEX : wf_dense_spare_head(m, i);
+  uint64_t tail = i;
+  for (uint64_t n = i; n != WF_MAP_NO_INDEX; n = wf_dense_step(m, n, *wf_dense_meta(m, n))) {
+    if (compare && wf_map_key_equal(key, &wf_dense_item(m, n)->kv.key)) {
+      *found = 1;
+      return n;
+    }
+    tail = n;
+  }
+  if (wf_dense_full(m)) return WF_MAP_NO_INDEX;
+  uint8_t jump;
+  uint64_t e;
+  if (!wf_dense_next_empty(m, tail, &jump, &e)) return WF_MAP_NO_INDEX;
+  *wf_dense_meta(m, e) = 0x80u;
+  wf_dense_set_jump(m, tail, jump);
+  m->size += 1;
+  return e;
+}
+
+/* A dense table (fields in *out) holding the n pairs at src[k] (raw copies:
+ * references move, none are taken), inserted in order, starting from
+ * fib_shift / n_slots and doubling until every pair finds a slot. */
+typedef const wf_map_entry* (*wf_map_pair_at)(const void* src, uint64_t k);
+
+static int wf_dense_build(wf_map_obj* out, uint32_t fib_shift, uint64_t n_slots, const void* src,
+                          uint64_t n, wf_map_pair_at at) {
+  for (;;) {
+    if (wf_dense_init(out, fib_shift, n_slots) != 0) return -1;
+    uint64_t k = 0;
+    for (; k < n; ++k) {
+      const wf_map_entry* kv = at(src, k);
+      int found;
+      uint64_t i = wf_dense_try_insert(out, &kv->key, wf_map_hash(&kv->key), &found, 0);
+      if (i == WF_MAP_NO_INDEX) break;
+      wf_dense_item(out, i)->kv = *kv;
+      wf_dense_push_back(out, i);
+    }
+    if (k == n) return 0;
+    free(out->data);
+    if (fib_shift == 0 || n_slots > WF_MAP_MAX_SLOTS / 2) return wf_err_raise_oom((size_t)-1);
+    fib_shift -= 1;
+    n_slots *= 2;
+  }
+}
+
+static const wf_map_entry* wf_small_pair_at(const void* src, uint64_t k) {
+  return (const wf_map_entry*)src + k;
+}
+
+/* The pairs of a dense map in insertion order, gathered for a rebuild. */
+static const wf_map_entry* wf_list_pair_at(const void* src, uint64_t k) {
+  return ((const wf_map_entry* const*)src)[k];
+}
+
+/* Installs table t in m (same object, new storage) and frees m's old one,
+ * whose pairs t now holds. */
+static void wf_map_install(wf_map_obj* m, const wf_map_obj* t) {
+  void* old = m->data;
+  void (*old_deleter)(void*) = m->data_deleter;
+  m->data = t->data;
+  m->data_deleter = t->data_deleter;
+  m->size = t->size;
+  m->slots = t->slots;
+  m->fib_shift = t->fib_shift;
+  m->iter_head = t->iter_head;
+  m->iter_tail = t->iter_tail;
+  if (old_deleter != NULL) old_deleter(old);
+}
+
+/* Grows a dense map's table, keeping the insertion order: 4 times while it
+ * is under 2^16 slots (fewer rebuilds while a map fills; upstream doubles,
+ * and any power of two is a valid table for either side), then 2 times. */
+#define WF_MAP_QUAD_GROWTH_SLOTS (UINT64_C(1) << 16)
+
+static int wf_dense_grow(wf_map_obj* m) {
+  uint32_t steps = m->slots < WF_MAP_QUAD_GROWTH_SLOTS ? 2 : 1;
+  if (m->fib_shift <= steps || m->slots > WF_MAP_MAX_SLOTS >> steps) {
+    return wf_err_raise_oom((size_t)-1);
+  }
+  if (m->size > SIZE_MAX / sizeof(wf_map_entry*)) return wf_err_raise_oom((size_t)-1);
+  size_t bytes = (size_t)m->size * sizeof(wf_map_entry*);
+  const wf_map_entry** order = (const wf_map_entry**)malloc(bytes ? bytes : 1);
+  if (order == NULL) return wf_err_raise_oom(bytes);
+  uint64_t n = 0;
+  for (uint64_t i = m->iter_head; i != WF_MAP_NO_INDEX && n < m->size; i = wf_dense_item(m, i)->next) {
+    order[n++] = &wf_dense_item(m, i)->kv;
+  }
+  wf_map_obj t;
+  int rc = wf_dense_build(&t, m->fib_shift - steps, m->slots << steps, order, n, wf_list_pair_at);
+  free(order);
+  if (rc != 0) return -1;
+  wf_map_install(m, &t);
+  return 0;
+}
+
+/* Turns a full small map dense, in place (any map object has room). */
+static int wf_small_to_dense(wf_map_obj* m) {
+  uint32_t fib_shift;
+  uint64_t n_slots;
+  wf_dense_table_size(m->size < WF_MAP_SMALL_MAX ? WF_MAP_SMALL_MAX : m->size, &fib_shift, &n_slots);
+  wf_map_obj t;
+  if (wf_dense_build(&t, fib_shift, n_slots, m->data, m->size, wf_small_pair_at) != 0) return -1;
+  wf_map_install(m, &t);
+  return 0;
+}
+
+/* Gives a small map of another maker, full below 4 slots, a 4-slot array. */
+static int wf_small_widen(wf_map_obj* m) {
+  wf_map_entry* kv = (wf_map_entry*)malloc(WF_MAP_SMALL_MAX * sizeof(wf_map_entry));
+  if (kv == NULL) return wf_err_raise_oom(WF_MAP_SMALL_MAX * sizeof(wf_map_entry));
+  if (m->size > 0) memcpy(kv, m->data, (size_t)m->size * sizeof(wf_map_entry));
+  void* old = m->data;
+  void (*old_deleter)(void*) = m->data_deleter;
+  m->data = kv;
+  m->data_deleter = wf_dense_free;
+  m->slots = WF_MAP_SMALL_TAG | WF_MAP_SMALL_MAX;
+  if (old_deleter != NULL) old_deleter(old);
+  return 0;
+}
+
+/* ------------------------------------------------------------ the object */
+static void wf_map_release_all(wf_map_obj* m) {
+  if (m->slots & WF_MAP_SMALL_TAG) {
+    wf_map_entry* kv = (wf_map_entry*)m->data;
+    for (uint64_t i = 0; i < m->size; ++i) {
+      wf_any_release(&kv[i].key);
+      wf_any_release(&kv[i].value);
+    }
+    return;
+  }
+  if (m->data == NULL) return;
+  for (uint64_t i = 0; i < m->slots; ++i) {
+    uint8_t meta = *wf_dense_meta(m, i);
+    if (meta == WF_MAP_EMPTY || meta == WF_MAP_PROTECTED) continue;
+    wf_any_release(&wf_dense_item(m, i)->kv.key);
+    wf_any_release(&wf_dense_item(m, i)->kv.value);
+  }
+}
+
+static void wf_map_use_inline(wf_map_own* own) {
+  own->base.data = own->inline_kv;
+  own->base.data_deleter = NULL;
+  own->base.size = 0;
+  own->base.slots = WF_MAP_SMALL_TAG | WF_MAP_SMALL_MAX;
+  own->base.fib_shift = 63;
+  own->base.iter_head = own->base.iter_tail = WF_MAP_NO_INDEX;
+  own->nesting = 0;
 }
 
 static void wf_map_deleter(void* self, int flags) {
   if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
-    wf_map_cell* cell = WF_OBJ_CELL(self, wf_map_cell);
-    wf_map_release_entries(cell);
-    /* the index lives in the same block */
-    if (cell->entries != wf_map_inline_entries(cell)) free(cell->entries);
-    memset(cell, 0, sizeof(*cell));
+    wf_map_obj* m = (wf_map_obj*)self;
+    wf_map_release_all(m);
+    if (m->data_deleter != NULL) m->data_deleter(m->data);
+    m->data = NULL;
+    m->data_deleter = NULL;
+    m->size = 0;
   }
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) wf_obj_free_space(self);
 }
 
-/* Rebuilds the index from the live entries, dropping holes from both. */
-static void wf_map_reindex(wf_map_cell* cell) {
-  int64_t live = 0;
-  for (int64_t i = 0; i < cell->used; ++i) {
-    if (!cell->entries[i].erased) cell->entries[live++] = cell->entries[i];
-  }
-  cell->used = live;
-  for (int64_t s = 0; s < cell->num_slots; ++s) cell->slots[s] = WF_MAP_EMPTY;
-  uint64_t mask = (uint64_t)cell->num_slots - 1;
-  for (int64_t i = 0; i < live; ++i) {
-    uint64_t s = cell->entries[i].hash & mask;
-    while (cell->slots[s] != WF_MAP_EMPTY) s = (s + 1) & mask;
-    cell->slots[s] = (int32_t)i;
-  }
-}
-
-/* Makes room for one more entry: compacts when holes are many, else grows. */
-static int wf_map_reserve(wf_map_cell* cell, int64_t need) {
-  if (need <= cell->capacity) return 0;
-  if (cell->size < cell->used / 2 && cell->size + 1 <= cell->capacity) {
-    wf_map_reindex(cell);
-    return 0;
-  }
-  if (need > WF_MAP_MAX_ENTRIES) return wf_err_raise_oom((size_t)-1);
-  int64_t cap = cell->capacity ? cell->capacity : 4;
-  while (cap < need) cap *= 2;
-  if (cap > WF_MAP_MAX_ENTRIES) return wf_err_raise_oom((size_t)-1);
-  /* Entries and index share one block: one allocation per growth. The old
-   * index is rebuilt below, so realloc only needs to keep the entries. */
-  size_t bytes = (size_t)cap * (sizeof(wf_map_entry) + 2 * sizeof(int32_t));
-  int was_inline = cell->entries == wf_map_inline_entries(cell);
-  wf_map_entry* entries = (wf_map_entry*)realloc(was_inline ? NULL : cell->entries, bytes);
-  if (entries == NULL) return wf_err_raise_oom(bytes);
-  if (was_inline) memcpy(entries, cell->entries, (size_t)cell->used * sizeof(wf_map_entry));
-  cell->entries = entries;
-  cell->slots = (int32_t*)(entries + cap);
-  cell->num_slots = cap * 2;
-  cell->capacity = cap;
-  cell->reseeds = 0;
-  wf_map_reindex(cell);
-  return 0;
-}
-
-/* A new salt, and every entry hashed and placed again under it. */
-static void wf_map_reseed(wf_map_cell* cell) {
-  ++cell->reseeds;
-  cell->salt = wf_hash_keyed_word(cell->salt + 1, 0x5eedu, (uint64_t)(uintptr_t)cell);
-  for (int64_t i = 0; i < cell->used; ++i) {
-    if (!cell->entries[i].erased) {
-      cell->entries[i].hash = wf_any_hash_salted(&cell->entries[i].key, cell->salt);
-    }
-  }
-  wf_map_reindex(cell);
-}
-
 TVMFFIObject* wf_map_new(int32_t type_index, int64_t capacity) {
-  TVMFFIObject* map = wf_obj_alloc(sizeof(TVMFFIObject) + sizeof(wf_map_cell) + WF_MAP_INLINE_BYTES,
-                                   8, type_index, wf_map_deleter);
-  if (map == NULL) return NULL;
-  wf_map_use_inline(wf_map_cell_of(map));
-  if (capacity > WF_MAP_INLINE && wf_map_reserve(wf_map_cell_of(map), capacity) != 0) {
-    wf_obj_decref(map);
+  if (capacity > WF_MAP_MAX_ENTRIES) {
+    wf_err_raise_oom((size_t)-1);
     return NULL;
+  }
+  TVMFFIObject* map = wf_obj_alloc(sizeof(wf_map_own), 8, type_index, wf_map_deleter);
+  if (map == NULL) return NULL;
+  wf_map_own* own = (wf_map_own*)map;
+  wf_map_use_inline(own);
+  if (capacity > WF_MAP_SMALL_MAX) {
+    uint32_t fib_shift;
+    uint64_t n_slots;
+    wf_dense_table_size((uint64_t)capacity, &fib_shift, &n_slots);
+    if (wf_dense_init(&own->base, fib_shift, n_slots) != 0) {
+      wf_obj_decref(map);
+      return NULL;
+    }
   }
   return map;
 }
 
-/* The slot holding key, or the empty slot where it would go. */
-static int64_t wf_map_probe(const wf_map_cell* cell, const TVMFFIAny* key, uint64_t hash) {
-  uint64_t mask = (uint64_t)cell->num_slots - 1;
-  for (uint64_t s = hash & mask;; s = (s + 1) & mask) {
-    int32_t e = cell->slots[s];
-    if (e == WF_MAP_EMPTY) return (int64_t)s;
-    if (e >= 0 && cell->entries[e].hash == hash && wf_any_equal(&cell->entries[e].key, key)) {
-      return (int64_t)s;
+wf_map_entry* wf_map_find(TVMFFIObject* map, const TVMFFIAny* key) {
+  wf_map_obj* m = wf_map_obj_of(map);
+  if (m->slots & WF_MAP_SMALL_TAG) {
+    wf_map_entry* kv = (wf_map_entry*)m->data;
+    for (uint64_t i = 0; i < m->size; ++i) {
+      if (wf_map_key_equal(&kv[i].key, key)) return &kv[i];
     }
+    return NULL;
   }
+  uint64_t i = wf_dense_lookup(m, key);
+  return i == WF_MAP_NO_INDEX ? NULL : &wf_dense_item(m, i)->kv;
 }
 
-wf_map_entry* wf_map_find(TVMFFIObject* map, const TVMFFIAny* key) {
-  wf_map_cell* cell = wf_map_cell_of(map);
-  if (cell->size == 0) return NULL;
-  int32_t e = cell->slots[wf_map_probe(cell, key, wf_any_hash_salted(key, cell->salt))];
-  return e >= 0 ? &cell->entries[e] : NULL;
+/* Stores owned_value in place of kv's value; the old one is released after,
+ * since it may be what keeps the caller's key alive. */
+static void wf_map_replace_value(wf_map_entry* kv, TVMFFIAny* owned_value) {
+  TVMFFIAny old = kv->value;
+  kv->value = *owned_value;
+  wf_any_release(&old);
 }
 
 int wf_map_set(TVMFFIObject* map, const TVMFFIAny* key, const TVMFFIAny* value) {
-  wf_map_cell* cell = wf_map_cell_of(map);
-  const char* name = map->type_index == kTVMFFIDict ? "ffi.Dict" : "ffi.Map";
-  int32_t nesting = cell->nesting;
-  if (wf_nesting_take(&nesting, key, name) != 0 || wf_nesting_take(&nesting, value, name) != 0) {
-    return -1;
+  wf_map_obj* m = wf_map_obj_of(map);
+  wf_map_own* own = wf_map_own_of(map);
+  if (own != NULL) {
+    const char* name = map->type_index == kTVMFFIDict ? "ffi.Dict" : "ffi.Map";
+    int32_t nesting = own->nesting;
+    if (wf_nesting_take(&nesting, key, name) != 0 || wf_nesting_take(&nesting, value, name) != 0) {
+      return -1;
+    }
+    own->nesting = nesting;
   }
-  cell->nesting = nesting;
   TVMFFIAny owned_value;
   if (TVMFFIAnyViewToOwnedAny(value, &owned_value) != 0) return -1;
-  /* One hash for the lookup and the insertion: growing keeps the salt. */
-  uint64_t hash = wf_any_hash_salted(key, cell->salt);
-  wf_map_entry* found = NULL;
-  if (cell->size > 0) {
-    int32_t e = cell->slots[wf_map_probe(cell, key, hash)];
-    if (e >= 0) found = &cell->entries[e];
-  }
-  if (found != NULL) {
-    /* Release after storing: the old value may be what keeps key alive. */
-    TVMFFIAny old = found->value;
-    found->value = owned_value;
-    wf_any_release(&old);
-    return 0;
+  if (m->slots & WF_MAP_SMALL_TAG) {
+    wf_map_entry* kv = (wf_map_entry*)m->data;
+    for (uint64_t i = 0; i < m->size; ++i) {
+      if (wf_map_key_equal(&kv[i].key, key)) {
+        wf_map_replace_value(&kv[i], &owned_value);
+        return 0;
+      }
+    }
   }
   TVMFFIAny owned_key;
   if (TVMFFIAnyViewToOwnedAny(key, &owned_key) != 0) {
     wf_any_release(&owned_value);
     return -1;
   }
-  if (wf_map_reserve(cell, cell->used + 1) != 0) {
+  if (m->size >= (uint64_t)WF_MAP_MAX_ENTRIES) {
     wf_any_release(&owned_key);
     wf_any_release(&owned_value);
-    return -1;
+    return wf_err_raise_oom((size_t)-1);
   }
-  int64_t s = wf_map_probe(cell, &owned_key, hash);
-  cell->slots[s] = (int32_t)cell->used;
-  cell->entries[cell->used++] = (wf_map_entry){owned_key, owned_value, hash, 0};
-  ++cell->size;
-  uint64_t distance = ((uint64_t)s - hash) & ((uint64_t)cell->num_slots - 1);
-  if (distance > WF_MAP_PROBE_LIMIT && cell->reseeds < WF_MAP_MAX_RESEEDS) wf_map_reseed(cell);
-  return 0;
+  if (m->slots & WF_MAP_SMALL_TAG) {
+    uint64_t n_slots = m->slots & ~WF_MAP_SMALL_TAG;
+    int rc = 0;
+    if (m->size >= n_slots) rc = n_slots < WF_MAP_SMALL_MAX ? wf_small_widen(m) : wf_small_to_dense(m);
+    if (rc != 0) {
+      wf_any_release(&owned_key);
+      wf_any_release(&owned_value);
+      return -1;
+    }
+    if (m->slots & WF_MAP_SMALL_TAG) {
+      ((wf_map_entry*)m->data)[m->size++] = (wf_map_entry){owned_key, owned_value};
+      return 0;
+    }
+  }
+  uint64_t hash = wf_map_hash(&owned_key);
+  for (;;) {
+    int found;
+    uint64_t i = wf_dense_try_insert(m, &owned_key, hash, &found, 1);
+    if (i != WF_MAP_NO_INDEX) {
+      wf_map_item* it = wf_dense_item(m, i);
+      if (found) {
+        wf_map_replace_value(&it->kv, &owned_value);
+        wf_any_release(&owned_key);
+      } else {
+        it->kv = (wf_map_entry){owned_key, owned_value};
+        wf_dense_push_back(m, i);
+      }
+      return 0;
+    }
+    if (wf_dense_grow(m) != 0) {
+      wf_any_release(&owned_key);
+      wf_any_release(&owned_value);
+      return -1;
+    }
+  }
+}
+
+/* Upstream's dense erase: the chain's last slot moves into the freed one. */
+static void wf_dense_erase(wf_map_obj* m, uint64_t i, wf_map_entry* removed) {
+  m->size -= 1;
+  *removed = wf_dense_item(m, i)->kv;
+  uint8_t meta = *wf_dense_meta(m, i);
+  if (wf_map_jumps[meta & 0x7Fu] == 0) {
+    if (meta & 0x80u) wf_dense_set_jump(m, wf_dense_find_prev(m, i), 0);
+    wf_dense_unlink(m, i);
+    *wf_dense_meta(m, i) = WF_MAP_EMPTY;
+    return;
+  }
+  uint64_t prev = i, last = wf_dense_step(m, i, meta);
+  for (uint64_t n; (n = wf_dense_step(m, last, *wf_dense_meta(m, last))) != WF_MAP_NO_INDEX;) {
+    prev = last;
+    last = n;
+  }
+  wf_dense_unlink(m, i);
+  wf_dense_item(m, i)->kv = wf_dense_item(m, last)->kv;
+  wf_dense_replace_node(m, last, i);
+  *wf_dense_meta(m, last) = WF_MAP_EMPTY;
+  wf_dense_set_jump(m, prev, 0);
 }
 
 int wf_map_erase(TVMFFIObject* map, const TVMFFIAny* key) {
-  wf_map_cell* cell = wf_map_cell_of(map);
-  if (cell->size == 0) return 0;
-  int64_t s = wf_map_probe(cell, key, wf_any_hash_salted(key, cell->salt));
-  int32_t e = cell->slots[s];
-  if (e < 0) return 0;
-  /* A hole keeps probe chains intact; the entry stays as a hole until the
-   * next compaction so positions held by iterators remain meaningful. */
-  cell->slots[s] = WF_MAP_HOLE;
-  wf_map_entry old = cell->entries[e];
-  cell->entries[e].erased = 1;
-  if (--cell->size == 0) cell->nesting = 0;
-  wf_any_release(&old.key);
-  wf_any_release(&old.value);
+  wf_map_obj* m = wf_map_obj_of(map);
+  wf_map_entry removed;
+  if (m->slots & WF_MAP_SMALL_TAG) {
+    wf_map_entry* kv = (wf_map_entry*)m->data;
+    uint64_t i = 0;
+    while (i < m->size && !wf_map_key_equal(&kv[i].key, key)) ++i;
+    if (i == m->size) return 0;
+    removed = kv[i];
+    memmove(kv + i, kv + i + 1, (size_t)(m->size - i - 1) * sizeof(wf_map_entry));
+    m->size -= 1;
+  } else {
+    uint64_t i = wf_dense_lookup(m, key);
+    if (i == WF_MAP_NO_INDEX) return 0;
+    wf_dense_erase(m, i, &removed);
+  }
+  wf_map_own* own = wf_map_own_of(map);
+  if (own != NULL && m->size == 0) own->nesting = 0;
+  /* released last: a deleter may use this map */
+  wf_any_release(&removed.key);
+  wf_any_release(&removed.value);
   return 1;
 }
 
 void wf_map_clear(TVMFFIObject* map) {
-  wf_map_cell* cell = wf_map_cell_of(map);
-  /* Detach the entries first: releasing one may run code that uses this map.
-   * Inline entries are about to be reused, so they move to the stack. */
-  wf_map_entry inline_copy[WF_MAP_INLINE];
-  wf_map_cell old = *cell;
-  if (old.entries == wf_map_inline_entries(cell)) {
-    memcpy(inline_copy, old.entries, (size_t)old.used * sizeof(wf_map_entry));
-    old.entries = inline_copy;
+  wf_map_obj* m = wf_map_obj_of(map);
+  wf_map_own* own = wf_map_own_of(map);
+  /* The map is emptied before any pair is released: releasing one may run
+   * code that uses this map. */
+  if (m->slots & WF_MAP_SMALL_TAG) {
+    wf_map_entry copy[WF_MAP_SMALL_MAX];
+    uint64_t n = m->size;
+    if (n > WF_MAP_SMALL_MAX) n = WF_MAP_SMALL_MAX; /* small maps never hold more */
+    memcpy(copy, m->data, (size_t)n * sizeof(wf_map_entry));
+    m->size = 0;
+    if (own != NULL) own->nesting = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      wf_any_release(&copy[i].key);
+      wf_any_release(&copy[i].value);
+    }
+    return;
   }
-  wf_map_use_inline(cell);
-  wf_map_release_entries(&old);
-  if (old.entries != inline_copy) free(old.entries);
+  if (own != NULL) {
+    wf_map_obj old = *m;
+    wf_map_use_inline(own);
+    wf_map_release_all(&old);
+    if (old.data_deleter != NULL) old.data_deleter(old.data);
+    return;
+  }
+  /* A dense map of another maker stays dense (its deleter expects that). */
+  for (uint64_t i = 0; i < m->slots; ++i) {
+    uint8_t* meta = wf_dense_meta(m, i);
+    if (*meta == WF_MAP_EMPTY || *meta == WF_MAP_PROTECTED) continue;
+    wf_map_entry kv = wf_dense_item(m, i)->kv;
+    *meta = WF_MAP_EMPTY;
+    wf_any_release(&kv.key);
+    wf_any_release(&kv.value);
+  }
+  m->size = 0;
+  m->iter_head = m->iter_tail = WF_MAP_NO_INDEX;
 }
 
 wf_map_entry* wf_map_next(TVMFFIObject* map, int64_t* pos) {
-  wf_map_cell* cell = wf_map_cell_of(map);
-  while (*pos < cell->used) {
-    wf_map_entry* e = &cell->entries[(*pos)++];
-    if (!e->erased) return e;
+  wf_map_obj* m = wf_map_obj_of(map);
+  if (*pos < 0) return NULL;
+  if (m->slots & WF_MAP_SMALL_TAG) {
+    if ((uint64_t)*pos >= m->size) return NULL;
+    return &((wf_map_entry*)m->data)[(*pos)++];
   }
-  return NULL;
+  /* dense: pos is 0 at the start, else 1 + the slot to visit next */
+  uint64_t i = *pos == 0 ? m->iter_head : (uint64_t)*pos - 1;
+  if (i >= m->slots || *wf_dense_meta(m, i) >= WF_MAP_PROTECTED) {
+    *pos = -1;
+    return NULL;
+  }
+  wf_map_item* it = wf_dense_item(m, i);
+  *pos = it->next < m->slots ? (int64_t)it->next + 1 : -1;
+  return &it->kv;
 }
 
-int64_t wf_map_longest_probe(TVMFFIObject* map) {
-  wf_map_cell* cell = wf_map_cell_of(map);
-  uint64_t mask = (uint64_t)cell->num_slots - 1;
+int64_t wf_map_longest_chain(TVMFFIObject* map) {
+  wf_map_obj* m = wf_map_obj_of(map);
+  if (m->slots & WF_MAP_SMALL_TAG) return (int64_t)m->size;
   int64_t longest = 0;
-  for (int64_t s = 0; s < cell->num_slots; ++s) {
-    int32_t e = cell->slots[s];
-    if (e < 0) continue;
-    int64_t d = (int64_t)(((uint64_t)s - cell->entries[e].hash) & mask);
-    if (d > longest) longest = d;
+  for (uint64_t i = 0; i < m->slots; ++i) {
+    uint8_t meta = *wf_dense_meta(m, i);
+    if (meta & 0x80u) continue;
+    int64_t n = 1;
+    for (uint64_t s = wf_dense_step(m, i, meta); s != WF_MAP_NO_INDEX;
+         s = wf_dense_step(m, s, *wf_dense_meta(m, s))) {
+      ++n;
+    }
+    if (n > longest) longest = n;
   }
   return longest;
 }
@@ -373,7 +929,7 @@ static int wf_dict_clear(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny
  * It holds the map, so the entries it walks stay alive. */
 typedef struct {
   TVMFFIObject* map;
-  int64_t pos; /* position of the current entry */
+  int64_t pos; /* wf_map_next position that yields the current entry */
 } wf_map_iter;
 
 static void wf_map_iter_free(void* self) {
@@ -382,16 +938,9 @@ static void wf_map_iter_free(void* self) {
   free(it);
 }
 
-/* Moves pos to the first live entry at or after it; 0 at the end. */
-static int wf_map_iter_settle(wf_map_iter* it) {
+static wf_map_entry* wf_map_iter_current(const wf_map_iter* it) {
   int64_t pos = it->pos;
-  wf_map_entry* e = wf_map_next(it->map, &pos);
-  if (e == NULL) {
-    it->pos = wf_map_cell_of(it->map)->used;
-    return 0;
-  }
-  it->pos = pos - 1;
-  return 1;
+  return wf_map_next(it->map, &pos);
 }
 
 static int wf_map_iter_call(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
@@ -401,14 +950,13 @@ static int wf_map_iter_call(void* self, const TVMFFIAny* args, int32_t n, TVMFFI
   int64_t command;
   if (WebFFICheckNumArgs(&sig, n) != 0 || WebFFIArgToInt(&sig, args, 0, &command) != 0) return -1;
   if (command == 2) {
-    if (wf_map_iter_settle(it)) ++it->pos;
-    wf_any_set_bool(result, wf_map_iter_settle(it));
+    int64_t pos = it->pos;
+    if (wf_map_next(it->map, &pos) != NULL) it->pos = pos;
+    wf_any_set_bool(result, wf_map_iter_current(it) != NULL);
     return 0;
   }
-  if (!wf_map_iter_settle(it)) {
-    return wf_err_raise("IndexError", "Map iterator is at the end");
-  }
-  wf_map_entry* e = &wf_map_cell_of(it->map)->entries[it->pos];
+  wf_map_entry* e = wf_map_iter_current(it);
+  if (e == NULL) return wf_err_raise("IndexError", "Map iterator is at the end");
   return TVMFFIAnyViewToOwnedAny(command == 0 ? &e->key : &e->value, result);
 }
 

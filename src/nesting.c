@@ -10,7 +10,7 @@ int32_t wf_nesting_of(const TVMFFIAny* v) {
     case kTVMFFIArray:
     case kTVMFFIList: return *wf_seq_nesting(v->v_obj);
     case kTVMFFIMap:
-    case kTVMFFIDict: return wf_map_cell_of(v->v_obj)->nesting;
+    case kTVMFFIDict: return wf_map_nesting(v->v_obj);
     default: return 0;
   }
 }

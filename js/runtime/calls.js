@@ -613,15 +613,26 @@ export function install(state) {
       }
       return out;
     },
-    /** Pushes a Map's or Dict's keys and values onto out, flat and in insertion order, read straight from its cell. */
+    /** Pushes a Map's or Dict's keys and values onto out, flat and in insertion order, read straight from its storage. */
     mapItems(wrapper, out) {
-      const cell = hooks.ptrOf(wrapper) + OBJ;
-      const entries = U32[(cell + MAP.entries) >> 2];
-      const used = readInt64(cell + MAP.used);
-      for (let e = entries, end = entries + MAP.entrySize * used; e < end; e += MAP.entrySize) {
-        if (readInt64(e + MAP.erased) === 0) {
+      const obj = hooks.ptrOf(wrapper);
+      const data = U32[(obj + MAP.data) >> 2];
+      const count = readInt64(obj + MAP.size);
+      if (U32[(obj + MAP.slots + 4) >> 2] & 0x80000000) {
+        for (let e = data, end = data + MAP.entrySize * count; e < end; e += MAP.entrySize) {
           out.push(readItem(e + MAP.key), readItem(e + MAP.value));
         }
+        return out;
+      }
+      // dense: slot indices are below 2^32 in a 32-bit memory; a high word
+      // of all ones is the end of the list
+      let slot = U32[(obj + MAP.head) >> 2];
+      let high = U32[(obj + MAP.head + 4) >> 2];
+      for (let n = 0; n < count && high !== 0xffffffff; n++) {
+        const item = data + (slot >>> 4) * MAP.blockSize + MAP.blockItems + (slot & 15) * MAP.itemSize;
+        out.push(readItem(item + MAP.key), readItem(item + MAP.value));
+        slot = U32[(item + MAP.itemNext) >> 2];
+        high = U32[(item + MAP.itemNext + 4) >> 2];
       }
       return out;
     },

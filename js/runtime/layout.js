@@ -29,13 +29,21 @@ export function layoutOf(meta) {
     OPAQUE_HANDLE: off['TVMFFIOpaqueObjectCell.handle'],
     DT: { code: off['DLDataType.code'], bits: off['DLDataType.bits'], lanes: off['DLDataType.lanes'] },
     DEV: { type: off['DLDevice.device_type'], id: off['DLDevice.device_id'] },
+    // Maps have upstream tvm-ffi's layout (src/map.c): small (pairs in an
+    // array) or dense (blocks of 16 slot states and 16 items, walked by the
+    // items' insertion-order links).
     MAP: {
-      entries: off['wf_map_cell.entries'],
-      used: off['wf_map_cell.used'],
+      data: off['wf_map_obj.data'],
+      size: off['wf_map_obj.size'],
+      slots: off['wf_map_obj.slots'],
+      head: off['wf_map_obj.iter_head'],
       entrySize: size.wf_map_entry,
-      erased: off['wf_map_entry.erased'],
       key: off['wf_map_entry.key'],
       value: off['wf_map_entry.value'],
+      itemSize: size.wf_map_item,
+      itemNext: off['wf_map_item.next'],
+      blockSize: size.wf_map_block,
+      blockItems: off['wf_map_block.item'],
     },
     T_NONE: T.None,
     T_INT: T.int,
