@@ -58,6 +58,11 @@
 #define WF_MAP_EMPTY 0xFFu
 #define WF_MAP_PROTECTED 0xFEu
 #define WF_MAP_NUM_JUMPS 126
+/* The longest chain an insertion walks. The hash is upstream's and public,
+ * so keys can be built to share one chain, each insertion then walking all
+ * of it; random keys at our load factor never come near this length. */
+#define WF_MAP_MAX_CHAIN 1024
+#define WF_MAP_CHAIN_FULL (WF_MAP_NO_INDEX - 1)
 
 typedef struct {
   wf_map_obj base;
@@ -398,8 +403,9 @@ static uint64_t wf_dense_spare_head(wf_map_obj* m, uint64_t target) {
 }
 
 /* Finds key's slot (*found = 1) or claims a new one for it (size counted,
- * pair and links left to the caller); NO_INDEX when the table must grow.
- * A rebuild, whose keys are distinct, passes compare = 0. */
+ * pair and links left to the caller); NO_INDEX when the table must grow,
+ * CHAIN_FULL when the key's chain is WF_MAP_MAX_CHAIN long already.
+ * A rebuild, whose keys are distinct (and chains no longer), passes compare = 0. */
 static inline uint64_t wf_dense_try_insert(wf_map_obj* m, const TVMFFIAny* key, uint64_t hash,
                                            int* found, int compare) {
   *found = 0;
@@ -411,14 +417,16 @@ static inline uint64_t wf_dense_try_insert(wf_map_obj* m, const TVMFFIAny* key, 
     return i;
   }
   if (meta & 0x80u) return wf_dense_full(m) ? WF_MAP_NO_INDEX : wf_dense_spare_head(m, i);
-  uint64_t tail = i;
+  uint64_t tail = i, length = 0;
   for (uint64_t n = i; n != WF_MAP_NO_INDEX; n = wf_dense_step(m, n, *wf_dense_meta(m, n))) {
     if (compare && wf_map_key_equal(key, &wf_dense_item(m, n)->kv.key)) {
       *found = 1;
       return n;
     }
     tail = n;
+    ++length;
   }
+  if (compare && length >= WF_MAP_MAX_CHAIN) return WF_MAP_CHAIN_FULL;
   if (wf_dense_full(m)) return WF_MAP_NO_INDEX;
   uint8_t jump;
   uint64_t e;
@@ -663,6 +671,14 @@ int wf_map_set(TVMFFIObject* map, const TVMFFIAny* key, const TVMFFIAny* value) 
   for (;;) {
     int found;
     uint64_t i = wf_dense_try_insert(m, &owned_key, hash, &found, 1);
+    if (i == WF_MAP_CHAIN_FULL) {
+      wf_any_release(&owned_key);
+      wf_any_release(&owned_value);
+      return wf_err_raise("ValueError",
+                          "%s: more than %d keys share one hash chain; the insertion is refused "
+                          "(keys built to collide?)",
+                          map->type_index == kTVMFFIDict ? "ffi.Dict" : "ffi.Map", WF_MAP_MAX_CHAIN);
+    }
     if (i != WF_MAP_NO_INDEX) {
       wf_map_item* it = wf_dense_item(m, i);
       if (found) {
