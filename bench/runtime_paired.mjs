@@ -7,13 +7,26 @@ import { median } from './paired.mjs';
 const otherRoot = process.argv[2];
 if (!otherRoot) throw new Error('usage: node bench/runtime_paired.mjs OTHER_CHECKOUT [rounds]');
 const rounds = Number(process.argv[3] ?? 21);
-const base = await import(new URL(`file://${otherRoot.replace(/\/$/, '')}/js/index.js`).href);
+const otherUrl = `file://${otherRoot.replace(/\/$/, '')}/js/`;
+const base = await import(new URL('index.js', otherUrl).href);
 const ours = await import('../js/index.js');
 
+/** A checkout's fixtures loader: builds that ship testing.* as a module have js/testing.js; older ones build them in. */
+async function fixturesOf(url) {
+  try {
+    return (await import(url)).loadTesting;
+  } catch (e) {
+    if (e?.code !== 'ERR_MODULE_NOT_FOUND') throw e;
+    return async (rt) => rt;
+  }
+}
+const baseFixtures = await fixturesOf(new URL('testing.js', otherUrl).href);
+const ourFixtures = await fixturesOf(new URL('../js/testing.js', import.meta.url).href);
+
 /** The row bodies of one runtime, each in its own loop (distinct source: no shared feedback). */
-async function rowsOf(mod, tag) {
-  const rt = await mod.load();
-  const quiet = await mod.load({ backtraces: false });
+async function rowsOf(mod, fixtures, tag) {
+  const rt = await fixtures(await mod.load());
+  const quiet = await fixtures(await mod.load({ backtraces: false }));
   const x = rt.exports;
   const nop = rt.getGlobal('testing.nop');
   const apply = rt.getGlobal('testing.apply');
@@ -52,8 +65,8 @@ async function rowsOf(mod, tag) {
   });
 }
 
-const a = await rowsOf(base, 'base');
-const b = await rowsOf(ours, 'ours');
+const a = await rowsOf(base, baseFixtures, 'base');
+const b = await rowsOf(ours, ourFixtures, 'ours');
 const nsOf = (run, n) => {
   const t0 = performance.now();
   run();
