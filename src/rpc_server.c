@@ -5,7 +5,9 @@
  * bytes to the runtime's wasm module loader (ffi.Module.load_from_bytes.wasm,
  * registered by the JS glue). Every function holds the policy, never the
  * endpoint: a function the peer passed to some global may outlive it. */
+#ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 199309L /* clock_gettime */
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
