@@ -11,22 +11,20 @@ const otherUrl = `file://${otherRoot.replace(/\/$/, '')}/js/`;
 const base = await import(new URL('index.js', otherUrl).href);
 const ours = await import('../js/index.js');
 
-/** A checkout's fixtures loader: builds that ship testing.* as a module have js/testing.js; older ones build them in. */
-async function fixturesOf(url) {
-  try {
-    return (await import(url)).loadTesting;
-  } catch (e) {
-    if (e?.code !== 'ERR_MODULE_NOT_FOUND') throw e;
-    return async (rt) => rt;
-  }
+// Both runtimes get this tree's fixtures module (testing.nop, ...), so the
+// rows call the same C code in both: older checkouts built their fixtures
+// into the runtime (without the trampoline a TVMFFIFunctionCreate function
+// has), and loading the module over them replaces those globals.
+const fixturesUrl = new URL('../dist/webffi_testing.wasm', import.meta.url);
+async function withFixtures(rt) {
+  (await rt.loadModule(fixturesUrl)).dispose();
+  return rt;
 }
-const baseFixtures = await fixturesOf(new URL('testing.js', otherUrl).href);
-const ourFixtures = await fixturesOf(new URL('../js/testing.js', import.meta.url).href);
 
 /** The row bodies of one runtime, each in its own loop (distinct source: no shared feedback). */
-async function rowsOf(mod, fixtures, tag) {
-  const rt = await fixtures(await mod.load());
-  const quiet = await fixtures(await mod.load({ backtraces: false }));
+async function rowsOf(mod, tag) {
+  const rt = await withFixtures(await mod.load());
+  const quiet = await withFixtures(await mod.load({ backtraces: false }));
   const x = rt.exports;
   const nop = rt.getGlobal('testing.nop');
   const apply = rt.getGlobal('testing.apply');
@@ -65,8 +63,8 @@ async function rowsOf(mod, fixtures, tag) {
   });
 }
 
-const a = await rowsOf(base, baseFixtures, 'base');
-const b = await rowsOf(ours, ourFixtures, 'ours');
+const a = await rowsOf(base, 'base');
+const b = await rowsOf(ours, 'ours');
 const nsOf = (run, n) => {
   const t0 = performance.now();
   run();
