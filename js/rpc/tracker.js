@@ -7,6 +7,7 @@
 import { makeError, FFITypeError } from '../errors.js';
 import { openTransport } from './transport.js';
 import { connectRPC } from './client.js';
+import { PacketReader } from './packet_reader.js';
 
 export const RPC_TRACKER_MAGIC = 0x2f271;
 /** TVM's TrackerCode. */
@@ -18,8 +19,8 @@ const MAX_MESSAGE = 1 << 20; // as TVM's tracker bounds its messages
 /** A connection to a TVM tracker; send(message) resolves with its answer. */
 export class TrackerConnection {
   #t;
-  #chunks = [];
-  #size = 0;
+  #reader = new PacketReader();
+  #length = -1; // the length of the message being read, once known
   #magic = null; // { resolve, reject } until the magic comes back
   #waiters = [];
   #closed = false;
@@ -54,43 +55,29 @@ export class TrackerConnection {
     this.#onClose.push(fn);
   }
 
-  #take(n) {
-    const out = new Uint8Array(n);
-    let at = 0;
-    while (at < n) {
-      const c = this.#chunks[0];
-      const k = Math.min(c.length, n - at);
-      out.set(c.subarray(0, k), at);
-      at += k;
-      if (k === c.length) this.#chunks.shift();
-      else this.#chunks[0] = c.subarray(k);
-    }
-    this.#size -= n;
-    return out;
-  }
-
   #data(chunk) {
     if (this.#closed) return;
-    this.#chunks.push(chunk);
-    this.#size += chunk.length;
+    const r = this.#reader;
+    r.push(chunk);
+    const i32 = (b) => new DataView(b.buffer, b.byteOffset, 4).getInt32(0, true);
     try {
       if (this.#magic) {
-        if (this.#size < 4) return;
-        const m = new DataView(this.#take(4).buffer).getInt32(0, true);
+        if (r.size < 4) return;
+        const m = i32(r.take(4));
         if (m !== RPC_TRACKER_MAGIC) throw makeError('RPCError', `RPC: ${this.address} is not a TVM RPC tracker (it answered 0x${(m >>> 0).toString(16)})`);
         this.#magic.resolve();
         this.#magic = null;
       }
-      while (this.#size >= 4) {
-        const head = this.#take(4);
-        const n = new DataView(head.buffer).getInt32(0, true);
-        if (n <= 0 || n > MAX_MESSAGE) throw makeError('RPCError', `RPC tracker ${this.address}: a message of ${n} bytes`);
-        if (this.#size < n) {
-          this.#chunks.unshift(head);
-          this.#size += 4;
-          return;
+      for (;;) {
+        if (this.#length < 0) {
+          if (r.size < 4) return;
+          const n = i32(r.take(4));
+          if (n <= 0 || n > MAX_MESSAGE) throw makeError('RPCError', `RPC tracker ${this.address}: a message of ${n} bytes`);
+          this.#length = n;
         }
-        const value = JSON.parse(new TextDecoder().decode(this.#take(n)));
+        if (r.size < this.#length) return;
+        const value = JSON.parse(new TextDecoder().decode(r.take(this.#length)));
+        this.#length = -1;
         const w = this.#waiters.shift();
         if (!w) throw makeError('RPCError', `RPC tracker ${this.address} sent a message nobody asked for`);
         w.resolve(value);
