@@ -83,7 +83,9 @@ build:
 run:
   runs a command program under Node: argv, stdout, stderr and the exit
   code are the program's; it can load modules (ffi.ModuleLoadFromFile,
-  ffi.Module.load_from_file.so) from files.
+  ffi.Module.load_from_file.so) from files. A trap (out-of-bounds
+  access, unreachable, ...) ends it with exit code 134 and the trap's
+  message on stderr; file-system calls beyond stdio fail with ENOSYS.
 Needs Emscripten (emcc, em++, emnm) on PATH for build.`;
 
 function die(message) {
@@ -626,6 +628,9 @@ function compileOnly(opts) {
   }
 }
 
+/** `webffi run`'s exit code when the program traps (128 + SIGABRT, as wasmtime's). */
+const TRAP_EXIT_CODE = 134;
+
 async function runProgram(argv) {
   if (argv.length === 0) die(`run: no program\n${USAGE}`);
   const { runCommand } = await import(new URL('../js/command.js', import.meta.url));
@@ -638,7 +643,11 @@ async function runProgram(argv) {
   try {
     process.exitCode = await runCommand(bytes, { args: [argv[0], ...argv.slice(1)] });
   } catch (e) {
-    die(`run: ${argv[0]}: ${e.message}`);
+    if (!(e instanceof WebAssembly.RuntimeError)) die(`run: ${argv[0]}: ${e.message}`);
+    // a trap (out-of-bounds access, unreachable, ...): a native program's
+    // crash, told apart from a program that exits 1, as wasmtime does
+    console.error(`webffi: run: ${argv[0]}: trap: ${e.message}`);
+    process.exitCode = TRAP_EXIT_CODE;
   }
 }
 

@@ -39,7 +39,7 @@ function fail(message) {
 
 function parseArgs(argv) {
   const opts = { wasm: true, native: true, only: null, jobs: 2, work: join(tmpdir(), 'webffi-upstream-cpp'),
-    json: null, timeout: 600 };
+    json: null, timeout: 300 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => argv[++i] ?? fail(`${a} needs a value`);
@@ -110,6 +110,42 @@ function gtestReport(out) {
   return { tests: total ? Number(total[1]) : null, passed, failed };
 }
 
+/** A whole file gets --timeout seconds, one test (after a crash) a fifth of it. */
+const timeoutOf = (args) => (args.length === 0 ? opts.timeout : Math.ceil(opts.timeout / 5));
+
+/** Whether gtest ran to its end (its closing line), not stopped by a crash or a timeout. */
+const ranToEnd = (out) => /^\[==========\] \d+ tests? from .* ran\./m.test(out);
+
+/**
+ * Runs a test program (launch(args, log) resolves to { code, out }). When
+ * it crashes (or times out), the tests it did not report are run one by
+ * one (--gtest_filter), so a crash hides no test after it: each test that
+ * crashes alone counts as failed, under `crashed`.
+ */
+async function runTests(launch, base) {
+  const r = await launch([], `${base}.run.log`);
+  const report = { rc: r.code, ...gtestReport(r.out), crashed: [], ranToEnd: ranToEnd(r.out) };
+  if (report.ranToEnd) return report;
+  const list = await launch(['--gtest_list_tests'], `${base}.list.log`);
+  const all = [];
+  let suite = null;
+  for (const line of list.out.split('\n')) {
+    const m = /^(\S+)\.\s*(#.*)?$/.exec(line);
+    if (m) suite = m[1];
+    else if (suite && /^ {2}(\S+)/.test(line)) all.push(`${suite}.${line.trim().split(/\s/)[0]}`);
+  }
+  report.tests = all.length || report.tests;
+  for (const name of all) {
+    if (report.passed.includes(name) || report.failed.includes(name)) continue;
+    const one = await launch([`--gtest_filter=${name}`], `${base}.${name}.log`);
+    const alone = gtestReport(one.out);
+    if (alone.passed.includes(name)) report.passed.push(name);
+    else if (alone.failed.includes(name)) report.failed.push(name);
+    else report.crashed.push(name);
+  }
+  return report;
+}
+
 async function buildGtestWasm(dir) {
   const lib = join(dir, 'libgtest.a');
   const main = join(dir, 'libgtest_main.a');
@@ -139,8 +175,8 @@ async function wasmFile(source, dir, gtest) {
     '-o', program], { log: join(dir, `${n}.link.log`) });
   if (l.code !== 0) return result;
   result.link = true;
-  const r = await webffi(['run', program], { timeout: opts.timeout, log: join(dir, `${n}.run.log`) });
-  return { ...result, rc: r.code, ...gtestReport(r.out) };
+  const launch = (args, log) => webffi(['run', program, ...args], { timeout: timeoutOf(args), log });
+  return { ...result, ...await runTests(launch, join(dir, n)) };
 }
 
 async function nativeForward(dir) {
@@ -165,8 +201,8 @@ async function nativeFile(source, dir, forward) {
     '-lm', '-o', program], { log: join(dir, `${n}.link.log`) });
   if (l.code !== 0) return result;
   result.link = true;
-  const r = await exec(program, [], { timeout: opts.timeout, log: join(dir, `${n}.run.log`) });
-  return { ...result, rc: r.code, ...gtestReport(r.out) };
+  const launch = (args, log) => exec(program, args, { timeout: timeoutOf(args), log });
+  return { ...result, ...await runTests(launch, join(dir, n)) };
 }
 
 /** Runs fn over items, at most `jobs` at a time. */
@@ -206,7 +242,7 @@ const cell = (r) => {
   if (!r) return '';
   if (!r.compile) return 'compile-fail';
   if (!r.link) return 'link-fail';
-  const crash = r.rc === 0 || r.rc === 1 ? '' : ` rc=${r.rc}`;
+  const crash = r.crashed.length > 0 ? ` (${r.crashed.length} crash)` : r.ranToEnd ? '' : ` rc=${r.rc}`;
   return `${r.passed.length}/${r.tests ?? '?'}${crash}`;
 };
 const names = sources.map((s) => basename(s, '.cc'));
