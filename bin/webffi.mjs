@@ -27,6 +27,7 @@ const root = fileURLToPath(new URL('../', import.meta.url));
 const include = join(root, 'include');
 
 const USAGE = `usage: webffi build [--module | --command] [-o OUT.wasm] [--name NAME] [options] SOURCES...
+       webffi build -c [--module] [-o OUT.o] [options] SOURCES...
        webffi run PROGRAM.wasm [ARGS...]
        webffi help | -h | --help
 
@@ -38,7 +39,13 @@ build:
                (ffi.ModuleLoadFromFile / loadModule)
   --command    build a command program (fails if no source defines main)
   --cxx        compile every source as C++ (by default .cc .cpp .cxx .c++
-               .C are C++, the others C)
+               .C are C++, the others C); a link of objects and archives
+               only (.o, .a) is a C++ link with it (libc++, exceptions and,
+               with --tvm-ffi-include, the forwarding layer)
+  -c           compile only: each source to an object (-o names it when
+               there is one source; else NAME.o in the current folder)
+               with the flags a build would use (with --module: a
+               module's), to link later with webffi build
   --tvm-ffi-include DIR
                compile against upstream tvm-ffi's headers in DIR (searched
                before webffi's own); repeatable; \`auto\` asks an installed
@@ -76,7 +83,9 @@ build:
 run:
   runs a command program under Node: argv, stdout, stderr and the exit
   code are the program's; it can load modules (ffi.ModuleLoadFromFile,
-  ffi.Module.load_from_file.so) from files.
+  ffi.Module.load_from_file.so) from files. A trap (out-of-bounds
+  access, unreachable, ...) ends it with exit code 134 and the trap's
+  message on stderr; file-system calls beyond stdio fail with ENOSYS.
 Needs Emscripten (emcc, em++, emnm) on PATH for build.`;
 
 function die(message) {
@@ -153,7 +162,7 @@ const SOURCE_EXTENSIONS = new Set(['.c', ...CXX_EXTENSIONS, '.s', '.S', '.o', '.
 
 function parseArgs(argv) {
   const opts = {
-    module: false, command: false, cxx: false, out: null, name: null, sources: [],
+    module: false, command: false, cxx: false, compileOnly: false, out: null, name: null, sources: [],
     // the compiler's flags, each with its value if it takes one: [['-I', 'dir'], ['-g']]
     flagGroups: [],
     opt: '-O2', tvmFfiInclude: [], runtime: null, importCheck: true, runtimeLib: null,
@@ -179,6 +188,7 @@ function parseArgs(argv) {
     else if (a === '--module') opts.module = true;
     else if (a === '--command') opts.command = true;
     else if (a === '--cxx') opts.cxx = true;
+    else if (a === '-c') opts.compileOnly = true;
     else if (a === '--no-import-check') opts.importCheck = false;
     else if (a === '--runtime-from-source') opts.runtimeFromSource = true;
     else if (a === '--verbose') verbose = true;
@@ -201,6 +211,11 @@ function parseArgs(argv) {
   opts.flags = opts.flagGroups.flat();
   if (opts.sources.length === 0) die(`no sources\n${USAGE}`);
   if (opts.module && opts.command) die('--module and --command exclude each other');
+  if (opts.compileOnly) {
+    if (opts.command) die('-c and --command exclude each other');
+    if (opts.sources.some(isObject)) die('-c: objects and archives have nothing to compile');
+    if (opts.out !== null && opts.sources.length > 1) die('-c -o FILE takes one source');
+  }
   if (opts.tvmFfiInclude.length === 0 && process.env.TVM_FFI_INCLUDE) {
     opts.tvmFfiInclude = process.env.TVM_FFI_INCLUDE.split(delimiter).filter(Boolean);
   }
@@ -209,6 +224,7 @@ function parseArgs(argv) {
       !opts.tvmFfiInclude.some((dir) => existsSync(join(dir, 'tvm/ffi/c_api.h')))) {
     die(`--tvm-ffi-include ${opts.tvmFfiInclude.join(' ')}: no tvm/ffi/c_api.h there`);
   }
+  if (opts.compileOnly) return opts;
   opts.out ??= `${basename(opts.sources[0], extname(opts.sources[0]))}.wasm`;
   opts.name ??= basename(opts.out).replace(/\.[^.]*$/, '');
   return opts;
@@ -231,6 +247,8 @@ const isObject = (source) => /\.(o|a)$/.test(source);
 const isCxx = (opts, source) => !isObject(source) &&
   (opts.cxx || CXX_EXTENSIONS.has(extname(source)));
 const exceptionsOff = (opts) => opts.flags.includes('-fno-exceptions');
+/** Whether the link is C++'s: a C++ source, or --cxx (objects compiled from C++). */
+const cxxLink = (opts) => opts.cxx || opts.sources.some((s) => isCxx(opts, s));
 
 /** Include flags: upstream's headers (when given) before webffi's own. */
 function includeFlags(opts) {
@@ -260,7 +278,7 @@ function compileAll(opts, work, extra) {
     run(tool, args);
     return object;
   });
-  return [...objects, ...forwardingArchives(opts, work, (s) => isCxx(opts, s), (source, object) => {
+  return [...objects, ...forwardingArchives(opts, work, () => cxxLink(opts), (source, object) => {
     const [tool, args] = compileArgs(opts, source, object, extra);
     run(tool, args);
   })];
@@ -395,7 +413,7 @@ async function buildModule(opts, work) {
   if (main !== null) {
     die('a module cannot define main(); build a command program without --module');
   }
-  const cxx = opts.sources.some((s) => isCxx(opts, s));
+  const cxx = cxxLink(opts);
   // A C module exports all it defines (SIDE_MODULE=1). A C++ module
   // exports its `__tvm_ffi_*` symbols only (SIDE_MODULE=2), so the link
   // drops the parts of the C++ runtime nothing calls: a quarter of the size.
@@ -565,7 +583,7 @@ function buildSystemLib(opts, work, emscripten) {
   // `__tvm_ffi_*` symbols: T is code, D/B/R data.
   const symbols = [...defs].filter(([name, type]) => name.startsWith('__tvm_ffi_') &&
     'TDBR'.includes(type)).map(([name, type]) => ({ name, isFunction: type === 'T' }));
-  const cxx = opts.sources.some((s) => isCxx(opts, s));
+  const cxx = cxxLink(opts);
   // the flags changing the runtime's ABI compile it and reach the link
   const abi = runtimeAbiFlags(opts);
   let runtime;
@@ -600,6 +618,19 @@ function buildSystemLib(opts, work, emscripten) {
   }
 }
 
+/** -c: each source to an object, with the flags the build would compile it with. */
+function compileOnly(opts) {
+  for (const source of opts.sources) {
+    const object = opts.out ?? `${basename(source, extname(source))}.o`;
+    const [tool, args] = compileArgs(opts, source, object,
+      opts.module ? ['-sSIDE_MODULE=1'] : ['-mmutable-globals']);
+    run(tool, args);
+  }
+}
+
+/** `webffi run`'s exit code when the program traps (128 + SIGABRT, as wasmtime's). */
+const TRAP_EXIT_CODE = 134;
+
 async function runProgram(argv) {
   if (argv.length === 0) die(`run: no program\n${USAGE}`);
   const { runCommand } = await import(new URL('../js/command.js', import.meta.url));
@@ -612,7 +643,11 @@ async function runProgram(argv) {
   try {
     process.exitCode = await runCommand(bytes, { args: [argv[0], ...argv.slice(1)] });
   } catch (e) {
-    die(`run: ${argv[0]}: ${e.message}`);
+    if (!(e instanceof WebAssembly.RuntimeError)) die(`run: ${argv[0]}: ${e.message}`);
+    // a trap (out-of-bounds access, unreachable, ...): a native program's
+    // crash, told apart from a program that exits 1, as wasmtime does
+    console.error(`webffi: run: ${argv[0]}: trap: ${e.message}`);
+    process.exitCode = TRAP_EXIT_CODE;
   }
 }
 
@@ -633,7 +668,8 @@ async function main(argv) {
   const work = mkdtempSync(join(tmpdir(), 'webffi-build-'));
   // die() exits at once: the scratch folder goes on exit
   process.on('exit', () => rmSync(work, { recursive: true, force: true }));
-  if (opts.module) await buildModule(opts, work);
+  if (opts.compileOnly) compileOnly(opts);
+  else if (opts.module) await buildModule(opts, work);
   else buildSystemLib(opts, work, emscripten);
 }
 

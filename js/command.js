@@ -29,6 +29,9 @@ function mainName(module) {
   return name;
 }
 
+/** -ENOSYS (WASI's errno 52, Emscripten's numbering): what an unsupported syscall returns. */
+const enosys = () => -52;
+
 const isNode = () => Boolean(globalThis.process?.versions?.node);
 
 /** Writes each output to the process's own file descriptors, in order (Node). */
@@ -78,8 +81,17 @@ export async function runCommand(source, options = {}) {
         return 0;
       },
     }, { get: (target, name) => target[name] ?? wasiImports[name] }),
-    ...createHostImports(() => memory),
   };
+  const host = createHostImports(() => memory);
+  imports.webffi = host.webffi;
+  // Emscripten's syscalls beyond WASI (stat, mkdir, unlink, ...: libc's
+  // file-system calls, which C++ libraries such as googletest link) have
+  // no file system here: each fails with ENOSYS, as a native call on a
+  // system without it would, instead of the program failing to start.
+  imports.env = new Proxy(host.env, {
+    get: (target, name) => target[name] ??
+      (typeof name === 'string' && name.startsWith('__syscall_') ? enosys : undefined),
+  });
   const module = source instanceof WebAssembly.Module ? source : await WebAssembly.compile(source);
   const name = mainName(module);
   const instance = await WebAssembly.instantiate(module, imports);

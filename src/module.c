@@ -52,6 +52,23 @@ static void wf_module_deleter(void* self, int flags) {
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) wf_obj_free_space(self);
 }
 
+/* Whether MOD is a module this core made: C++ code on upstream's headers
+ * can make its own ModuleObj (type index kTVMFFIModule, C++ layout), which
+ * the core must never read as its own. */
+int wf_module_is_core(const TVMFFIObject* mod) {
+  return mod != NULL && mod->type_index == kTVMFFIModule && mod->deleter == wf_module_deleter;
+}
+
+int wf_module_arg(const WebFFISignature* sig, const TVMFFIAny* args, int32_t i,
+                  TVMFFIObjectHandle* mod) {
+  if (WebFFIArgToObject(sig, args, i, kTVMFFIModule, mod) != 0) return -1;
+  if (wf_module_is_core((const TVMFFIObject*)*mod)) return 0;
+  return wf_err_raise("TypeError",
+                      "%s: argument #%d is a module webffi's core did not make (a C++ ModuleObj); "
+                      "it takes modules webffi loaded",
+                      sig->name, (int)i);
+}
+
 static TVMFFIObject* wf_module_new(void) {
   return wf_obj_alloc(sizeof(TVMFFIObject) + sizeof(wf_module_payload), 8, kTVMFFIModule,
                       wf_module_deleter);
@@ -154,7 +171,7 @@ int WebFFIModuleCreate(const char* name, TVMFFIObjectHandle* out) {
 
 int WebFFIModuleAddSymbol(TVMFFIObjectHandle module, const char* name, void* symbol) {
   TVMFFIObject* mod = (TVMFFIObject*)module;
-  if (mod == NULL || mod->type_index != kTVMFFIModule || name == NULL) {
+  if (!wf_module_is_core(mod) || name == NULL) {
     return wf_err_raise("ValueError", "WebFFIModuleAddSymbol: expects a module and a name");
   }
   wf_module_payload* p = WF_OBJ_CELL(mod, wf_module_payload);
@@ -213,7 +230,7 @@ int WebFFIModuleUnload(const char* name) {
 int TVMFFIEnvModLookupFromImports(TVMFFIObjectHandle library_ctx, const char* func_name,
                                   TVMFFIObjectHandle* out) {
   TVMFFIObject* mod = (TVMFFIObject*)library_ctx;
-  if (mod == NULL || mod->type_index != kTVMFFIModule || func_name == NULL || out == NULL) {
+  if (!wf_module_is_core(mod) || func_name == NULL || out == NULL) {
     return wf_err_raise("ValueError", "TVMFFIEnvModLookupFromImports: invalid arguments");
   }
   wf_module_payload* p = WF_OBJ_CELL(mod, wf_module_payload);
@@ -251,11 +268,11 @@ static int wf_module_lookup_args(const WebFFISignature* sig, const TVMFFIAny* ar
     /* query_imports is optional and defaults to true */
     WebFFISignature two = *sig;
     two.num_args = 2;
-    if (WebFFIArgToObject(&two, args, 0, kTVMFFIModule, mod) != 0) return -1;
+    if (wf_module_arg(&two, args, 0, mod) != 0) return -1;
     return WebFFIArgToString(&two, args, 1, name);
   }
   if (WebFFICheckNumArgs(sig, n) != 0) return -1;
-  if (WebFFIArgToObject(sig, args, 0, kTVMFFIModule, mod) != 0) return -1;
+  if (wf_module_arg(sig, args, 0, mod) != 0) return -1;
   if (WebFFIArgToString(sig, args, 1, name) != 0) return -1;
   return WebFFIArgToBool(sig, args, 2, query_imports);
 }
@@ -299,7 +316,7 @@ static int wf_module_kind_global(void* self, const TVMFFIAny* args, int32_t n, T
   (void)self;
   TVMFFIObjectHandle mod;
   if (WebFFICheckNumArgs(&wf_module_kind_sig, n) != 0) return -1;
-  if (WebFFIArgToObject(&wf_module_kind_sig, args, 0, kTVMFFIModule, &mod) != 0) return -1;
+  if (wf_module_arg(&wf_module_kind_sig, args, 0, &mod) != 0) return -1;
   return wf_str_make(0, "library", 7, result);
 }
 
@@ -313,7 +330,7 @@ static int wf_module_name_global(void* self, const TVMFFIAny* args, int32_t n, T
   (void)self;
   TVMFFIObjectHandle mod;
   if (WebFFICheckNumArgs(&wf_module_name_sig, n) != 0) return -1;
-  if (WebFFIArgToObject(&wf_module_name_sig, args, 0, kTVMFFIModule, &mod) != 0) return -1;
+  if (wf_module_arg(&wf_module_name_sig, args, 0, &mod) != 0) return -1;
   const wf_module_payload* p = WF_OBJ_CELL((TVMFFIObject*)mod, wf_module_payload);
   if (p->name == NULL) return 0; /* result stays None */
   return wf_str_make(0, p->name, strlen(p->name), result);
@@ -329,8 +346,8 @@ static int wf_module_import_global(void* self, const TVMFFIAny* args, int32_t n,
   (void)result;
   TVMFFIObjectHandle mod, other;
   if (WebFFICheckNumArgs(&wf_module_import_sig, n) != 0) return -1;
-  if (WebFFIArgToObject(&wf_module_import_sig, args, 0, kTVMFFIModule, &mod) != 0) return -1;
-  if (WebFFIArgToObject(&wf_module_import_sig, args, 1, kTVMFFIModule, &other) != 0) return -1;
+  if (wf_module_arg(&wf_module_import_sig, args, 0, &mod) != 0) return -1;
+  if (wf_module_arg(&wf_module_import_sig, args, 1, &other) != 0) return -1;
   return wf_module_import(mod, other);
 }
 
@@ -368,7 +385,7 @@ static int wf_module_clear_imports_global(void* self, const TVMFFIAny* args, int
   (void)result;
   TVMFFIObjectHandle mod;
   if (WebFFICheckNumArgs(&wf_module_clear_sig, n) != 0 ||
-      WebFFIArgToObject(&wf_module_clear_sig, args, 0, kTVMFFIModule, &mod) != 0) {
+      wf_module_arg(&wf_module_clear_sig, args, 0, &mod) != 0) {
     return -1;
   }
   wf_module_payload* p = WF_OBJ_CELL(mod, wf_module_payload);

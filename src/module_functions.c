@@ -9,6 +9,7 @@
 #include "error.h"
 #include "global_registry.h"
 #include "map.h"
+#include "module.h"
 #include "object.h"
 #include "runtime_init.h"
 #include "seq.h"
@@ -33,7 +34,7 @@ static const WebFFISignature wf_remove_sig = {"ffi.ModuleGlobalsRemove", 1, wf_m
 static int wf_mod_arg(const WebFFISignature* sig, const TVMFFIAny* args, int32_t n,
                       TVMFFIObjectHandle* mod) {
   if (WebFFICheckNumArgs(sig, n) != 0) return -1;
-  return WebFFIArgToObject(sig, args, 0, kTVMFFIModule, mod);
+  return wf_module_arg(sig, args, 0, mod);
 }
 
 static int wf_mod_mask(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {

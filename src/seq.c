@@ -25,6 +25,13 @@ static void wf_seq_deleter(void* self, int flags) {
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) wf_obj_free_space(self);
 }
 
+int32_t* wf_seq_nesting(TVMFFIObject* seq) {
+  if (seq->deleter == wf_seq_deleter) return (int32_t*)(wf_seq_cell(seq) + 1);
+  static _Thread_local int32_t foreign;
+  foreign = 0;
+  return &foreign;
+}
+
 static const char* wf_seq_name(TVMFFIObject* seq) {
   return seq->type_index == kTVMFFIList ? "ffi.List" : "ffi.Array";
 }

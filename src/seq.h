@@ -14,10 +14,11 @@ static inline TVMFFIAny* wf_seq_data(TVMFFIObject* seq) {
   return (TVMFFIAny*)wf_seq_cell(seq)->data;
 }
 static inline int64_t wf_seq_size(TVMFFIObject* seq) { return wf_seq_cell(seq)->size; }
-/* The nesting recorded for the sequence (src/nesting.h), after its cell. */
-static inline int32_t* wf_seq_nesting(TVMFFIObject* seq) {
-  return (int32_t*)(wf_seq_cell(seq) + 1);
-}
+/* The nesting recorded for the sequence (src/nesting.h), after its cell.
+ * An Array or List C++ made on upstream's headers (its own layout, no such
+ * record) gets a scratch record reading 0: writes to it are dropped, and
+ * the recursive operations still count their own depth. */
+int32_t* wf_seq_nesting(TVMFFIObject* seq);
 
 /* An empty Array or List (type_index) with room for `capacity` elements;
  * NULL with MemoryError raised on failure. */

@@ -351,3 +351,40 @@ void list_ranges_slices_and_reverse(void) {
   TVMFFIObjectDecRef(repl);
   TVMFFIObjectDecRef(list);
 }
+
+/* A List laid out as upstream's C++ ListObj (header, then the cell, and
+ * nothing after it), made outside the core. */
+typedef struct {
+  TVMFFIObject header;
+  TVMFFISeqCell cell;
+} foreign_list;
+
+static void foreign_list_deleter(void* self, int flags) {
+  foreign_list* list = (foreign_list*)self;
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) free(list->cell.data);
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(list);
+}
+
+/* The core records a container's nesting after its cell; one C++ made has
+ * no such record, and the core neither reads nor writes past it (ASan
+ * sees any overflow). */
+void list_made_outside_the_core_has_no_nesting_record(void) {
+  foreign_list* list = malloc(sizeof(foreign_list));
+  TVMFFIAny* data = calloc(4, sizeof(TVMFFIAny));
+  CHECK(list != NULL && data != NULL);
+  list->header.combined_ref_count = 1;
+  list->header.type_index = kTVMFFIList;
+  list->header.__padding = 0;
+  list->header.deleter = foreign_list_deleter;
+  data[0] = any_int(5);
+  list->cell = (TVMFFISeqCell){data, 1, 4, free};
+  TVMFFIAny l = any_obj(&list->header), r;
+  TVMFFIObjectHandle outer = make("ffi.Array", &l, 1); /* reads the child's nesting */
+  TVMFFIAny append[2] = {l, any_int(7)};
+  CHECK(call_global("ffi.ListAppend", append, 2, &r) == 0); /* updates the list's nesting */
+  CHECK_EQ_INT(call_int("ffi.ListSize", &l, 1), 2);
+  TVMFFIAny get[2] = {l, any_int(1)};
+  CHECK_EQ_INT(call_int("ffi.ListGetItem", get, 2), 7);
+  TVMFFIObjectDecRef(outer);
+  TVMFFIObjectDecRef(&list->header);
+}

@@ -351,3 +351,40 @@ void module_upstream_functions(void) {
   TVMFFIObjectDecRef(sub);
   TVMFFIObjectDecRef(lib);
 }
+
+static void foreign_module_deleter(void* self, int flags) {
+  (void)self;
+  (void)flags;
+}
+
+/* An object with the module type index that the core did not make (C++
+ * code on upstream's headers makes ModuleObj subclasses): the module
+ * functions refuse it with a TypeError instead of reading it as theirs. */
+void module_functions_refuse_foreign_modules(void) {
+  static TVMFFIObject foreign = {1, kTVMFFIModule, 0, {foreign_module_deleter}};
+  TVMFFIAny args[3] = {any_obj(&foreign), any_cstr("f"), any_bool(1)}, r;
+  CHECK(call_global("ffi.ModuleGetFunction", args, 3, &r) == -1);
+  CHECK_RAISED("TypeError",
+               "ffi.ModuleGetFunction: argument #0 is a module webffi's core did not make (a C++ "
+               "ModuleObj); it takes modules webffi loaded");
+  CHECK(call_global("ffi.ModuleGetKind", args, 1, &r) == -1);
+  CHECK_RAISED("TypeError",
+               "ffi.ModuleGetKind: argument #0 is a module webffi's core did not make (a C++ "
+               "ModuleObj); it takes modules webffi loaded");
+  CHECK(call_global("ffi.ModuleGetPropertyMask", args, 1, &r) == -1);
+  CHECK_RAISED("TypeError",
+               "ffi.ModuleGetPropertyMask: argument #0 is a module webffi's core did not make (a "
+               "C++ ModuleObj); it takes modules webffi loaded");
+  register_system_symbols();
+  TVMFFIObjectHandle lib = system_lib(NULL);
+  TVMFFIAny import[2] = {any_obj(lib), any_obj(&foreign)};
+  CHECK(call_global("ffi.ModuleImportModule", import, 2, &r) == -1);
+  CHECK_RAISED("TypeError",
+               "ffi.ModuleImportModule: argument #1 is a module webffi's core did not make (a C++ "
+               "ModuleObj); it takes modules webffi loaded");
+  TVMFFIObjectHandle out = NULL;
+  CHECK(TVMFFIEnvModLookupFromImports(&foreign, "f", &out) == -1);
+  CHECK_RAISED("ValueError", "TVMFFIEnvModLookupFromImports: invalid arguments");
+  CHECK(foreign.combined_ref_count == 1);
+  TVMFFIObjectDecRef(lib);
+}

@@ -70,3 +70,78 @@ test('webffi build never drops main: --module refuses it, --command requires it'
   assert.equal(run.status, 1);
   assert.match(run.stderr, /--module and --command exclude each other/);
 });
+
+test('webffi run: a trap ends the program with exit code 134; file-system calls fail with ENOSYS', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'webffi-cmd-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // mkdir and stat are Emscripten syscalls, not WASI calls: the program
+  // still starts, and they fail as on a system without a file system
+  writeFileSync(`${dir}/fs.c`, `#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+int main(int argc, char** argv) {
+  struct stat st;
+  int made = mkdir("made", 0777), e1 = errno;
+  int found = stat(argv[0], &st), e2 = errno;
+  printf("mkdir=%d %s stat=%d %s\\n", made, e1 == ENOSYS ? "ENOSYS" : strerror(e1), found,
+         e2 == ENOSYS ? "ENOSYS" : strerror(e2));
+  fflush(stdout);
+  if (argc > 1) { volatile int* bad = (int*)0x7fffffff; return *bad; }
+  return 0;
+}
+`);
+  let run = webffi(['build', `${dir}/fs.c`, '-o', `${dir}/fs.wasm`]);
+  assert.equal(run.status, 0, run.stderr);
+  run = webffi(['run', `${dir}/fs.wasm`]);
+  assert.deepEqual([run.status, run.stdout, run.stderr], [0, 'mkdir=-1 ENOSYS stat=-1 ENOSYS\n', '']);
+  run = webffi(['run', `${dir}/fs.wasm`, 'trap']);
+  assert.equal(run.status, 134);
+  assert.equal(run.stdout, 'mkdir=-1 ENOSYS stat=-1 ENOSYS\n');
+  assert.equal(run.stderr, `webffi: run: ${dir}/fs.wasm: trap: memory access out of bounds\n`);
+});
+
+test('webffi build -c, then a C++ link of the objects alone (--cxx): exceptions and main work', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'webffi-cmd-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(`${dir}/parse.cc`, `#include <stdexcept>
+#include <string>
+int Parse(const std::string& s) {
+  std::size_t used = 0;
+  int v = std::stoi(s, &used);
+  if (used != s.size()) throw std::invalid_argument("trailing characters in " + s);
+  return v;
+}
+`);
+  writeFileSync(`${dir}/main.cc`, `#include <cstdio>
+#include <stdexcept>
+#include <string>
+int Parse(const std::string& s);
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    try {
+      std::printf("%d\\n", Parse(argv[i]));
+    } catch (const std::exception& e) {
+      std::printf("error: %s\\n", e.what());
+      return 3;
+    }
+  }
+  return 0;
+}
+`);
+  let run = webffi(['build', '-c', `${dir}/parse.cc`, '-o', `${dir}/parse.o`]);
+  assert.equal(run.status, 0, run.stderr);
+  // several sources without -o: NAME.o each, in the current folder
+  run = webffi(['build', '-c', '-DUNUSED=1', 'main.cc'], { cwd: dir });
+  assert.equal(run.status, 0, run.stderr);
+  run = webffi(['build', '-c', `${dir}/parse.cc`, `${dir}/main.cc`, '-o', `${dir}/x.o`]);
+  assert.equal(run.status, 1);
+  assert.match(run.stderr, /-c -o FILE takes one source/);
+  run = webffi(['build', '-c', `${dir}/parse.o`]);
+  assert.equal(run.status, 1);
+  assert.match(run.stderr, /-c: objects and archives have nothing to compile/);
+  run = webffi(['build', '--cxx', `${dir}/main.o`, `${dir}/parse.o`, '-o', `${dir}/prog.wasm`]);
+  assert.equal(run.status, 0, run.stderr);
+  run = webffi(['run', `${dir}/prog.wasm`, '12', '34x', '5']);
+  assert.deepEqual([run.status, run.stdout, run.stderr], [3, '12\nerror: trailing characters in 34x\n', '']);
+});
