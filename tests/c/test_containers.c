@@ -372,7 +372,7 @@ void list_made_outside_the_core_has_no_nesting_record(void) {
   foreign_list* list = malloc(sizeof(foreign_list));
   TVMFFIAny* data = calloc(4, sizeof(TVMFFIAny));
   CHECK(list != NULL && data != NULL);
-  list->header.combined_ref_count = 1;
+  list->header.combined_ref_count = 1 | (UINT64_C(1) << 32); /* one strong, one weak */
   list->header.type_index = kTVMFFIList;
   list->header.__padding = 0;
   list->header.deleter = foreign_list_deleter;
