@@ -8,6 +8,12 @@ export function median(xs) {
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
+/** The f-quantile (0..1) of a list of numbers, nearest rank below. */
+export function quantile(xs, f) {
+  const s = [...xs].sort((x, y) => x - y);
+  return s[Math.floor(f * (s.length - 1))];
+}
+
 /**
  * Runs `rounds` paired rounds after one warm-up round; `round(swap)` times the
  * baseline and ours in one round, the first one first unless `swap` (which

@@ -2,7 +2,7 @@
 // (this tree's runtime and another checkout's, e.g. the main before a
 // change), measured in alternating paired rounds so both share the
 // machine's noise. Run: node bench/runtime_paired.mjs /path/to/other/checkout [rounds]
-import { median } from './paired.mjs';
+import { median, quantile } from './paired.mjs';
 
 const otherRoot = process.argv[2];
 if (!otherRoot) throw new Error('usage: node bench/runtime_paired.mjs OTHER_CHECKOUT [rounds]');
@@ -70,10 +70,6 @@ const nsOf = (run, n) => {
   run();
   return ((performance.now() - t0) * 1e6) / n;
 };
-const q = (xs, f) => {
-  const s = [...xs].sort((u, v) => u - v);
-  return s[Math.min(s.length - 1, Math.floor(f * s.length))];
-};
 
 console.log(`paired in one process, ${rounds} rounds, base = ${otherRoot}`);
 console.log('| operation | base ns (median) | ours ns (median) | ours/base (median) | ours/base p25-p75 | base min/max | ours min/max |');
@@ -106,6 +102,6 @@ for (let r = 0; r < a.length; r++) {
     ratio.push(y / x);
   }
   const f = (v) => v.toFixed(1);
-  console.log(`| ${name} | ${f(median(ta))} | ${f(median(tb))} | ${median(ratio).toFixed(3)} | ${q(ratio, 0.25).toFixed(2)}-${q(ratio, 0.75).toFixed(2)} | ${f(Math.min(...ta))}/${f(Math.max(...ta))} | ${f(Math.min(...tb))}/${f(Math.max(...tb))} |`);
+  console.log(`| ${name} | ${f(median(ta))} | ${f(median(tb))} | ${median(ratio).toFixed(3)} | ${quantile(ratio, 0.25).toFixed(2)}-${quantile(ratio, 0.75).toFixed(2)} | ${f(Math.min(...ta))}/${f(Math.max(...ta))} | ${f(Math.min(...tb))}/${f(Math.max(...tb))} |`);
   if (process.env.BENCH_DEBUG) console.error(name, ta.map(f).join(' '), '|', tb.map(f).join(' '));
 }

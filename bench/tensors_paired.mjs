@@ -6,7 +6,7 @@
 // 16 MiB upload and download, CPU view() and set(). Each side's results are
 // compared bit for bit with the other's.
 // Run: node bench/tensors_paired.mjs OTHER_CHECKOUT [rounds]
-import { median } from './paired.mjs';
+import { median, quantile } from './paired.mjs';
 import { kernelCases, randomFloats } from './webgpu_bench.mjs';
 
 const otherRoot = process.argv[2];
@@ -66,7 +66,6 @@ const time = async (f, n) => {
   await f();
   return ((performance.now() - t0) * 1000) / n;
 };
-const q = (xs, f) => [...xs].sort((u, v) => u - v)[Math.floor(f * (xs.length - 1))];
 console.log(`paired in one process, ${rounds} rounds, other = ${otherRoot}`);
 console.log('| row | other us (median) | ours us (median) | ours/other (median of rounds) | p25-p75 | same result |');
 console.log('|---|---:|---:|---:|---:|---|');
@@ -95,6 +94,6 @@ for (let r = 0; r < a.length; r++) {
     tb.push(y);
     ratio.push(y / x);
   }
-  console.log(`| ${name} | ${median(ta).toFixed(2)} | ${median(tb).toFixed(2)} | ${median(ratio).toFixed(3)} | ${q(ratio, 0.25).toFixed(2)}-${q(ratio, 0.75).toFixed(2)} | ${same ? 'yes' : 'NO'} |`);
+  console.log(`| ${name} | ${median(ta).toFixed(2)} | ${median(tb).toFixed(2)} | ${median(ratio).toFixed(3)} | ${quantile(ratio, 0.25).toFixed(2)}-${quantile(ratio, 0.75).toFixed(2)} | ${same ? 'yes' : 'NO'} |`);
 }
 process.exit(0);
