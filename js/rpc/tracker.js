@@ -15,6 +15,7 @@ export const TRACKER_CODE = Object.freeze({
   FAIL: -1, SUCCESS: 0, PING: 1, STOP: 2, PUT: 3, REQUEST: 4, UPDATE_INFO: 5, SUMMARY: 6, GET_PENDING_MATCHKEYS: 7,
 });
 const MAX_MESSAGE = 1 << 20; // as TVM's tracker bounds its messages
+const UTF8 = new TextDecoder();
 
 /** A connection to a TVM tracker; send(message) resolves with its answer. */
 export class TrackerConnection {
@@ -76,7 +77,7 @@ export class TrackerConnection {
           this.#length = n;
         }
         if (r.size < this.#length) return;
-        const value = JSON.parse(new TextDecoder().decode(r.take(this.#length)));
+        const value = JSON.parse(UTF8.decode(r.take(this.#length)));
         this.#length = -1;
         const w = this.#waiters.shift();
         if (!w) throw makeError('RPCError', `RPC tracker ${this.address} sent a message nobody asked for`);
@@ -147,12 +148,17 @@ export async function requestRPC(tracker, key, options = {}) {
     clearTimeout(timer);
     conn.close();
   }
-  if (!Array.isArray(value) || value[0] !== TRACKER_CODE.SUCCESS || !Array.isArray(value[1]) || value[1].length !== 3) {
-    throw makeError('RPCError', `RPC: tracker ${tracker} answered the request for '${key}' with ${JSON.stringify(value)}`);
+  const [host, port, matchKey] = Array.isArray(value) && value[0] === TRACKER_CODE.SUCCESS && Array.isArray(value[1]) ? value[1] : [];
+  if (typeof host !== 'string' || host === '' || !Number.isInteger(port) || port < 1 || port > 65535 || typeof matchKey !== 'string' || matchKey === '') {
+    throw makeError('RPCError', `RPC: tracker ${tracker} answered the request for '${key}' with ${shown(value)}, not [0, [host, port, matchKey]]`);
   }
-  const [url, port, matchKey] = value[1];
-  const host = String(url);
-  return connectRPC(`${host.includes(':') ? `[${host}]` : host}:${Number(port)}`, String(matchKey), options);
+  return connectRPC(`${host.includes(':') ? `[${host}]` : host}:${port}`, matchKey, options);
+}
+
+/** A peer's message in an error: JSON, cut to a readable length (a tracker's message may be 1 MiB). */
+function shown(value) {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 200 ? `${text.slice(0, 200)}...` : text;
 }
 
 /** The tracker's summary (TVM's SUMMARY: queue_info and server_info). */
@@ -161,7 +167,7 @@ export async function trackerSummary(tracker, options = {}) {
   try {
     const value = await conn.send([TRACKER_CODE.SUMMARY]);
     if (!Array.isArray(value) || value[0] !== TRACKER_CODE.SUCCESS) {
-      throw makeError('RPCError', `RPC: tracker ${tracker} answered SUMMARY with ${JSON.stringify(value)}`);
+      throw makeError('RPCError', `RPC: tracker ${tracker} answered SUMMARY with ${shown(value)}`);
     }
     return value[1];
   } finally {

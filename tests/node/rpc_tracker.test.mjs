@@ -148,3 +148,39 @@ test('requestRPC errors: no tracker there, not a tracker, no device within the t
     await empty.close();
   }
 });
+
+test('requestRPC refuses a tracker answer that is not [0, [host, port, matchKey]], quoting it cut short', async () => {
+  // a fake tracker: echoes the magic, then answers every message with `answer`
+  const fake = (answer) => net.createServer((s) => {
+    let magic = true;
+    s.on('data', (d) => {
+      if (magic) {
+        magic = false;
+        s.write(d.subarray(0, 4));
+        if (d.length === 4) return;
+      }
+      const body = Buffer.from(JSON.stringify(answer));
+      const head = Buffer.alloc(4);
+      head.writeInt32LE(body.length);
+      s.write(Buffer.concat([head, body]));
+    });
+  });
+  for (const answer of [[0, ['127.0.0.1', 70000, 'k']], [0, ['', 9090, 'k']], [0, ['h', 9090, 7]], [0, ['h', 9090]], [TRACKER_CODE.FAIL]]) {
+    const server = fake(answer);
+    await new Promise((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      await assert.rejects(requestRPC(`127.0.0.1:${server.address().port}`, 'demo'), (e) => e instanceof RPCError
+        && e.message.includes('not [0, [host, port, matchKey]]') && e.message.length < 400);
+    } finally {
+      server.close();
+    }
+  }
+  const long = fake([0, ['h', 9090, 5, 'x'.repeat(5000)]]);
+  await new Promise((r) => long.listen(0, '127.0.0.1', r));
+  try {
+    await assert.rejects(requestRPC(`127.0.0.1:${long.address().port}`, 'demo'), (e) => e instanceof RPCError
+      && e.message.includes('...') && e.message.length < 400);
+  } finally {
+    long.close();
+  }
+});
