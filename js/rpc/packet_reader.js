@@ -109,7 +109,16 @@ export class PacketReader {
 
   /** Writes bytes c at position at of the body being gathered (the payload to the sink, when there is one). */
   #place(c, at) {
-    const into = this.#into;
+    let into = this.#into;
+    if (into !== null && into.byteLength === 0 && this.#bodyLength > 4) {
+      // the caller's memory went away mid-copy (its buffer transferred, or a
+      // wasm memory grew): the rest is gathered here, so the framing holds
+      // and only that caller's copy fails (its memory is gone)
+      const body = new Uint8Array(new ArrayBuffer(this.#bodyLength + 4), 4, this.#bodyLength);
+      body.set(this.#body.subarray(0, Math.min(at, 4)));
+      this.#body = body;
+      this.#into = into = null;
+    }
     if (into === null) {
       this.#body.set(c, at);
       return;
