@@ -283,10 +283,29 @@ async function byValue(result, held) {
 
 // -------------------------------------------------------------- server
 /**
+ * Other kinds of sessions serve() forwards to: each adapter is
+ * (target, serveOptions) => a forwarding target (callEncoded, releaseRemote,
+ * peerClosed?) or null when the target is not its kind. js/rpc/chain.js adds
+ * TVM RPC sessions (connectRPC), which this module does not import.
+ */
+const adapters = [];
+export function registerServeAdapter(adapt) {
+  adapters.push(adapt);
+}
+function adaptTarget(t, options) {
+  for (const adapt of adapters) {
+    const a = adapt(t, options);
+    if (a) return a;
+  }
+  return t;
+}
+
+/**
  * Serves calls arriving on `port`. `target` is a runtime (its global
  * functions are called), a Session (calls are forwarded as they are:
- * client -> this worker -> the next), or a promise of either (listening
- * starts at once, calls wait for it).
+ * client -> this worker -> the next), an RPCSession (connectRPC: calls go to
+ * the TVM RPC server, whose objects the peer holds as remote handles), or a
+ * promise of one (listening starts at once, calls wait for it).
  * @param {{ expose?: string[] | ((name: string, exposedByDefault: boolean) => boolean),
  *   functions?: Record<string, Function>, maxInFlight?: number, maxRemotes?: number,
  *   transferResults?: boolean }} [options]
@@ -312,6 +331,10 @@ export function serve(target, port, options = {}) {
   if (!Number.isSafeInteger(maxInFlight) || maxInFlight < 1) throw new FFITypeError('serve: maxInFlight is a positive integer');
   if (!Number.isSafeInteger(maxRemotes) || maxRemotes < 0) throw new FFITypeError('serve: maxRemotes is a non-negative integer');
   const transport = transportOf(port);
+  // The target as served (an RPCSession behind its adapter), resolved once.
+  let resolved = null;
+  const ready = Promise.resolve(target).then((t) => (resolved = adaptTarget(t, { maxRemotes, transferResults })));
+  ready.catch(() => {}); // a target that fails is reported to each call instead
   const exposedHere = exposure(expose);
   const exposedNext = expose === undefined ? null : exposedHere; // forwarding: the next server decides
   const served = servedFunctions(functions);
@@ -339,6 +362,7 @@ export function serve(target, port, options = {}) {
       else transport.post({ wrpc: 'err', id, error: r.error });
     } catch (e) {
       if (c !== undefined) rollback(c);
+      else r.rollback?.(); // a forwarded reply that kept objects
       try {
         transport.post({ wrpc: 'err', id, error: encodeFailure(e) });
       } catch {
@@ -474,7 +498,7 @@ export function serve(target, port, options = {}) {
         for (let i = 0; i < refs.length; i++) if (isCallId(refs[i])) ids.push(refs[i]);
         let t;
         try {
-          t = await target;
+          t = await ready;
         } catch {
           return;
         }
@@ -485,6 +509,7 @@ export function serve(target, port, options = {}) {
       case 'close':
         // The peer is done: what it held goes (a forwarder's own session lives on).
         table.clear();
+        resolved?.peerClosed?.();
         return;
       case 'call':
         break;
@@ -525,7 +550,7 @@ export function serve(target, port, options = {}) {
     const live = () => inFlight.get(id) === call;
     let t;
     try {
-      t = await target;
+      t = await ready;
     } catch (e) {
       if (inFlight.delete(id)) reply(id, { ok: false, error: encodeFailure(e) });
       return;
@@ -538,9 +563,15 @@ export function serve(target, port, options = {}) {
         reply(id, { ok: false, error: encodeFailure(makeError('ValueError', `Cannot find global function ${name}`)) });
         return;
       }
+      if (op === 'loadModule' && exposedNext !== null && !exposedNext('webffi.loadModule')) {
+        inFlight.delete(id);
+        refuseCall(id, 'RPCError', 'this worker does not forward module loading (serve\'s expose names `webffi.loadModule`)');
+        return;
+      }
       try {
         const r = await t.callEncoded(name, args, { signal: call.signal, op, result: m.result });
-        if (inFlight.delete(id)) reply(id, r);
+        if (inFlight.delete(id)) reply(id, r, r.transfer);
+        else r.rollback?.(); // cancelled meanwhile: what the reply kept goes
       } catch (e) {
         // Cancelled by the client: nothing to answer (and no longer in flight).
         if (!call.cancelled && inFlight.delete(id)) reply(id, { ok: false, error: encodeFailure(e) });
@@ -578,6 +609,7 @@ export function serve(target, port, options = {}) {
       for (const call of inFlight.values()) call.cancel();
       inFlight.clear();
       table.clear();
+      resolved?.peerClosed?.();
       releaseLock?.();
     },
     /** Objects the peer holds remote handles to. */
