@@ -609,8 +609,10 @@ export interface ServeOptions {
    * The globals a peer may call: names and `prefix*` patterns (`'*'`: all),
    * exactly those; or a predicate given the name and whether the default
    * exposes it. Default: every global except PEER_DENIED when serving a
-   * runtime; everything when forwarding (the next server decides). A call
-   * to a global not exposed is answered like one to a missing global.
+   * runtime; everything when forwarding (the next server or the TVM RPC
+   * device decides). A call to a global not exposed is answered like one to
+   * a missing global; when forwarding, a list given here also governs module
+   * loading (`webffi.loadModule`).
    */
   expose?: readonly string[] | ((name: string, exposedByDefault: boolean) => boolean);
   /** Calls accepted at once, async ones included (default SESSION_LIMITS.inFlight); more are answered with an RPCError. */
@@ -635,12 +637,16 @@ export interface ServedCallContext {
   readonly runtime: Runtime;
 }
 /**
- * Serves calls arriving on `port`: a runtime's global functions, or
- * forwarded to a Session; a promise of either starts listening at once.
- * Every message is validated; a malformed call is answered with an error
- * (or ignored when it has no id) and serving goes on.
+ * Serves calls arriving on `port`: a runtime's global functions, forwarded
+ * to a Session, or run on a TVM RPC device through an RPCSession
+ * (connectRPC; a worker as the middle hop: page -> worker -> device, the
+ * device's objects held by the peer as remote handles, typed arrays passed
+ * as CPU tensors on the device, errors with their kind); a promise of one
+ * starts listening at once (calls wait for it; one that rejects answers
+ * every call with its error). Every message is validated; a malformed call
+ * is answered with an error (or ignored when it has no id) and serving goes on.
  */
-export function serve(target: Runtime | Session | Promise<Runtime | Session>, port: MessagePortLike,
+export function serve(target: Runtime | Session | RPCSession | Promise<Runtime | Session | RPCSession>, port: MessagePortLike,
   options?: ServeOptions): { close(): void; readonly remoteCount: number };
 
 // ------------------------------------------------------------------ TVM RPC
