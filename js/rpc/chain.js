@@ -320,8 +320,9 @@ export class RPCServed {
     let t = null;
     if (ArrayBuffer.isView(v) && !(v instanceof Uint8Array) && !(v instanceof DataView)) {
       t = await this.#s.tensor(v);
-    } else if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype
-      && Array.isArray(v.shape) && typeof v.dtype === 'string' && ArrayBuffer.isView(v.data) && Object.keys(v).length === 3) {
+    } else if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype && Object.keys(v).length === 3
+      && Array.isArray(v.shape) && v.shape.length <= 64 && v.shape.every((n) => Number.isSafeInteger(n) && n >= 0)
+      && typeof v.dtype === 'string' && ArrayBuffer.isView(v.data) && !(v.data instanceof DataView)) {
       t = await this.#s.tensor(v.data, { shape: v.shape, dtype: v.dtype }); // a CPU tensor sent by value
     }
     if (t === null) return v;
@@ -368,6 +369,10 @@ export class RPCServed {
       case 'loadModule': {
         let source = args[0];
         if (typeof source === 'string') {
+          // fetched here only for a device that takes uploads
+          const upload = await s.lookupGlobal('tvm.rpc.server.upload');
+          if (upload === null) throw makeError('RPCError', 'RPC: the server does not serve tvm.rpc.server.upload (uploads are off on a webffi device unless it enables them)');
+          upload.dispose();
           const res = await fetch(source);
           if (!res.ok) throw makeError('ValueError', `webffi session: loadModule: fetching ${source} answered ${res.status}`);
           source = await res.arrayBuffer();

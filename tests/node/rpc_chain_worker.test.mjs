@@ -25,7 +25,7 @@ rt.registerGlobal('demo.sum', (t) => t.toTypedArray().reduce((a, b) => a + b, 0)
 rt.registerGlobal('demo.fail', (msg) => {
   throw new RangeError(msg);
 });
-rt.registerGlobal('demo.adder', (k) => rt.makeFunction?.((x) => x + k) ?? ((x) => x + k));
+rt.registerGlobal('demo.adder', (k) => (x) => x + k);
 const device = await listenRPC(rt, { port: 0, key: 'dev', expose: ['demo.*', 'ffi.Array*'], allowUpload: true });
 const D = `127.0.0.1:${device.port}`;
 after(() => device.close());
@@ -84,7 +84,19 @@ test('calls through a worker reach the device: globals, remote objects, tensors,
   for (const x of [arr, t, u]) x.dispose();
   await assert.rejects(remote.getGlobal('demo.sum')(t), (e) => e instanceof ValueError && /disposed/.test(e.message));
   assert.equal(await remote.remoteCount(), 0);
+  // a function made on the device: a remote function, called there
+  const add5 = await remote.getGlobal('demo.adder')(5);
+  assert.ok(add5 instanceof RemoteFunction);
+  assert.equal(await add5.call([37]), 42);
+  await assert.rejects(add5.fetch(), (e) => e instanceof FFITypeError);
+  // ending the session frees what it still held (a new session on the same worker sees none)
+  await remote.getGlobal('demo.iota')(2);
+  assert.equal(await remote.remoteCount(), 2);
+  const w = workers.at(-1);
   remote.close();
+  const again = await connect(w);
+  assert.equal(await again.remoteCount(), 0);
+  again.close();
 });
 
 test('a module uploaded through the worker: its functions are remote functions', async () => {
@@ -97,7 +109,12 @@ test('a module uploaded through the worker: its functions are remote functions',
   assert.equal(await m.getFunction('no_such_function'), null);
   const raise = await m.getFunction('raise_error');
   await assert.rejects(raise.call(['in the module']), (e) => e instanceof ValueError && /in the module/.test(e.message));
-  for (const x of [addInt, raise, m]) x.dispose();
+  // a URL is fetched in the worker, then uploaded
+  const m2 = await remote.loadModule(`data:application/wasm;base64,${addOne.toString('base64')}`);
+  const addInt2 = await m2.getFunction('add_int');
+  assert.equal(await addInt2.call([1]), 2);
+  for (const x of [addInt, raise, m, addInt2, m2]) x.dispose();
+  assert.equal(await remote.remoteCount(), 0);
   remote.close();
   // the worker's allowlist names module loading, or it is refused (as a local worker refuses it)
   const strict = await connectRuntime(hop(D, 'dev', { serveOptions: { expose: ['demo.*'] } }), { timeout: 30000 });
@@ -110,6 +127,8 @@ test('a module uploaded through the worker: its functions are remote functions',
   try {
     const r = await connectRuntime(hop(`127.0.0.1:${plain.port}`, 'dev'), { timeout: 30000 });
     await assert.rejects(r.loadModule(addOne), (e) => e instanceof RPCError && /uploads are off/.test(e.message));
+    // a URL is not even fetched for a device that takes no uploads
+    await assert.rejects(r.loadModule('http://127.0.0.1:9/never-fetched.wasm'), (e) => e instanceof RPCError && /uploads are off/.test(e.message));
     r.close();
   } finally {
     await plain.close();
