@@ -203,11 +203,41 @@ test('a tab as the middle hop: client -> proxy -> tab -> ws:// -> Node device (T
       assert.equal(await s.call('demo.sum', [t]), 30);
       t.dispose();
       u.dispose();
-      // the far device dying mid-call: the client hears which hop went
-      await assert.rejects(s.call('demo.die'), (e) => e instanceof RPCError && e.message.includes(`next hop ${proxy.wsUrl} closed the connection`));
-      await assert.rejects(s.call('demo.where'), (e) => e instanceof RPCError);
     } finally {
       await s.close();
+    }
+    // the page's worker as one more hop: page -> worker -> proxy -> tab -> ws:// -> Node device
+    await until(() => proxy.waiting().includes('tab-relay') && proxy.waiting().includes('node-far'), 'both joined again');
+    const page = await hopPage();
+    try {
+      const r = await page.evaluate(async ({ ws }) => {
+        const { connectRuntime, RemoteTensor } = window.webffi;
+        const worker = window.hop(ws, 'tab-relay', { chain: [{ target: ws, key: 'node-far' }] });
+        const remote = await connectRuntime(worker, { timeout: 60000 });
+        const out = { where: await remote.getGlobal('demo.where')() };
+        const t = await remote.getGlobal('demo.iota')(3);
+        out.t = [t instanceof RemoteTensor, [...await t.data()]];
+        out.sum = await remote.getGlobal('demo.sum')(t);
+        out.fail = await remote.getGlobal('demo.fail')('three hops away').catch((e) => [e.kind, e.message]);
+        t.dispose();
+        out.count = await remote.remoteCount();
+        remote.close();
+        worker.terminate();
+        return out;
+      }, { ws: proxy.wsUrl });
+      assert.deepEqual(r, { where: 'node device', t: [true, [0, 10, 20]], sum: 30, fail: ['TypeError', 'three hops away'], count: 0 });
+    } finally {
+      await page.close();
+    }
+    await until(() => proxy.waiting().includes('tab-relay') && proxy.waiting().includes('node-far'), 'both joined again');
+    const s2 = await connectRPC(`127.0.0.1:${proxy.tcpPort}`, 'tab-relay', { timeout: 60000, chain: [{ target: proxy.wsUrl, key: 'node-far' }] });
+    try {
+      assert.equal(await s2.call('demo.where'), 'node device');
+      // the far device dying mid-call: the client hears which hop went
+      await assert.rejects(s2.call('demo.die'), (e) => e instanceof RPCError && e.message.includes(`next hop ${proxy.wsUrl} closed the connection`));
+      await assert.rejects(s2.call('demo.where'), (e) => e instanceof RPCError);
+    } finally {
+      await s2.close();
     }
     // a forward the tab's owner does not allow: refused, and the tab goes on serving
     await until(() => proxy.waiting().includes('tab-relay'), 'the relay tab joined again');

@@ -243,11 +243,50 @@ test('odd inputs from the page: values TVM cannot carry, foreign and bogus handl
   await assert.rejects(s.callEncoded('demo.sum', ['a', ['R', 999]]).then((r) => {
     if (!r.ok) throw Object.assign(new Error('x'), { encoded: r.error });
   }), (e) => e.encoded?.[1] === 'ValueError' && /#999 does not exist/.test(e.encoded[2]));
+  // a call cancelled while the device runs it: its result is freed when it comes
+  const ac = new AbortController();
+  const cancelled = remote.getGlobal('demo.iota', { signal: ac.signal })(3);
+  ac.abort(new Error('changed my mind'));
+  await assert.rejects(cancelled, /changed my mind/);
+  assert.equal(await remote.getGlobal('demo.where')(), 'device'); // queued after it on the device
+  assert.equal(await remote.remoteCount(), 0);
   // and the session goes on
   assert.equal(await remote.getGlobal('demo.add')(1, 2), 3);
   t.dispose();
   remote.close();
   other.close();
+});
+
+test('raw messages to the worker hop: malformed calls are answered, bogus releases ignored, serving goes on', async () => {
+  const w = hop(D, 'dev');
+  const replies = new Map();
+  w.on('message', (m) => {
+    if (m?.wrpc === 'ok' || m?.wrpc === 'err') replies.set(m.id, m);
+  });
+  const s = await connect(w, { timeout: 30000 });
+  const raw = [
+    { wrpc: 'call', id: 101, op: 'call', args: ['a', ['R', 5]] }, // an id never handed out
+    { wrpc: 'call', id: 102, op: 'getFunction', args: ['a', 'x', 'y'] }, // not a module
+    { wrpc: 'call', id: 103, name: 'demo.sum', args: ['a', ['o', { shape: ['a', -1, 2], dtype: 'float32', data: new Float32Array(2) }]] },
+    { wrpc: 'call', id: 104, op: 'tensor', args: ['a', new Float32Array(4), ['o', { shape: ['a', 3], device: 'cpu' }]] }, // shape does not fit
+    { wrpc: 'call', id: 105, op: 'tensor', args: ['a', new Float32Array(1), ['o', { device: 'nowhere' }]] },
+    { wrpc: 'call', id: 106, op: 'loadModule', args: ['a', 42] },
+    { wrpc: 'call', id: 107, name: 'demo.sum', args: ['a', ['dev', 1, 0, 'cpu']] }, // not a tensor: the device's error
+    { wrpc: 'release', refs: [1, 2, -1, 'x', 1e300] },
+    { wrpc: 'call', id: 108, op: 'fetch', args: ['a', ['R', 1]] },
+  ];
+  for (const m of raw) w.postMessage(m);
+  await until(() => replies.size === 8, 'every malformed call was answered');
+  for (const id of [101, 102, 103, 104, 105, 106, 107, 108]) assert.equal(replies.get(id).wrpc, 'err', String(id));
+  assert.match(replies.get(101).error[2], /#5 does not exist/);
+  assert.equal(replies.get(102).error[1], 'TypeError');
+  assert.equal(replies.get(106).error[1], 'TypeError');
+  assert.equal(await s.call('demo.add', [20, 22]), 42);
+  const t = await s.call('demo.iota', [2]);
+  assert.deepEqual(await t.data(), new Float32Array([0, 1]));
+  t.dispose();
+  assert.equal(await s.remoteCount(), 0);
+  s.close();
 });
 
 test('a worker reaching a device through a proxy over WebSocket', async () => {
