@@ -191,9 +191,16 @@ test('the worker terminated: pending calls fail, the device frees the session an
   const remote = await connectRuntime(w, { timeout: 30000 });
   const t = await remote.getGlobal('demo.iota')(4);
   await until(() => device.connections === 1, 'only this worker is connected');
-  const pending = remote.getGlobal('demo.where')();
-  await w.terminate();
-  await assert.rejects(pending, (e) => e instanceof RPCError && /worker exited/.test(e.message));
+  // the device terminates the worker while it runs the worker's call: that call is in flight
+  let terminated = null;
+  rt.registerGlobal('demo.killHop', () => {
+    terminated = w.terminate();
+    return 1;
+  }, { override: true });
+  const pending = remote.getGlobal('demo.killHop')();
+  await assert.rejects(pending, (e) => e instanceof RPCError && /worker exited .*\(1 calls were pending\)/.test(e.message));
+  assert.ok(terminated, 'the call reached the device');
+  await terminated;
   await assert.rejects(t.data(), (e) => e instanceof RPCError && /session that has ended/.test(e.message));
   await assert.rejects(remote.getGlobal('demo.where')(), (e) => e instanceof RPCError);
   await until(() => device.connections === 0, 'the device saw the worker\'s connection go');
