@@ -15,7 +15,6 @@
 #include "map.h"
 #include "memo.h"
 #include "nesting.h"
-#include "repr.h"
 #include "seq.h"
 #include "str.h"
 #include "type_registry.h"
@@ -424,6 +423,41 @@ int wf_json_parse(const char* data, size_t n, TVMFFIAny* out) {
 }
 
 /* ---------------------------------------------------------------- writer */
+/* A JSON string literal as upstream's Stringify writes one: `"`, `\`, `/`
+ * and \b \f \n \r \t escaped by name, the other control characters and
+ * DEL as \u00xx, everything else (UTF-8 included) as it is. */
+void wf_json_quoted(const char* s, size_t n, wf_buf* out) {
+  static const char hex[] = "0123456789abcdef";
+  wf_buf_append(out, "\"", 1);
+  size_t run = 0; /* bytes copied as they are, in one append */
+  for (size_t i = 0; i < n; ++i) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x20 && c != '"' && c != '\\' && c != '/' && c != 0x7f) continue;
+    wf_buf_append(out, s + run, i - run);
+    run = i + 1;
+    const char* named = NULL;
+    switch (c) {
+      case '"': named = "\\\""; break;
+      case '\\': named = "\\\\"; break;
+      case '/': named = "\\/"; break;
+      case '\b': named = "\\b"; break;
+      case '\f': named = "\\f"; break;
+      case '\n': named = "\\n"; break;
+      case '\r': named = "\\r"; break;
+      case '\t': named = "\\t"; break;
+      default: break;
+    }
+    if (named != NULL) {
+      wf_buf_append(out, named, 2);
+    } else {
+      char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+      wf_buf_append(out, esc, 6);
+    }
+  }
+  wf_buf_append(out, s + run, n - run);
+  wf_buf_append(out, "\"", 1);
+}
+
 static void wf_json_newline(wf_buf* out, int indent, int depth) {
   if (indent < 0) return;
   wf_buf_append(out, "\n", 1);
@@ -484,7 +518,7 @@ static int wf_json_emit_value(wf_json_writer* w, const TVMFFIAny* v, int depth) 
   int indent = w->indent;
   TVMFFIByteArray s;
   if (wf_any_string_view(v, &s)) {
-    wf_repr_quoted(s.data, s.size, out);
+    wf_json_quoted(s.data, s.size, out);
     return 0;
   }
   switch (v->type_index) {
@@ -517,7 +551,7 @@ static int wf_json_emit_value(wf_json_writer* w, const TVMFFIAny* v, int depth) 
         }
         if (i) wf_buf_append(out, ",", 1);
         wf_json_newline(out, indent, depth + 1);
-        wf_repr_quoted(s.data, s.size, out);
+        wf_json_quoted(s.data, s.size, out);
         wf_buf_puts(out, indent < 0 ? ":" : ": ");
         if (wf_json_emit(w, &e->value, depth + 1) != 0) return -1;
       }

@@ -38,7 +38,7 @@ void json_parse_and_stringify_values(void) {
   check_round_trip("[9223372036854775807, 9223372036854775808]",
                    "[9223372036854775807,9.223372036854776e+18]");
   check_round_trip("\"\\u00e9\\ud83d\\ude00 \\\"q\\\" \\n\\t\\/\"",
-                   "\"\xc3\xa9\xf0\x9f\x98\x80 \\\"q\\\" \\n\\t/\"");
+                   "\"\xc3\xa9\xf0\x9f\x98\x80 \\\"q\\\" \\n\\t\\/\"");
   check_round_trip("[]", "[]");
   check_round_trip("{}", "{}");
 }
@@ -76,6 +76,42 @@ void json_stringify_indent_and_rejects(void) {
   CHECK(TVMFFIBytesFromByteArray(&b, &bytes) == 0);
   CHECK(call_global("ffi.json.Stringify", &bytes, 1, &r) == -1);
   CHECK_RAISED("TypeError", "Type `ffi.Bytes` has no JSON form");
+}
+
+/* The byte length of a String or small string. */
+static size_t string_size(const TVMFFIAny* v) {
+  if (v->type_index == kTVMFFISmallStr) return v->small_str_len;
+  return ((TVMFFIByteArray*)((char*)v->v_obj + sizeof(TVMFFIObject)))->size;
+}
+
+/* Stringify escapes strings as upstream's: `/` and DEL too, raw UTF-8 not. */
+void json_stringify_escapes_as_upstream(void) {
+  static const struct {
+    const char* text;
+    size_t n;
+    const char* json;
+  } cases[] = {
+      {"forward/slash", 13, "\"forward\\/slash\""},
+      {"\"q\" \\", 5, "\"\\\"q\\\" \\\\\""},
+      {"\b\f\n\r\t", 5, "\"\\b\\f\\n\\r\\t\""},
+      {"\x01\x1f\x7f", 3, "\"\\u0001\\u001f\\u007f\""},
+      {"a\0b", 3, "\"a\\u0000b\""},
+      {"\xc3\xa9 </script>", 12, "\"\xc3\xa9 <\\/script>\""},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+    TVMFFIByteArray bytes = {cases[i].text, cases[i].n};
+    TVMFFIAny s = any_none(), printed, back;
+    CHECK(TVMFFIStringFromByteArray(&bytes, &s) == 0);
+    CHECK(call_global("ffi.json.Stringify", &s, 1, &printed) == 0);
+    CHECK_EQ_STR(any_str(&printed), cases[i].json);
+    /* and it reads back as the same bytes */
+    CHECK(call_global("ffi.json.Parse", &printed, 1, &back) == 0);
+    CHECK_EQ_INT((long long)string_size(&back), (long long)cases[i].n);
+    CHECK(memcmp(any_str(&back), cases[i].text, cases[i].n) == 0);
+    release(&back);
+    release(&printed);
+    release(&s);
+  }
 }
 
 /* Syntax errors name what was expected and where, as upstream's (and

@@ -305,6 +305,7 @@ export function coreTests(webffi, wasm) {
       const parse = g('ffi.json.Parse');
       const stringify = g('ffi.json.Stringify');
       same(parse('[1, 2.5, "a\\u00e9"]').length, 3);
+      same(stringify('a/b "c"\u0001'), '"a\\/b \\"c\\"\\u0001"');
       const cases = [
         ['', 'Expecting value: line 1 column 1 (char 0)'],
         ['{"a": 1,\n "b" 2}', "Expecting ':' delimiter: line 2 column 6 (char 14)"],
