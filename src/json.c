@@ -206,21 +206,24 @@ static int wf_json_is_digit(const char* p, const char* end) {
 }
 
 /* The end of a number as RFC 8259 spells it (-?int frac? exp?) starting
- * at p, or NULL. */
-static const char* wf_json_number_end(const char* p, const char* end) {
+ * at p, or NULL; *is_float is set when it has a fraction or an exponent. */
+static const char* wf_json_number_end(const char* p, const char* end, int* is_float) {
+  *is_float = 0;
   if (p < end && *p == '-') ++p;
   if (p < end && *p == '0') {
     ++p;
-  } else if (wf_json_is_digit(p, end) && *p != '0') {
+  } else if (wf_json_is_digit(p, end)) {
     while (wf_json_is_digit(p, end)) ++p;
   } else {
     return NULL;
   }
   if (p < end && *p == '.') {
+    *is_float = 1;
     if (!wf_json_is_digit(++p, end)) return NULL;
     while (wf_json_is_digit(p, end)) ++p;
   }
   if (p < end && (*p == 'e' || *p == 'E')) {
+    *is_float = 1;
     ++p;
     if (p < end && (*p == '+' || *p == '-')) ++p;
     if (!wf_json_is_digit(p, end)) return NULL;
@@ -229,12 +232,18 @@ static const char* wf_json_number_end(const char* p, const char* end) {
   return p;
 }
 
+/* Whether c can be part of a number as upstream's reader gathers one. */
+static int wf_json_is_number_char(char c) {
+  return (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.' || c == 'e' || c == 'E';
+}
+
 /*
  * A number, Infinity, -Infinity or NaN at r->p. As upstream, the number is
  * the whole run of characters a number can contain ([0-9+-.eE]), so
  * "1.2.3", "1e" or "-" fail as one "Expecting value" at their start
  * rather than as a value followed by extra data; unlike upstream, the run
  * must be a number as RFC 8259 spells it ("01", "+1", ".5" and "1." fail).
+ * The strict number never ends inside the run unless the run is not one.
  */
 static int wf_json_number(wf_json_reader* r, TVMFFIAny* out) {
   const char* start = r->p;
@@ -252,18 +261,12 @@ static int wf_json_number(wf_json_reader* r, TVMFFIAny* out) {
     }
     return wf_json_fail_at(r, start, WF_JSON_EXPECTING_VALUE);
   }
-  const char* run_end = start;
-  int is_float = 0;
-  while (run_end < r->end) {
-    char c = *run_end;
-    if (c == '.' || c == 'e' || c == 'E') is_float = 1;
-    else if (!((c >= '0' && c <= '9') || c == '+' || c == '-')) break;
-    ++run_end;
-  }
-  if (run_end == start || wf_json_number_end(start, run_end) != run_end) {
+  int is_float;
+  const char* stop = wf_json_number_end(start, r->end, &is_float);
+  if (stop == NULL || (stop < r->end && wf_json_is_number_char(*stop))) {
     return wf_json_fail_at(r, start, WF_JSON_EXPECTING_VALUE);
   }
-  r->p = run_end;
+  r->p = stop;
   /* strtod/strtoll need a NUL-terminated copy: the input may not have one.
    * It goes to the heap scratch buffer: parsing recurses, and wasm stacks
    * are small. */
@@ -272,9 +275,9 @@ static int wf_json_number(wf_json_reader* r, TVMFFIAny* out) {
   if (r->scratch.failed) return wf_err_raise_oom((size_t)(r->p - start));
   const char* text = r->scratch.data;
   if (!is_float) {
-    char* stop;
+    char* stop_int;
     errno = 0;
-    long long v = strtoll(text, &stop, 10);
+    long long v = strtoll(text, &stop_int, 10);
     if (errno == 0) {
       wf_any_set_int(out, v);
       return 0;
