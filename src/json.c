@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <webffi/typed_call.h>
@@ -14,7 +15,6 @@
 #include "map.h"
 #include "memo.h"
 #include "nesting.h"
-#include "repr.h"
 #include "seq.h"
 #include "str.h"
 #include "type_registry.h"
@@ -26,10 +26,31 @@ typedef struct {
   wf_buf scratch; /* decoded string text */
 } wf_json_reader;
 
-static int wf_json_fail(const wf_json_reader* r, const char* what) {
-  if (r->p >= r->end) return wf_err_raise("ValueError", "JSON: unexpected end of input");
-  return wf_err_raise("ValueError", "JSON: %s at offset %zu", what, (size_t)(r->p - r->begin));
+/*
+ * Syntax errors read as upstream's (which follow Python's json module):
+ * "<what>: line L column C (char N)", a ValueError, where N counts bytes
+ * from the start and L, C are 1-based. Newlines can only occur in
+ * whitespace (a raw one inside a string is an error where it stands), so
+ * counting those before `at` gives upstream's line.
+ */
+static int wf_json_fail_at(const wf_json_reader* r, const char* at, const char* what) {
+  long long line = 1;
+  const char* line_begin = r->begin;
+  for (const char* q = r->begin; q < at; ++q) {
+    if (*q == '\n') {
+      ++line;
+      line_begin = q + 1;
+    }
+  }
+  return wf_err_raise("ValueError", "%s: line %lld column %lld (char %lld)", what, line,
+                      (long long)(at - line_begin) + 1, (long long)(at - r->begin));
 }
+
+static int wf_json_fail(const wf_json_reader* r, const char* what) {
+  return wf_json_fail_at(r, r->p, what);
+}
+
+#define WF_JSON_EXPECTING_VALUE "Expecting value"
 
 static void wf_json_skip_space(wf_json_reader* r) {
   while (r->p < r->end && (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r')) {
@@ -113,8 +134,34 @@ static int wf_json_hex4(wf_json_reader* r, unsigned* out) {
   return 1;
 }
 
-/* Reads a string (r->p after the opening quote) into r->scratch. */
+/* A \u escape, r->p at the `u`: appends the code point (a surrogate pair
+ * read as one). Errors stand at the `u`, or for the second half of a pair
+ * at its hex digits, as upstream reports them. */
+static int wf_json_unicode_escape(wf_json_reader* r) {
+  const char* at = r->p++;
+  unsigned cp, lo;
+  if (!wf_json_hex4(r, &cp)) return wf_json_fail_at(r, at, "Invalid \\uXXXX escape");
+  if (cp >= 0xDC00 && cp <= 0xDFFF) {
+    return wf_json_fail_at(r, at, "Invalid surrogate pair of \\uXXXX escapes");
+  }
+  if (cp >= 0xD800 && cp <= 0xDBFF) {
+    if (!wf_json_literal(r, "\\u")) {
+      return wf_json_fail_at(r, at, "Invalid surrogate pair of \\uXXXX escapes");
+    }
+    at = r->p;
+    if (!wf_json_hex4(r, &lo)) return wf_json_fail_at(r, at, "Invalid \\uXXXX escape");
+    if (lo < 0xDC00 || lo > 0xDFFF) {
+      return wf_json_fail_at(r, at, "Invalid surrogate pair of \\uXXXX escapes");
+    }
+    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+  }
+  wf_json_put_utf8(&r->scratch, cp);
+  return 0;
+}
+
+/* Reads a string (r->p at the opening quote) into r->scratch. */
 static int wf_json_string_text(wf_json_reader* r) {
+  const char* quote = r->p++;
   wf_buf_reset(&r->scratch);
   for (;;) {
     const char* run = r->p;
@@ -123,77 +170,103 @@ static int wf_json_string_text(wf_json_reader* r) {
       ++r->p;
     }
     wf_buf_append(&r->scratch, run, (size_t)(r->p - run));
-    if (r->p >= r->end) return wf_json_fail(r, "unterminated string");
+    if (r->p >= r->end) return wf_json_fail_at(r, quote, "Unterminated string starting at");
     unsigned char c = (unsigned char)*r->p;
     if (c == '"') {
       ++r->p;
       if (r->scratch.failed) return wf_err_raise_oom(r->scratch.size);
       return 0;
     }
-    if (c < 0x20) return wf_json_fail(r, "control character in string");
+    if (c < 0x20) return wf_json_fail(r, "Invalid control character at");
     if (c >= 0x80) {
+      /* upstream passes any bytes through; Strings here are valid UTF-8 */
       size_t n = wf_json_utf8_len((const unsigned char*)r->p, (const unsigned char*)r->end);
-      if (n == 0) return wf_json_fail(r, "invalid UTF-8");
+      if (n == 0) return wf_json_fail(r, "Invalid UTF-8 at");
       wf_buf_append(&r->scratch, r->p, n);
       r->p += n;
       continue;
     }
-    /* an escape */
+    /* an escape: errors stand at the character after the backslash */
     ++r->p;
-    if (r->p >= r->end) return wf_json_fail(r, "unterminated string");
     static const char escapes[] = "\"\\/bfnrt", decoded[] = "\"\\/\b\f\n\r\t";
-    char e = *r->p++;
-    const char* simple = e != '\0' ? strchr(escapes, e) : NULL;
+    const char* simple = r->p < r->end && *r->p != '\0' ? strchr(escapes, *r->p) : NULL;
     if (simple != NULL) {
       wf_buf_append(&r->scratch, &decoded[simple - escapes], 1);
-      continue;
+      ++r->p;
+    } else if (r->p < r->end && *r->p == 'u') {
+      if (wf_json_unicode_escape(r) != 0) return -1;
+    } else {
+      return wf_json_fail(r, "Invalid \\escape");
     }
-    unsigned cp;
-    if (e != 'u' || !wf_json_hex4(r, &cp)) {
-      r->p -= 1;
-      return wf_json_fail(r, "invalid escape");
-    }
-    if (cp >= 0xD800 && cp <= 0xDBFF) {
-      unsigned lo;
-      if (!wf_json_literal(r, "\\u") || !wf_json_hex4(r, &lo) || lo < 0xDC00 || lo > 0xDFFF) {
-        return wf_json_fail(r, "unpaired surrogate escape");
-      }
-      cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-      return wf_json_fail(r, "unpaired surrogate escape");
-    }
-    wf_json_put_utf8(&r->scratch, cp);
   }
 }
 
+static int wf_json_is_digit(const char* p, const char* end) {
+  return p < end && *p >= '0' && *p <= '9';
+}
+
+/* The end of a number as RFC 8259 spells it (-?int frac? exp?) starting
+ * at p, or NULL; *is_float is set when it has a fraction or an exponent. */
+static const char* wf_json_number_end(const char* p, const char* end, int* is_float) {
+  *is_float = 0;
+  if (p < end && *p == '-') ++p;
+  if (p < end && *p == '0') {
+    ++p;
+  } else if (wf_json_is_digit(p, end)) {
+    while (wf_json_is_digit(p, end)) ++p;
+  } else {
+    return NULL;
+  }
+  if (p < end && *p == '.') {
+    *is_float = 1;
+    if (!wf_json_is_digit(++p, end)) return NULL;
+    while (wf_json_is_digit(p, end)) ++p;
+  }
+  if (p < end && (*p == 'e' || *p == 'E')) {
+    *is_float = 1;
+    ++p;
+    if (p < end && (*p == '+' || *p == '-')) ++p;
+    if (!wf_json_is_digit(p, end)) return NULL;
+    while (wf_json_is_digit(p, end)) ++p;
+  }
+  return p;
+}
+
+/* Whether c can be part of a number as upstream's reader gathers one. */
+static int wf_json_is_number_char(char c) {
+  return (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.' || c == 'e' || c == 'E';
+}
+
+/*
+ * A number, Infinity, -Infinity or NaN at r->p. As upstream, the number is
+ * the whole run of characters a number can contain ([0-9+-.eE]), so
+ * "1.2.3", "1e" or "-" fail as one "Expecting value" at their start
+ * rather than as a value followed by extra data; unlike upstream, the run
+ * must be a number as RFC 8259 spells it ("01", "+1", ".5" and "1." fail).
+ * The strict number never ends inside the run unless the run is not one.
+ */
 static int wf_json_number(wf_json_reader* r, TVMFFIAny* out) {
   const char* start = r->p;
-  int is_float = 0;
-  if (r->p < r->end && *r->p == '-') ++r->p;
-  if (wf_json_literal(r, "Infinity")) {
-    wf_any_set_float(out, *start == '-' ? -INFINITY : INFINITY);
-    return 0;
+  const char* q = start;
+  if (q < r->end && *q == '-') ++q;
+  if (q < r->end && (*q == 'I' || *q == 'N')) {
+    r->p = q;
+    if (*q == 'I' && wf_json_literal(r, "Infinity")) {
+      wf_any_set_float(out, *start == '-' ? -INFINITY : INFINITY);
+      return 0;
+    }
+    if (q == start && wf_json_literal(r, "NaN")) {
+      wf_any_set_float(out, NAN);
+      return 0;
+    }
+    return wf_json_fail_at(r, start, WF_JSON_EXPECTING_VALUE);
   }
-  if (r->p < r->end && *r->p == '0') {
-    ++r->p;
-  } else if (r->p < r->end && *r->p >= '1' && *r->p <= '9') {
-    while (r->p < r->end && *r->p >= '0' && *r->p <= '9') ++r->p;
-  } else {
-    return wf_json_fail(r, "invalid number");
+  int is_float;
+  const char* stop = wf_json_number_end(start, r->end, &is_float);
+  if (stop == NULL || (stop < r->end && wf_json_is_number_char(*stop))) {
+    return wf_json_fail_at(r, start, WF_JSON_EXPECTING_VALUE);
   }
-  if (r->p < r->end && *r->p == '.') {
-    is_float = 1;
-    ++r->p;
-    if (r->p >= r->end || *r->p < '0' || *r->p > '9') return wf_json_fail(r, "invalid number");
-    while (r->p < r->end && *r->p >= '0' && *r->p <= '9') ++r->p;
-  }
-  if (r->p < r->end && (*r->p == 'e' || *r->p == 'E')) {
-    is_float = 1;
-    ++r->p;
-    if (r->p < r->end && (*r->p == '+' || *r->p == '-')) ++r->p;
-    if (r->p >= r->end || *r->p < '0' || *r->p > '9') return wf_json_fail(r, "invalid number");
-    while (r->p < r->end && *r->p >= '0' && *r->p <= '9') ++r->p;
-  }
+  r->p = stop;
   /* strtod/strtoll need a NUL-terminated copy: the input may not have one.
    * It goes to the heap scratch buffer: parsing recurses, and wasm stacks
    * are small. */
@@ -202,9 +275,9 @@ static int wf_json_number(wf_json_reader* r, TVMFFIAny* out) {
   if (r->scratch.failed) return wf_err_raise_oom((size_t)(r->p - start));
   const char* text = r->scratch.data;
   if (!is_float) {
-    char* stop;
+    char* stop_int;
     errno = 0;
-    long long v = strtoll(text, &stop, 10);
+    long long v = strtoll(text, &stop_int, 10);
     if (errno == 0) {
       wf_any_set_int(out, v);
       return 0;
@@ -240,7 +313,7 @@ static int wf_json_array(wf_json_reader* r, int depth, TVMFFIAny* out) {
       wf_any_set_object(out, arr);
       return 0;
     }
-    wf_json_fail(r, "expected `,` or `]`");
+    wf_json_fail(r, "Expecting ',' delimiter");
     break;
   }
   wf_obj_decref(arr);
@@ -261,10 +334,9 @@ static int wf_json_object(wf_json_reader* r, int depth, TVMFFIAny* out) {
     TVMFFIAny key, value;
     wf_json_skip_space(r);
     if (r->p >= r->end || *r->p != '"') {
-      wf_json_fail(r, "expected a string key");
+      wf_json_fail(r, "Expecting property name enclosed in double quotes");
       break;
     }
-    ++r->p;
     if (wf_json_string_text(r) != 0 ||
         wf_str_make(0, r->scratch.data != NULL ? r->scratch.data : "", r->scratch.size, &key)) {
       break;
@@ -272,7 +344,7 @@ static int wf_json_object(wf_json_reader* r, int depth, TVMFFIAny* out) {
     wf_json_skip_space(r);
     if (r->p >= r->end || *r->p != ':') {
       wf_any_release(&key);
-      wf_json_fail(r, "expected `:`");
+      wf_json_fail(r, "Expecting ':' delimiter");
       break;
     }
     ++r->p;
@@ -295,7 +367,7 @@ static int wf_json_object(wf_json_reader* r, int depth, TVMFFIAny* out) {
       wf_any_set_object(out, map);
       return 0;
     }
-    wf_json_fail(r, "expected `,` or `}`");
+    wf_json_fail(r, "Expecting ',' delimiter");
     break;
   }
   wf_obj_decref(map);
@@ -304,17 +376,18 @@ static int wf_json_object(wf_json_reader* r, int depth, TVMFFIAny* out) {
 
 static int wf_json_value(wf_json_reader* r, int depth, TVMFFIAny* out) {
   wf_any_set_none(out);
-  if (depth > WF_MAX_NESTING) {
-    return wf_err_raise("ValueError", "JSON: nesting deeper than %d levels at offset %zu",
-                        WF_MAX_NESTING, (size_t)(r->p - r->begin));
-  }
   wf_json_skip_space(r);
-  if (r->p >= r->end) return wf_json_fail(r, "expected a value");
+  if (depth > WF_MAX_NESTING) {
+    char what[64];
+    snprintf(what, sizeof what, "Nesting deeper than %d levels at", WF_MAX_NESTING);
+    return wf_json_fail(r, what);
+  }
+  if (r->p >= r->end) return wf_json_fail(r, WF_JSON_EXPECTING_VALUE);
+  const char* start = r->p;
   switch (*r->p) {
     case '{': return wf_json_object(r, depth, out);
     case '[': return wf_json_array(r, depth, out);
     case '"':
-      ++r->p;
       if (wf_json_string_text(r) != 0) return -1;
       return wf_str_make(0, r->scratch.data != NULL ? r->scratch.data : "", r->scratch.size, out);
     case 't':
@@ -328,21 +401,15 @@ static int wf_json_value(wf_json_reader* r, int depth, TVMFFIAny* out) {
     case 'n':
       if (!wf_json_literal(r, "null")) break;
       return 0;
-    case 'N':
-      if (!wf_json_literal(r, "NaN")) break;
-      wf_any_set_float(out, NAN);
-      return 0;
     default:
-      if (*r->p == '-' || (*r->p >= '0' && *r->p <= '9') || *r->p == 'I') {
-        return wf_json_number(r, out);
-      }
+      return wf_json_number(r, out);
   }
-  return wf_json_fail(r, "unexpected character");
+  return wf_json_fail_at(r, start, WF_JSON_EXPECTING_VALUE);
 }
 
 int wf_json_parse(const char* data, size_t n, TVMFFIAny* out) {
   if (n > WF_JSON_MAX_INPUT) {
-    return wf_err_raise("ValueError", "JSON: input of %zu bytes is larger than the %u byte limit",
+    return wf_err_raise("ValueError", "JSON input of %zu bytes is larger than the %u byte limit",
                         n, WF_JSON_MAX_INPUT);
   }
   wf_json_reader r = {data, data, data + n, {0}};
@@ -351,7 +418,7 @@ int wf_json_parse(const char* data, size_t n, TVMFFIAny* out) {
     wf_json_skip_space(&r);
     if (r.p != r.end) {
       wf_any_release(out);
-      rc = wf_json_fail(&r, "unexpected text after the value");
+      rc = wf_json_fail(&r, "Extra data");
     }
   }
   wf_buf_free(&r.scratch);
@@ -359,6 +426,41 @@ int wf_json_parse(const char* data, size_t n, TVMFFIAny* out) {
 }
 
 /* ---------------------------------------------------------------- writer */
+/* A JSON string literal as upstream's Stringify writes one: `"`, `\`, `/`
+ * and \b \f \n \r \t escaped by name, the other control characters and
+ * DEL as \u00xx, everything else (UTF-8 included) as it is. */
+void wf_json_quoted(const char* s, size_t n, wf_buf* out) {
+  static const char hex[] = "0123456789abcdef";
+  wf_buf_append(out, "\"", 1);
+  size_t run = 0; /* bytes copied as they are, in one append */
+  for (size_t i = 0; i < n; ++i) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x20 && c != '"' && c != '\\' && c != '/' && c != 0x7f) continue;
+    wf_buf_append(out, s + run, i - run);
+    run = i + 1;
+    const char* named = NULL;
+    switch (c) {
+      case '"': named = "\\\""; break;
+      case '\\': named = "\\\\"; break;
+      case '/': named = "\\/"; break;
+      case '\b': named = "\\b"; break;
+      case '\f': named = "\\f"; break;
+      case '\n': named = "\\n"; break;
+      case '\r': named = "\\r"; break;
+      case '\t': named = "\\t"; break;
+      default: break;
+    }
+    if (named != NULL) {
+      wf_buf_append(out, named, 2);
+    } else {
+      char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+      wf_buf_append(out, esc, 6);
+    }
+  }
+  wf_buf_append(out, s + run, n - run);
+  wf_buf_append(out, "\"", 1);
+}
+
 static void wf_json_newline(wf_buf* out, int indent, int depth) {
   if (indent < 0) return;
   wf_buf_append(out, "\n", 1);
@@ -419,7 +521,7 @@ static int wf_json_emit_value(wf_json_writer* w, const TVMFFIAny* v, int depth) 
   int indent = w->indent;
   TVMFFIByteArray s;
   if (wf_any_string_view(v, &s)) {
-    wf_repr_quoted(s.data, s.size, out);
+    wf_json_quoted(s.data, s.size, out);
     return 0;
   }
   switch (v->type_index) {
@@ -452,7 +554,7 @@ static int wf_json_emit_value(wf_json_writer* w, const TVMFFIAny* v, int depth) 
         }
         if (i) wf_buf_append(out, ",", 1);
         wf_json_newline(out, indent, depth + 1);
-        wf_repr_quoted(s.data, s.size, out);
+        wf_json_quoted(s.data, s.size, out);
         wf_buf_puts(out, indent < 0 ? ":" : ": ");
         if (wf_json_emit(w, &e->value, depth + 1) != 0) return -1;
       }

@@ -18,6 +18,10 @@ int wf_json_parse(const char* data, size_t n, TVMFFIAny* out);
  * JSON form, ValueError when nesting is too deep. */
 int wf_json_write(const TVMFFIAny* v, int indent, wf_buf* out);
 
+/* Appends s[0..n) as a JSON string literal, escaped as upstream's
+ * json::Stringify does (`/` and DEL included). */
+void wf_json_quoted(const char* s, size_t n, wf_buf* out);
+
 /* Registers ffi.json.Parse and ffi.json.Stringify. */
 int wf_json_register(void);
 

@@ -81,7 +81,7 @@ int main(void) {
   char* deeper = nested_arrays(100000);
   arg.v_c_str = deeper;
   expect(check_call("ffi.json.Parse", &arg, 1, &value) == -1 &&
-             raised_value_error("JSON: nesting deeper than 256 levels"),
+             raised_value_error("Nesting deeper than 256 levels"),
          "parse 100000 levels is a ValueError");
   free(deeper);
 

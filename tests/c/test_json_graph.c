@@ -243,7 +243,7 @@ void json_graph_malformed_input_is_value_error(void) {
        "Invalid JSON Object Graph: invalid node index 0"},
       {"{\"root_index\":0,\"nodes\":[{\"type\":\"DataType\",\"data\":\"float32x0\"}]}",
        "unknown dtype `float32x0`"},
-      {"not json", "JSON: unexpected character at offset 0"},
+      {"not json", "Expecting value: line 1 column 1 (char 0)"},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
     check_from_error(cases[i].json, "ValueError", cases[i].message);

@@ -301,6 +301,26 @@ export function coreTests(webffi, wasm) {
       ok(!(new Error('plain') instanceof webffi.FFIError), 'plain errors are not FFI errors');
     },
 
+    'ffi.json: a syntax error is a ValueError saying what was expected and where, as upstream'() {
+      const parse = g('ffi.json.Parse');
+      const stringify = g('ffi.json.Stringify');
+      same(parse('[1, 2.5, "a\\u00e9"]').length, 3);
+      same(stringify('a/b "c"\u0001'), '"a\\/b \\"c\\"\\u0001"');
+      const cases = [
+        ['', 'Expecting value: line 1 column 1 (char 0)'],
+        ['{"a": 1,\n "b" 2}', "Expecting ':' delimiter: line 2 column 6 (char 14)"],
+        ['[1 2]', "Expecting ',' delimiter: line 1 column 4 (char 3)"],
+        ['"abc', 'Unterminated string starting at: line 1 column 1 (char 0)'],
+        ['[1] x', 'Extra data: line 1 column 5 (char 4)'],
+      ];
+      for (const [text, message] of cases) {
+        const e = throws(() => parse(text), JSON.stringify(text));
+        ok(e instanceof webffi.ValueError, String(e));
+        same(e.message, message);
+      }
+      same(stringify(parse('{"k": [true, null]}')), '{"k":[true,null]}', 'the runtime works after the errors');
+    },
+
     'a C error\'s stack starts at the caller; passed back to C it keeps its backtrace'() {
       const raise = g('testing.test_raise_error');
       function userCallSite() {

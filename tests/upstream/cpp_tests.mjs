@@ -11,18 +11,28 @@
 //           gtest itself is compiled with `webffi build -c` from
 //           Debian's sources (WEBFFI_GTEST_SRC, default /usr/src/googletest)
 //   native: g++ against build/native/libwebffi.a and the system's gtest
+//   browser (--browser): the wasm programs, run by js/command.js's
+//           runCommand in headless Chromium (playwright-core, as
+//           tests/browser/ drives it), compared per test like the Node side
+//
+// test_function and test_metadata use upstream's test fixtures, which
+// upstream keeps in its testing library (src/ffi/testing/testing.cc next
+// to the include/ folder, or WEBFFI_UPSTREAM_TESTING_SRC): it is compiled
+// from the fetched tree both ways (`webffi build -c`, g++) and linked into
+// those two programs only.
 //
 // Upstream's tree never enters this repository: name it with
 // WEBFFI_UPSTREAM_INCLUDE (its include/ folder; its tests are in
 // ../tests/cpp, or WEBFFI_UPSTREAM_TESTS). Without it this fails.
 //
 //   WEBFFI_UPSTREAM_INCLUDE=/path/tvm-ffi/include npm run test:upstream-cpp
-//   node tests/upstream/cpp_tests.mjs [--wasm | --native] [--only test_any,test_map]
-//       [--jobs N] [--work DIR] [--json FILE]
+//   node tests/upstream/cpp_tests.mjs [--wasm | --native] [--browser]
+//       [--only test_any,test_map] [--jobs N] [--work DIR] [--json FILE]
 //
-// Exit status 1 when a file does worse in wasm than natively (fails to
-// compile or link, or a test that passes natively does not pass in wasm,
-// unless KNOWN_WASM_GAPS names it with the reason), or, with one side
+// Exit status 1 when a file does worse in wasm (under Node or in Chromium)
+// than natively (fails to compile or link, or a test that passes natively
+// does not pass in wasm, unless KNOWN_WASM_GAPS names it with the reason;
+// without the native side, Chromium is compared with Node), or, with one side
 // only, when a file fails to compile or link there. When a run crashes,
 // the tests it did not reach are run one by one. Objects from an earlier
 // run in the same --work folder are reused while newer than their source
@@ -32,6 +42,7 @@ import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startCommandBrowser } from './chromium_command.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const cli = join(root, 'bin/webffi.mjs');
@@ -42,13 +53,14 @@ function fail(message) {
 }
 
 function parseArgs(argv) {
-  const opts = { wasm: true, native: true, only: null, jobs: 2, work: join(tmpdir(), 'webffi-upstream-cpp'),
+  const opts = { wasm: true, native: true, browser: false, only: null, jobs: 2, work: join(tmpdir(), 'webffi-upstream-cpp'),
     json: null, timeout: 300, testTimeout: 30 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => argv[++i] ?? fail(`${a} needs a value`);
     if (a === '--wasm') opts.native = false;
     else if (a === '--native') opts.wasm = false;
+    else if (a === '--browser') opts.browser = true;
     else if (a === '--only') opts.only = new Set(value().split(','));
     else if (a === '--jobs') opts.jobs = Math.max(1, Number(value()));
     else if (a === '--work') opts.work = resolve(value());
@@ -69,7 +81,9 @@ if (!upInclude || !existsSync(join(upInclude, 'tvm/ffi/c_api.h'))) {
 const upTests = process.env.WEBFFI_UPSTREAM_TESTS ?? join(upInclude, '../tests/cpp');
 if (!existsSync(upTests)) fail(`no upstream tests at ${upTests} (set WEBFFI_UPSTREAM_TESTS)`);
 const gtestSrc = join(process.env.WEBFFI_GTEST_SRC ?? '/usr/src/googletest', 'googletest');
-if (opts.wasm && !existsSync(join(gtestSrc, 'src/gtest-all.cc'))) {
+// The wasm programs are built for Node and Chromium alike.
+const buildsWasm = opts.wasm || opts.browser;
+if (buildsWasm && !existsSync(join(gtestSrc, 'src/gtest-all.cc'))) {
   fail(`no googletest sources at ${gtestSrc} (Debian: apt-get install googletest; or set WEBFFI_GTEST_SRC)`);
 }
 const nativeCore = join(root, 'build/native/libwebffi.a');
@@ -81,6 +95,20 @@ const sources = ['', 'extra'].flatMap((sub) => {
     .map((f) => join(dir, f)) : [];
 }).filter((f) => opts.only === null || opts.only.has(basename(f, '.cc')));
 if (sources.length === 0) fail(`no test_*.cc under ${upTests}`);
+
+/**
+ * The files that use upstream's test fixtures (testing.*, and the
+ * DLL-exported functions with metadata in its testing library).
+ */
+const NEEDS_TESTING_LIBRARY = new Set(['test_function', 'test_metadata']);
+const testingSource = process.env.WEBFFI_UPSTREAM_TESTING_SRC ??
+  join(upInclude, '../src/ffi/testing/testing.cc');
+// upstream builds its testing library with this definition (its metadata
+// exports, read by test_metadata)
+const testingDefines = ['-DTVM_FFI_DLL_EXPORT_INCLUDE_METADATA=1'];
+if (sources.some((s) => NEEDS_TESTING_LIBRARY.has(basename(s, '.cc'))) && !existsSync(testingSource)) {
+  fail(`no upstream testing library at ${testingSource} (set WEBFFI_UPSTREAM_TESTING_SRC)`);
+}
 
 // libc++ (wasm) includes less transitively than libstdc++: upstream's
 // test_string.cc uses std::unordered_map without including it. Forcing
@@ -192,21 +220,68 @@ async function buildGtestWasm(dir) {
   return [main, lib];
 }
 
-async function wasmFile(source, dir, gtest) {
+/** Compiles upstream's testing library once per side (fn makes the object). */
+function onceObject(fn) {
+  let made = null;
+  return () => (made ??= fn());
+}
+
+const wasmTesting = onceObject(async () => {
+  const object = join(opts.work, 'wasm', 'upstream_testing.o');
+  if (upToDate(object, testingSource)) return object;
+  const r = await webffi(['build', '-c', '-O0', '--tvm-ffi-include', upInclude, ...testingDefines, testingSource,
+    '-o', object], { log: join(opts.work, 'wasm', 'upstream_testing.compile.log') });
+  if (r.code !== 0) fail(`upstream's testing library does not compile to wasm:\n${r.out}`);
+  return object;
+});
+
+/** Compiles and links one file's wasm program: { compile, link, program }. */
+async function wasmBuild(source, dir, gtest) {
   const n = basename(source, '.cc');
   const object = join(dir, `${n}.o`);
   const program = join(dir, `${n}.wasm`);
-  const result = { compile: false, link: false };
+  const result = { compile: false, link: false, program };
   const c = upToDate(object, source) ? { code: 0 } : await webffi(['build', '-c', '-O0', '--tvm-ffi-include', upInclude, '-I', join(gtestSrc, 'include'),
     ...includes, source, '-o', object], { log: join(dir, `${n}.compile.log`) });
   if (c.code !== 0) return result;
   result.compile = true;
-  const l = await webffi(['build', '--command', '--cxx', '-O0', '--tvm-ffi-include', upInclude, object, ...gtest,
-    '-o', program], { log: join(dir, `${n}.link.log`) });
+  const testing = NEEDS_TESTING_LIBRARY.has(n) ? [await wasmTesting()] : [];
+  const l = await webffi(['build', '--command', '--cxx', '-O0', '--tvm-ffi-include', upInclude, object, ...testing,
+    ...gtest, '-o', program], { log: join(dir, `${n}.link.log`) });
   if (l.code !== 0) return result;
   result.link = true;
+  return result;
+}
+
+/** The wasm programs, each built once for the Node and the Chromium side. */
+const wasmBuilds = new Map();
+let wasmGtest = null;
+function wasmProgram(source) {
+  if (!wasmBuilds.has(source)) {
+    wasmBuilds.set(source, (async () => {
+      const dir = join(opts.work, 'wasm');
+      mkdirSync(dir, { recursive: true });
+      wasmGtest ??= buildGtestWasm(join(opts.work, 'gtest-wasm'));
+      return wasmBuild(source, dir, await wasmGtest);
+    })());
+  }
+  return wasmBuilds.get(source);
+}
+
+async function wasmFile(source) {
+  const { program, ...result } = await wasmProgram(source);
+  if (!result.link) return result;
   const launch = (args, log) => webffi(['run', program, ...args], { timeout: timeoutOf(args), log });
-  return { ...result, ...await runTests(launch, join(dir, n)) };
+  return { ...result, ...await runTests(launch, join(opts.work, 'wasm', basename(source, '.cc'))) };
+}
+
+async function browserFile(source, browser) {
+  const { program, ...result } = await wasmProgram(source);
+  if (!result.link) return result;
+  const dir = join(opts.work, 'browser');
+  mkdirSync(dir, { recursive: true });
+  const launch = (args, log) => browser.run(program, args, { timeout: timeoutOf(args), log });
+  return { ...result, ...await runTests(launch, join(dir, basename(source, '.cc'))) };
 }
 
 async function nativeForward(dir) {
@@ -218,6 +293,15 @@ async function nativeForward(dir) {
   return object;
 }
 
+const nativeTesting = onceObject(async () => {
+  const object = join(opts.work, 'native', 'upstream_testing.o');
+  if (upToDate(object, testingSource)) return object;
+  const r = await exec('g++', ['-std=c++17', '-O0', '-c', ...testingDefines, '-I', upInclude, '-I', join(root, 'include'),
+    testingSource, '-o', object], { log: join(opts.work, 'native', 'upstream_testing.compile.log') });
+  if (r.code !== 0) fail(`upstream's testing library does not compile natively:\n${r.out}`);
+  return object;
+});
+
 async function nativeFile(source, dir, forward) {
   const n = basename(source, '.cc');
   const object = join(dir, `${n}.o`);
@@ -227,7 +311,8 @@ async function nativeFile(source, dir, forward) {
     { log: join(dir, `${n}.compile.log`) });
   if (c.code !== 0) return result;
   result.compile = true;
-  const l = await exec('g++', ['-rdynamic', object, forward, nativeCore, '-lgtest_main', '-lgtest', '-lpthread', '-ldl',
+  const testing = NEEDS_TESTING_LIBRARY.has(n) ? [await nativeTesting()] : [];
+  const l = await exec('g++', ['-rdynamic', object, ...testing, forward, nativeCore, '-lgtest_main', '-lgtest', '-lpthread', '-ldl',
     '-lm', '-o', program], { log: join(dir, `${n}.link.log`) });
   if (l.code !== 0) return result;
   result.link = true;
@@ -249,23 +334,26 @@ async function pool(items, jobs, fn) {
 }
 
 const sides = [];
-if (opts.wasm) {
-  const dir = join(opts.work, 'wasm');
-  mkdirSync(dir, { recursive: true });
-  const gtest = await buildGtestWasm(join(opts.work, 'gtest-wasm'));
-  sides.push(['wasm', (s) => wasmFile(s, dir, gtest)]);
-}
+if (opts.wasm) sides.push(['wasm', (s) => wasmFile(s)]);
 if (opts.native) {
   const dir = join(opts.work, 'native');
   const forward = await nativeForward(dir);
   sides.push(['native', (s) => nativeFile(s, dir, forward)]);
 }
+let browser = null;
+if (opts.browser) sides.push(['browser', (s) => browserFile(s, browser)]);
 const results = {};
-for (const [side, fn] of sides) {
-  const started = Date.now();
-  const per = await pool(sources, opts.jobs, fn);
-  results[side] = Object.fromEntries(sources.map((s, i) => [basename(s, '.cc'), per[i]]));
-  console.error(`cpp_tests: ${side} done in ${Math.round((Date.now() - started) / 1000)} s`);
+try {
+  for (const [side, fn] of sides) {
+    const started = Date.now();
+    // one browser for the side: started before the pool, not by each job
+    if (side === 'browser') browser = await startCommandBrowser({ root, work: opts.work });
+    const per = await pool(sources, opts.jobs, fn);
+    results[side] = Object.fromEntries(sources.map((s, i) => [basename(s, '.cc'), per[i]]));
+    console.error(`cpp_tests: ${side} done in ${Math.round((Date.now() - started) / 1000)} s`);
+  }
+} finally {
+  await browser?.close();
 }
 
 const cell = (r) => {
@@ -281,29 +369,45 @@ console.log(`${'file'.padEnd(width)}  ${sides.map(([s]) => s.padEnd(16)).join(' 
 const problems = [];
 for (const n of names) {
   const row = sides.map(([s]) => cell(results[s][n]).padEnd(16));
-  const w = results.wasm?.[n];
   const x = results.native?.[n];
-  let why = '';
-  let note = '';
-  if (w && x) {
-    if (x.compile && !w.compile) why = 'compiles natively only';
-    else if (x.link && !w.link) why = 'links natively only';
-    else if (x.link) {
-      const lost = x.passed.filter((t) => !w.passed.includes(t));
+  const whys = [];
+  const notes = [];
+  // each wasm side against native, or Chromium against Node without native
+  for (const side of ['wasm', 'browser']) {
+    const w = results[side]?.[n];
+    if (!w) continue;
+    const [refSide, ref] = x ? ['native', x] : side === 'browser' && results.wasm ? ['wasm', results.wasm[n]] : [null, null];
+    const prefix = side === 'wasm' ? '' : `${side}: `;
+    const where = refSide === 'native' ? 'natively' : 'under Node';
+    if (!ref) {
+      if (!w.compile) whys.push(`${prefix}does not compile`);
+      else if (!w.link) whys.push(`${prefix}does not link`);
+      continue;
+    }
+    if (ref.compile && !w.compile) whys.push(`${prefix}compiles ${where} only`);
+    else if (ref.link && !w.link) whys.push(`${prefix}links ${where} only`);
+    else if (ref.link) {
+      const lost = ref.passed.filter((t) => !w.passed.includes(t));
       const unknown = lost.filter((t) => !(t in KNOWN_WASM_GAPS));
       const stale = w.passed.filter((t) => t in KNOWN_WASM_GAPS);
-      if (unknown.length > 0) why = `passes natively only: ${unknown.join(' ')}`;
-      else if (stale.length > 0) why = `listed in KNOWN_WASM_GAPS, yet passes in wasm: ${stale.join(' ')}`;
+      if (unknown.length > 0) whys.push(`${prefix}passes ${where} only: ${unknown.join(' ')}`);
+      else if (stale.length > 0 && refSide === 'native') {
+        whys.push(`${prefix}listed in KNOWN_WASM_GAPS, yet passes in wasm: ${stale.join(' ')}`);
+      }
       const known = lost.filter((t) => t in KNOWN_WASM_GAPS);
       if (known.length > 0) {
-        note = `  (known: ${known.map((t) => `${t}: ${KNOWN_WASM_GAPS[t]}`).join('; ')})`;
+        // the reason once: Node's line gives it, Chromium's names the tests
+        const listed = side === 'wasm' || !results.wasm ? known.map((t) => `${t}: ${KNOWN_WASM_GAPS[t]}`) : known;
+        notes.push(`  (${prefix}known: ${listed.join('; ')})`);
       }
     }
-  } else {
-    const r = w ?? x;
-    if (!r.compile) why = 'does not compile';
-    else if (!r.link) why = 'does not link';
   }
+  if (!results.wasm && !results.browser && x) {
+    if (!x.compile) whys.push('does not compile');
+    else if (!x.link) whys.push('does not link');
+  }
+  const why = whys.join('; ');
+  const note = notes.join('');
   if (why) problems.push(`${n}: ${why}`);
   console.log(`${n.padEnd(width)}  ${row.join('  ')}${why ? `  <- ${why}` : ''}${note}`);
 }
