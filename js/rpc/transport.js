@@ -55,6 +55,24 @@ export function socketTransport(socket) {
       drain ??= new Promise((resolve) => socket.once('drain', () => { drain = null; resolve(); }));
       return drain;
     },
+    /**
+     * Sends a view of memory that may be detached or replaced later (wasm
+     * memory, which grows): only when the socket takes it at once, handing
+     * its address to the OS write (a write queued in the stream would find
+     * the view empty once detached). false: not taken (copy it and write()
+     * the copy); else undefined, or a promise while the peer is slow, as
+     * write(); release() is called once the socket no longer reads it (sent,
+     * failed, or the socket destroyed).
+     */
+    writeView(bytes, release) {
+      if (l.closed || socket.destroyed || socket.connecting || socket.writableLength !== 0 ||
+          socket.writableCorked !== 0 || socket.writableEnded) {
+        return false;
+      }
+      if (socket.write(bytes, () => release())) return undefined;
+      drain ??= new Promise((resolve) => socket.once('drain', () => { drain = null; resolve(); }));
+      return drain;
+    },
     /** Stops reading until resume() (backpressure on the receiving side). */
     pause() { socket.pause(); },
     resume() { socket.resume(); },
