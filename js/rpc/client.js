@@ -189,6 +189,8 @@ export class RPCSession {
     this.#timeout = timeout;
     this.#maxPacket = maxPacketBytes;
     transport.onData((chunk) => this.#onData(chunk));
+    // a large reply's bytes are read straight into the memory they go to
+    transport.readInto?.(() => this.#reader.readTarget());
     transport.onClose((error) => this.#fail(error ?? makeError('RPCError', 'RPC: the server closed the connection')));
   }
 
@@ -206,6 +208,8 @@ export class RPCSession {
     } catch (e) {
       this.#fail(e, true);
     }
+    // what is kept of a borrowed chunk is copied before the transport reuses it
+    if (this.#t.borrowed) this.#reader.own(chunk.buffer);
   }
 
   // Bounded before anything is buffered for it: a server cannot make us hold more than one packet's limit.
@@ -248,8 +252,10 @@ export class RPCSession {
     for (;;) {
       const body = r.nextBody(this.#checkLength, this.#sink);
       if (body === null) return;
-      const reader = new Reader(body);
-      reader.owned = r.copied; // the body's memory is this packet's alone
+      // a body read (without a copy) into a borrowed chunk is copied: it is decoded later
+      const copy = !r.copied && this.#t.borrowed;
+      const reader = new Reader(copy ? body.slice() : body);
+      reader.owned = r.copied || copy; // the body's memory is this packet's alone
       reader.sunk = r.sunk; // its payload is in the waiter's `into` already
       const code = reader.i32('the code');
       const w = this.#waiter;
@@ -301,6 +307,7 @@ export class RPCSession {
    */
   _detach() {
     if (this.#closed) throw this.#closeError;
+    this.#t.readInto?.(null); // the next owner keeps chunks
     this.#closed = true;
     this.#closeError = makeError('RPCError', 'RPC: the session handed its connection over');
     return this.#t;
@@ -740,7 +747,7 @@ export function chainConstructor(hops) {
 export async function connectRPC(target, key = '', options = {}) {
   const init = options.chain !== undefined ? chainConstructor(options.chain) : options.sessionConstructor ?? [];
   if (!Array.isArray(init)) throw new FFITypeError('connectRPC: options.sessionConstructor is an array (a name, then its arguments)');
-  const transport = options.transport ?? await openTransport(target, options);
+  const transport = options.transport ?? await openTransport(target, { ...options, directReads: true });
   let session;
   try {
     session = new RPCSession(transport, options);

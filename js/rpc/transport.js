@@ -36,10 +36,38 @@ function listeners() {
   };
 }
 
-/** A Node net.Socket as a transport. */
-export function socketTransport(socket) {
+const READ_CHUNK = 64 * 1024; // bytes per read when no target is set
+
+/**
+ * Reads of a socket made with `onread` (Node): each read goes to the
+ * memory its reader names (readInto), so a large reply lands where it
+ * belongs with no copy; other reads go to one reused scratch buffer (the
+ * chunks handed over are then valid during the call only: `borrowed`), or,
+ * with no reader, to a new buffer each.
+ */
+function directReads() {
+  const scratch = new Uint8Array(READ_CHUNK);
+  const r = {
+    target: null, // () => Uint8Array | null
+    deliver: null,
+    onread: {
+      buffer: () => (r.target === null ? new Uint8Array(READ_CHUNK) : r.target() ?? scratch),
+      callback: (n, buf) => {
+        // memory detached since it was named (transferred, a wasm memory
+        // grown): those bytes are gone; zeros keep the framing, and the
+        // reader fails that copy alone
+        r.deliver?.(buf.byteLength === 0 ? new Uint8Array(n) : buf.subarray(0, n));
+      },
+    },
+  };
+  return r;
+}
+
+/** A Node net.Socket as a transport (reads: directReads() when made with its onread). */
+export function socketTransport(socket, reads = null) {
   const l = listeners();
   socket.setNoDelay?.(true);
+  if (reads) reads.deliver = (u8) => l.emitData(u8);
   socket.on('data', (chunk) => {
     const u8 = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     l.emitData(u8);
@@ -78,6 +106,14 @@ export function socketTransport(socket) {
     resume() { socket.resume(); },
     onData(fn) { l.data.push(fn); },
     onClose(fn) { l.close.push(fn); },
+    /**
+     * (made with directReads only) fn() names the memory the next bytes go
+     * to (null: a scratch buffer, reused: chunks are then borrowed); null
+     * fn: every chunk is a buffer of its own again.
+     */
+    readInto: reads ? (fn) => { reads.target = fn; } : undefined,
+    /** Whether chunks handed to onData are valid during the call only. */
+    get borrowed() { return reads !== null && reads.target !== null; },
     close() {
       socket.end();
       socket.destroySoon?.();
@@ -87,15 +123,19 @@ export function socketTransport(socket) {
   };
 }
 
-/** Opens a TCP connection (Node): a transport once connected. */
-export function connectTCP(host, port) {
+/**
+ * Opens a TCP connection (Node): a transport once connected; `direct`: its
+ * reads go where its reader says (readInto).
+ */
+export function connectTCP(host, port, { direct = false } = {}) {
   const net = nodeBuiltin('node:net');
   if (!net) throw makeError('RPCError', 'RPC: TCP needs Node (node:net); in a browser connect through a proxy with ws://');
   return new Promise((resolve, reject) => {
-    const socket = net.connect({ host, port });
+    const reads = direct ? directReads() : null;
+    const socket = net.connect(reads ? { host, port, onread: reads.onread } : { host, port });
     socket.once('connect', () => {
       socket.removeListener('error', reject);
-      resolve(socketTransport(socket));
+      resolve(socketTransport(socket, reads));
     });
     socket.once('error', (e) => reject(makeError('RPCError', `RPC: cannot connect to ${host}:${port}: ${e.message}`)));
   });
@@ -191,5 +231,5 @@ export function openTransport(target, options = {}) {
   if (/^wss?:\/\//.test(text)) return connectWebSocket(text, options);
   const m = /^(?:tcp:\/\/)?(\[[^\]]+\]|[^:/]+):(\d+)$/.exec(text);
   if (!m) throw makeError('ValueError', `RPC: ${text} is neither host:port nor a ws:// URL`);
-  return connectTCP(m[1].replace(/^\[|\]$/g, ''), Number(m[2]));
+  return connectTCP(m[1].replace(/^\[|\]$/g, ''), Number(m[2]), { direct: options.directReads === true });
 }
