@@ -6,6 +6,8 @@
 //     onData(fn), onClose(fn(error?)), close(), closed }
 // with chunked sends and backpressure: write() resolves once the bytes are
 // handed to the socket, and a caller awaiting it never queues unboundedly.
+// TCP adds writeView (bytes sent where they lie, with no copy) and, made
+// with `direct`, readInto (reads straight into the memory the reader names).
 import { makeError } from '../errors.js';
 
 /** Node's built-in module, or null in a browser (no import of node: there). */
