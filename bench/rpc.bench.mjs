@@ -6,7 +6,11 @@
 //   bandwidth: copying a 16 MiB float32 tensor to / from the device (from:
 //   into one array with data(out), and into a new one with data()) against
 //   the same bytes through a raw loopback socket (a sink that acknowledges
-//   with one byte, a source that sends them on a 5-byte request).
+//   with one byte, a source that sends them on a 5-byte request; its reader
+//   only counts the chunks Node reads). Copies from the device are also
+//   set against a raw reader that gathers the bytes into one array as a
+//   real receiver must, reading them straight there (socket onread, as our
+//   client does): the fastest way Node has to receive into one array.
 // Every row: median over paired rounds (which side goes first alternates).
 import { spawn } from 'node:child_process';
 import net from 'node:net';
@@ -85,6 +89,33 @@ const timed = async (fn) => {
 };
 const rawTo = () => timed(() => exchange(bulk, Buffer.concat([header(0), payload]), 1));
 const rawFrom = () => timed(() => exchange(bulk, header(1), BYTES));
+// the raw reader into one array, each read straight to where its bytes go
+const gathered = new Uint8Array(BYTES);
+const spare = new Uint8Array(64 << 10);
+let gatheredAt = BYTES;
+let gatheredAll = null;
+const bulkInto = await new Promise((resolve) => {
+  const s = net.connect({
+    port: ports.bulk, host: '127.0.0.1',
+    onread: {
+      buffer: () => (gatheredAt < BYTES ? gathered.subarray(gatheredAt) : spare),
+      callback: (n) => {
+        gatheredAt += n;
+        if (gatheredAt >= BYTES && gatheredAll) {
+          const done = gatheredAll;
+          gatheredAll = null;
+          done();
+        }
+      },
+    },
+  }, () => resolve(s));
+  s.setNoDelay(true);
+});
+const rawFromInto = () => timed(() => new Promise((resolve) => {
+  gatheredAt = 0;
+  gatheredAll = resolve;
+  bulkInto.write(header(1));
+}));
 const oursTo = () => timed(() => remote.set(data));
 const into = new Float32Array(BYTES / 4);
 const oursFrom = () => timed(() => remote.data(into)); // into the caller's array, as tensor.data(out)
@@ -93,14 +124,17 @@ const bandwidth = (raw, ours) => paired((swap) => timeBoth(swap, (f) => f(), raw
 const [rawToMs, oursToMs, toRatio] = await bandwidth(rawTo, oursTo);
 const [rawFromMs, oursFromMs, fromRatio] = await bandwidth(rawFrom, oursFrom);
 const [rawFromMs2, oursFromNewMs, fromNewRatio] = await bandwidth(rawFrom, oursFromNew);
+const [rawIntoMs, oursFromMs2, fromIntoRatio] = await bandwidth(rawFromInto, oursFrom);
 if (into[0] !== 1.5 || into[into.length - 1] !== 1.5) throw new Error('copy from the device: wrong bytes');
 
 console.log(`remote call bench.add(1, 2): raw TCP echo ${(echoNs / 1000).toFixed(1)} us, webffi ${(callNs / 1000).toFixed(1)} us, ratio ${callRatio.toFixed(2)}x (target <= 2x)`);
 console.log(`copy 16 MiB to the device:   raw ${mbps(rawToMs).toFixed(0)} MiB/s, webffi ${mbps(oursToMs).toFixed(0)} MiB/s, ${toRatio.toFixed(2)}x of raw (target >= 0.8x)`);
 console.log(`copy 16 MiB from the device: raw ${mbps(rawFromMs).toFixed(0)} MiB/s, webffi ${mbps(oursFromMs).toFixed(0)} MiB/s, ${fromRatio.toFixed(2)}x of raw (target >= 0.8x; data(out) into one array)`);
 console.log(`  the same into a new array:  raw ${mbps(rawFromMs2).toFixed(0)} MiB/s, webffi ${mbps(oursFromNewMs).toFixed(0)} MiB/s, ${fromNewRatio.toFixed(2)}x of raw (data(): V8 gives each new 16 MiB array fresh pages)`);
+console.log(`  data(out) against a raw reader into one array: raw ${mbps(rawIntoMs).toFixed(0)} MiB/s, webffi ${mbps(oursFromMs2).toFixed(0)} MiB/s, ${fromIntoRatio.toFixed(2)}x (the raw side reads straight into the array, socket onread)`);
 remote.dispose();
 await session.close();
 echo.destroy();
 bulk.destroy();
+bulkInto.destroy();
 child.kill();

@@ -738,7 +738,11 @@ export class RPCTensor extends RPCObject {
   readonly dtype: DataType;
   readonly shape: readonly number[];
   readonly nbytes: number;
-  /** Downloads the contents (into `out`, a typed array of nbytes bytes, when given). */
+  /**
+   * Downloads the contents (into `out`, a typed array of nbytes bytes, when
+   * given: over TCP the socket reads straight into it, so its buffer must not
+   * be transferred until the promise settles).
+   */
   data(): Promise<ArrayBufferView>;
   data<T extends ArrayBufferView>(out: T): Promise<T>;
   /** Uploads a typed array of the tensor's byte size. */

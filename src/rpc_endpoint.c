@@ -24,7 +24,13 @@
 /* TVM's DeviceAttrKind::kExist */
 #define WF_RPC_ATTR_EXIST 0
 
-enum { WF_RPC_WAIT_SYNC = 1, WF_RPC_WAIT_COPY = 2, WF_RPC_WAIT_TIMER = 3, WF_RPC_WAIT_SESSION = 4 };
+enum {
+  WF_RPC_WAIT_SYNC = 1,
+  WF_RPC_WAIT_COPY = 2,
+  WF_RPC_WAIT_TIMER = 3,
+  WF_RPC_WAIT_SESSION = 4,
+  WF_RPC_WAIT_SEND = 5 /* a held payload: WebFFIRPCEndpointRelease */
+};
 
 /* A timer (runtime.RPCTimeEvaluator) on a device that waits asynchronously,
  * run step by step: calls, then a wait for the device, then the clock. */
@@ -52,6 +58,8 @@ struct WebFFIRPCEndpoint {
   size_t key_len;
   WebFFIRPCSendFn send;
   void* send_ctx;
+  WebFFIRPCSendFn send_held;
+  void* send_held_ctx;
   wf_rpc_policy* policy; /* exposed globals, the work directory */
   WebFFIRPCStreamSyncFn stream_sync;
   void* stream_sync_ctx;
@@ -720,8 +728,10 @@ static int wf_rpc_stream_sync(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
 }
 
 /* kCopyAck with n bytes: a large payload goes out straight from where it
- * lies, after the header, instead of being copied into the output buffer. */
-static int wf_rpc_send_ack(WebFFIRPCEndpoint* ep, const char* data, size_t n) {
+ * lies, after the header, instead of being copied into the output buffer;
+ * `stays` (a CPU tensor's bytes, which nothing changes while the endpoint
+ * waits) lets the transport keep reading them after the call (a hold). */
+static int wf_rpc_send_ack(WebFFIRPCEndpoint* ep, const char* data, size_t n, int stays) {
   if (n <= ((size_t)64 << 10)) {
     wf_rpc_packet ack;
     memset(&ack, 0, sizeof(ack));
@@ -734,7 +744,15 @@ static int wf_rpc_send_ack(WebFFIRPCEndpoint* ep, const char* data, size_t n) {
       wf_rpc_buf_u32(&ep->out, kWebFFIRPCCopyAck) != 0 || wf_rpc_flush(ep) != 0) {
     return -1;
   }
-  return ep->send(ep->send_ctx, (const uint8_t*)data, n);
+  if (!stays || ep->send_held == NULL) return ep->send(ep->send_ctx, (const uint8_t*)data, n);
+  int rc = ep->send_held(ep->send_held_ctx, (const uint8_t*)data, n);
+  if (rc == WEBFFI_RPC_HELD) {
+    /* nothing is served (so nothing freed or written) until the release */
+    ep->pending = WF_RPC_WAIT_SEND;
+    ep->pending_token = 0; /* no Complete ends it */
+    return 0;
+  }
+  return rc;
 }
 
 static int wf_rpc_copy(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
@@ -778,7 +796,7 @@ static int wf_rpc_copy(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
     }
     from = tmp;
   }
-  int rc = wf_rpc_send_ack(ep, from, n);
+  int rc = wf_rpc_send_ack(ep, from, n, tmp == NULL);
   free(tmp);
   return rc != 0 ? -1 : wf_rpc_flush(ep);
 }
@@ -1149,6 +1167,8 @@ WebFFIRPCEndpoint* WebFFIRPCEndpointCreate(const WebFFIRPCEndpointConfig* config
   }
   ep->send = config->send;
   ep->send_ctx = config->send_ctx;
+  ep->send_held = config->send_held;
+  ep->send_held_ctx = config->send_held_ctx;
   ep->stream_sync = config->stream_sync;
   ep->stream_sync_ctx = config->stream_sync_ctx;
   ep->copy_from = config->copy_from;
@@ -1243,7 +1263,7 @@ int WebFFIRPCEndpointFeed(WebFFIRPCEndpoint* ep, const uint8_t* data, size_t siz
 
 int WebFFIRPCEndpointComplete(WebFFIRPCEndpoint* ep, uint64_t token, int status) {
   if (wf_rpc_enter(ep, "WebFFIRPCEndpointComplete") != 0) return -1;
-  if (!ep->pending || token != ep->pending_token) {
+  if (!ep->pending || ep->pending == WF_RPC_WAIT_SEND || token != ep->pending_token) {
     if (status != 0) {
       char* ignored = wf_rpc_take_error(NULL);
       free(ignored);
@@ -1298,8 +1318,20 @@ int WebFFIRPCEndpointCompleteCopy(WebFFIRPCEndpoint* ep, uint64_t token, const u
   }
   ep->pending = 0;
   ep->in_feed = 1;
-  int rc = wf_rpc_send_ack(ep, (const char*)data, size);
+  int rc = wf_rpc_send_ack(ep, (const char*)data, size, 0);
   rc = rc != 0 ? wf_rpc_fatal(ep, 0) : wf_rpc_run(ep);
+  ep->in_feed = 0;
+  return rc;
+}
+
+int WebFFIRPCEndpointRelease(WebFFIRPCEndpoint* ep) {
+  if (wf_rpc_enter(ep, "WebFFIRPCEndpointRelease") != 0) return -1;
+  if (ep->pending != WF_RPC_WAIT_SEND) {
+    return wf_err_raise("ValueError", "WebFFIRPCEndpointRelease: no send is held");
+  }
+  ep->pending = 0;
+  ep->in_feed = 1;
+  int rc = wf_rpc_run(ep);
   ep->in_feed = 0;
   return rc;
 }

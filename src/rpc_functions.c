@@ -11,6 +11,9 @@
  *                            runtime's memory, valid during the call only
  *                            (the host copies them out, into buffers it can
  *                            reuse, instead of receiving a new copy each time)
+ *   send(address, size, 1)   a CPU tensor's bytes for kCopyFromRemote, which
+ *                            stay put: returning 3 (WEBFFI_RPC_HELD) keeps
+ *                            them there, and the endpoint idle, until ep(7)
  *   stream_sync(token, device) -> int                   0 done, 2 pending
  *   copy_from(token, device, handle, offset, nbytes) -> int   2 pending
  *   device_attr(device, kind) -> value | None
@@ -26,6 +29,7 @@
  *   ep(5, n) -> int               Reserve: where to write n input bytes (an
  *                                 address in this runtime's memory)
  *   ep(6, n) -> status            Commit n written bytes
+ *   ep(7) -> status               Release: the held bytes were sent
  * A status is 0 (open) or 1 (closed); a broken protocol raises. */
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +111,17 @@ static int wf_rpc_glue_send(void* ctx, const uint8_t* data, size_t size) {
   wf_any_set_int(&a[0], (int64_t)(uintptr_t)data);
   wf_any_set_int(&a[1], (int64_t)size);
   return wf_rpc_hook((wf_rpc_glue*)ctx, WF_HOOK_SEND, a, 2, NULL);
+}
+
+static int wf_rpc_glue_send_held(void* ctx, const uint8_t* data, size_t size) {
+  TVMFFIAny a[3], rv;
+  wf_any_set_int(&a[0], (int64_t)(uintptr_t)data);
+  wf_any_set_int(&a[1], (int64_t)size);
+  wf_any_set_int(&a[2], 1);
+  if (wf_rpc_hook((wf_rpc_glue*)ctx, WF_HOOK_SEND, a, 3, &rv) != 0) return -1;
+  int held = rv.type_index == kTVMFFIInt && rv.v_int64 == WEBFFI_RPC_HELD;
+  wf_any_release(&rv);
+  return held ? WEBFFI_RPC_HELD : 0;
 }
 
 static int wf_rpc_glue_forward(void* ctx, const uint8_t* data, size_t size) {
@@ -281,6 +296,9 @@ static int wf_rpc_endpoint_call(void* func, const TVMFFIAny* args, int32_t n, TV
       if (rc == 0) rc = WebFFIRPCEndpointCommit(g->ep, (size_t)size);
       break;
     }
+    case 7:
+      rc = WebFFIRPCEndpointRelease(g->ep);
+      break;
     default:
       rc = wf_err_raise("ValueError", "webffi.rpc endpoint: unknown operation %lld", (long long)op);
       break;
@@ -348,6 +366,8 @@ static int wf_rpc_endpoint_create(void* self, const TVMFFIAny* args, int32_t n, 
   cfg.key = key_z;
   cfg.send = wf_rpc_glue_send;
   cfg.send_ctx = g;
+  cfg.send_held = wf_rpc_glue_send_held;
+  cfg.send_held_ctx = g;
   cfg.allow_list = list;
   cfg.allow_count = count;
   cfg.enable_upload = nums[0] != 0;

@@ -148,6 +148,16 @@ typedef int (*WebFFIRPCConstructFn)(void* ctx, WebFFIRPCEndpoint* ep, const TVMF
  * -1 with an error raised (the endpoint closes). A kShutdown is forwarded,
  * then the endpoint reports WEBFFI_RPC_CLOSED. */
 typedef int (*WebFFIRPCForwardFn)(void* ctx, const uint8_t* data, size_t size);
+/*
+ * Optional zero-copy send of a CPU tensor's bytes for kCopyFromRemote (the
+ * header went through send just before): the bytes stay where they are, and
+ * unchanged, until the endpoint is released. Returns 0 once done with them,
+ * -1 with an error raised, or WEBFFI_RPC_HELD: the transport still reads
+ * them. The endpoint then serves nothing (what it is fed is queued, nothing
+ * is freed) until WebFFIRPCEndpointRelease(ep); the owner keeps it until
+ * then (destroying it frees the tensors that hold those bytes). NULL: send.
+ */
+#define WEBFFI_RPC_HELD 3
 
 typedef struct WebFFIRPCEndpointConfig {
   /* The server key (e.g. "webffi"): the client's key must be
@@ -188,6 +198,8 @@ typedef struct WebFFIRPCEndpointConfig {
   void* construct_ctx;
   WebFFIRPCForwardFn forward;
   void* forward_ctx;
+  WebFFIRPCSendFn send_held; /* see WEBFFI_RPC_HELD */
+  void* send_held_ctx;
 } WebFFIRPCEndpointConfig;
 
 /* A new endpoint waiting for the client's handshake, or NULL with an error
@@ -213,7 +225,10 @@ TVM_FFI_DLL int WebFFIRPCEndpointComplete(WebFFIRPCEndpoint* ep, uint64_t token,
  * Returns as Feed does. */
 TVM_FFI_DLL int WebFFIRPCEndpointCompleteCopy(WebFFIRPCEndpoint* ep, uint64_t token,
                                               const uint8_t* data, size_t size);
-/* Whether the endpoint waits for a Complete (1) or not (0). */
+/* Ends a hold (WEBFFI_RPC_HELD): the transport let go of the bytes; serves
+ * the queued input. Returns as Feed does; a ValueError when nothing is held. */
+TVM_FFI_DLL int WebFFIRPCEndpointRelease(WebFFIRPCEndpoint* ep);
+/* Whether the endpoint waits for a Complete or a Release (1) or not (0). */
 TVM_FFI_DLL int WebFFIRPCEndpointIsPending(const WebFFIRPCEndpoint* ep);
 /* Number of handles the peer holds (functions, objects, data). */
 TVM_FFI_DLL int64_t WebFFIRPCEndpointHandleCount(const WebFFIRPCEndpoint* ep);

@@ -67,13 +67,32 @@ export class RPCObject {
     return this.#handle === null;
   }
 
-  /** Frees the remote object (queued after the requests before it). */
+  #uses = 0; // requests under way that use the object (a copy asked for before a dispose)
+  #freeLater = null;
+
+  /** Frees the remote object (queued after the requests before it, and after those using it). */
   dispose() {
     if (this.#handle === null) return;
     registry.unregister(this);
     const h = this.#handle;
     this.#handle = null;
-    this.#session._release(h, this.#code, this.#device);
+    if (this.#uses > 0) this.#freeLater = h;
+    else this.#session._release(h, this.#code, this.#device);
+  }
+
+  /** Runs fn (async) with the object kept alive on the server until it settles. */
+  async _using(fn) {
+    this.handle; // throws when disposed
+    this.#uses++;
+    try {
+      return await fn();
+    } finally {
+      if (--this.#uses === 0 && this.#freeLater !== null) {
+        const h = this.#freeLater;
+        this.#freeLater = null;
+        this.#session._release(h, this.#code, this.#device);
+      }
+    }
   }
 
   [Symbol.dispose]() {
@@ -124,7 +143,10 @@ export class RPCTensor extends RPCObject {
   /**
    * The tensor's contents, downloaded, as a typed array of its dtype; into
    * `out` (a typed array of the tensor's byte size) when given, which a
-   * large copy reaches straight from the socket's chunks.
+   * large copy over TCP is read straight into by the socket: as with
+   * fs.read, out's buffer must not be transferred until this settles (a
+   * wasm memory may grow: its memory stays). A dispose() right after this
+   * call frees the tensor once the copy is done.
    */
   async data(out) {
     this.handle; // throws when disposed
@@ -132,10 +154,11 @@ export class RPCTensor extends RPCObject {
       if (!ArrayBuffer.isView(out) || out.byteLength !== this.nbytes) {
         throw makeError('TypeError', `RPCTensor.data(out): out must be a typed array of ${this.nbytes} bytes`);
       }
-      await this.session._copyFrom(this, new Uint8Array(out.buffer, out.byteOffset, out.byteLength));
+      const into = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+      await this._using(() => this.session._copyFrom(this, into));
       return out;
     }
-    const bytes = await this.session._copyFrom(this);
+    const bytes = await this._using(() => this.session._copyFrom(this));
     const Typed = TYPED[this.dtype.text] ?? Uint8Array;
     const b = bytes.byteOffset % Typed.BYTES_PER_ELEMENT === 0 ? bytes : bytes.slice();
     return new Typed(b.buffer, b.byteOffset, b.byteLength / Typed.BYTES_PER_ELEMENT);
@@ -148,7 +171,7 @@ export class RPCTensor extends RPCObject {
     if (!bytes || bytes.byteLength !== this.nbytes) {
       throw makeError('ValueError', `RPCTensor.set: ${bytes ? bytes.byteLength : 'no'} bytes for a tensor of ${this.nbytes}`);
     }
-    await this.session._copyTo(this, bytes);
+    await this._using(() => this.session._copyTo(this, bytes));
   }
 }
 
@@ -189,6 +212,8 @@ export class RPCSession {
     this.#timeout = timeout;
     this.#maxPacket = maxPacketBytes;
     transport.onData((chunk) => this.#onData(chunk));
+    // a large reply's bytes are read straight into the memory they go to
+    transport.readInto?.(() => this.#reader.readTarget());
     transport.onClose((error) => this.#fail(error ?? makeError('RPCError', 'RPC: the server closed the connection')));
   }
 
@@ -206,6 +231,8 @@ export class RPCSession {
     } catch (e) {
       this.#fail(e, true);
     }
+    // what is kept of a borrowed chunk is copied before the transport reuses it
+    if (this.#t.borrowed) this.#reader.own(chunk.buffer);
   }
 
   // Bounded before anything is buffered for it: a server cannot make us hold more than one packet's limit.
@@ -248,8 +275,10 @@ export class RPCSession {
     for (;;) {
       const body = r.nextBody(this.#checkLength, this.#sink);
       if (body === null) return;
-      const reader = new Reader(body);
-      reader.owned = r.copied; // the body's memory is this packet's alone
+      // a body read (without a copy) into a borrowed chunk is copied: it is decoded later
+      const copy = !r.copied && this.#t.borrowed;
+      const reader = new Reader(copy ? body.slice() : body);
+      reader.owned = r.copied || copy; // the body's memory is this packet's alone
       reader.sunk = r.sunk; // its payload is in the waiter's `into` already
       const code = reader.i32('the code');
       const w = this.#waiter;
@@ -301,6 +330,7 @@ export class RPCSession {
    */
   _detach() {
     if (this.#closed) throw this.#closeError;
+    this.#t.readInto?.(null); // the next owner keeps chunks
     this.#closed = true;
     this.#closeError = makeError('RPCError', 'RPC: the session handed its connection over');
     return this.#t;
@@ -572,7 +602,7 @@ export class RPCSession {
   }
 
   async _copyTo(t, bytes) {
-    const chunk = await this.#maxTransfer();
+    const chunk = this.#maxChunk ?? await this.#maxTransfer(); // known: queued at once, before a later close()
     const jobs = [];
     for (let at = 0; at < bytes.length; at += chunk) {
       const part = bytes.subarray(at, Math.min(bytes.length, at + chunk));
@@ -591,7 +621,7 @@ export class RPCSession {
   /** The tensor's bytes: into `out` (a Uint8Array of t.nbytes) when given, else new memory. */
   async _copyFrom(t, out = null) {
     const n = t.nbytes;
-    const chunk = await this.#maxTransfer();
+    const chunk = this.#maxChunk ?? await this.#maxTransfer(); // known: queued at once, before a later close()
     if (n <= chunk && out === null) return this.#copyFromOnce(t, 0, n, null);
     out ??= new Uint8Array(n);
     const jobs = [];
@@ -740,7 +770,7 @@ export function chainConstructor(hops) {
 export async function connectRPC(target, key = '', options = {}) {
   const init = options.chain !== undefined ? chainConstructor(options.chain) : options.sessionConstructor ?? [];
   if (!Array.isArray(init)) throw new FFITypeError('connectRPC: options.sessionConstructor is an array (a name, then its arguments)');
-  const transport = options.transport ?? await openTransport(target, options);
+  const transport = options.transport ?? await openTransport(target, { ...options, directReads: true });
   let session;
   try {
     session = new RPCSession(transport, options);

@@ -25,6 +25,7 @@ const POOLED_SEND = 64 * 1024;
 const SEND_CHUNK = 1024 * 1024;
 const SEND_POOL = 32; // idle chunks kept, at most
 const PENDING = 2;
+const HELD = 3; // a tensor's bytes handed to the transport as they lie in wasm memory
 // Names the engine itself serves (rpc_server.c); never resolved as globals.
 const SERVER_NAME = /^(tvm\.rpc\.server\.|runtime\.RPCTimeEvaluator$)/;
 // TVM's DeviceAttrKind values answered for WebGPU.
@@ -68,7 +69,12 @@ function limitsOf(limits = {}) {
  * One server endpoint. options: key (the server key, default 'webffi'),
  * send(bytes, release?) (required; a large reply comes in pieces whose
  * memory is reused once release() is called: a sender that keeps the bytes
- * past the call calls it when done with them, or never), expose, allowUpload (serve tvm.rpc.server.upload,
+ * past the call calls it when done with them, or never), sendView(bytes,
+ * release) (optional: a CPU tensor's bytes for a copy to the client, a view
+ * of wasm memory: returns false when the transport cannot take them now
+ * (they are copied and sent), else true and calls release() once, when it
+ * no longer reads them; until then the endpoint serves nothing, frees
+ * nothing and, once closed, waits to be destroyed), expose, allowUpload (serve tvm.rpc.server.upload,
  * load_module, ...; default false), limits, functions ({ name: fn }, served
  * by name before the rest: the owner's own server functions), onClose(error?)
  * (called once when the session ends: kShutdown, a protocol error, or an
@@ -82,7 +88,7 @@ function limitsOf(limits = {}) {
  * connection (the endpoint is closed already).
  */
 export function createEndpoint(rt, options = {}) {
-  const { key = 'webffi', send, expose, allowUpload = false, functions = {}, onClose, construct, forward } = options;
+  const { key = 'webffi', send, sendView, expose, allowUpload = false, functions = {}, onClose, construct, forward } = options;
   if (typeof send !== 'function') throw new FFITypeError('RPC endpoint: send is a function (bytes) => void');
   if (typeof key !== 'string' || !/^[^\s]{1,4000}$/.test(key)) throw new FFITypeError('RPC endpoint: the key is a non-empty string without spaces');
   const limits = limitsOf(options.limits);
@@ -91,16 +97,29 @@ export function createEndpoint(rt, options = {}) {
   const own = new Map(Object.entries(functions));
   let closed = false;
   let ep = null;
+  let held = false; // the transport reads a tensor's bytes in wasm memory: the engine waits
+  const destroy = () => {
+    try {
+      ep?.(4);
+    } finally {
+      ep?.dispose?.();
+    }
+  };
 
   const finish = (error) => {
     if (closed) return;
     closed = true;
     try {
-      ep?.(4);
+      // held bytes belong to tensors the engine frees: it goes once the transport lets go
+      if (!held) destroy();
     } finally {
-      ep?.dispose?.();
       onClose?.(error);
     }
+  };
+  const released = () => {
+    held = false;
+    if (closed) destroy();
+    else settle(() => ep(7));
   };
   // An asynchronous completion: its replies go out now; a failure ends the session.
   const settle = (fn) => {
@@ -178,8 +197,24 @@ export function createEndpoint(rt, options = {}) {
   const idle = []; // reusable SEND_CHUNK buffers
   // send(address, size): the bytes lie in wasm memory for this call only.
   let heap = new Uint8Array(memory.buffer); // refreshed when memory grows
-  const sendOut = (at, n) => {
+  const sendOut = (at, n, stays) => {
     if (heap.buffer !== memory.buffer) heap = new Uint8Array(memory.buffer);
+    if (stays === 1 && sendView) {
+      // no copy: the transport hands the view to the socket now, and the
+      // engine serves nothing (so frees and writes nothing) until release
+      let inCall = true;
+      let early = false;
+      const took = sendView(new Uint8Array(memory.buffer, at, n), () => {
+        if (inCall) early = true;
+        else released();
+      });
+      inCall = false;
+      if (took) {
+        if (early) return 0;
+        held = true;
+        return HELD;
+      }
+    }
     if (n < POOLED_SEND) {
       send(heap.slice(at, at + n));
       return;

@@ -4,6 +4,12 @@
 // fixed-size reads (take) for the handshake and the tracker's messages.
 
 const STREAM_BODY = 64 * 1024; // packet bodies at least this large are gathered as they arrive
+const DIRECT_READ = 16 * 1024; // what is left of a body for a read straight into its memory
+
+/** Whether bytes c were read straight to position at of dst (a readTarget). */
+function inPlace(c, dst, at) {
+  return c.buffer === dst.buffer && c.byteOffset === dst.byteOffset + at;
+}
 
 /** Collects incoming chunks into whole packets without copying a packet that lies in one chunk. */
 export class PacketReader {
@@ -17,6 +23,30 @@ export class PacketReader {
 
   get size() {
     return this.#size;
+  }
+
+  /**
+   * Chunks kept for later are copied when they lie in `buffer` (a
+   * transport's scratch memory, which its next read overwrites).
+   */
+  own(buffer) {
+    const c = this.#chunks;
+    for (let i = 0; i < c.length; i++) if (c[i].buffer === buffer) c[i] = c[i].slice();
+  }
+
+  /**
+   * Where the next bytes may be read straight to, so that they need no copy:
+   * the rest of a large body being gathered (in the sink's memory when it
+   * has one), or null (no body, chunks queued, or too little left).
+   */
+  readTarget() {
+    if (this.#body === null || this.#chunks.length !== 0) return null;
+    const at = this.#bodyAt;
+    const len = this.#bodyLength;
+    if (len - at < DIRECT_READ) return null;
+    const into = this.#into;
+    if (into === null) return this.#body.subarray(at, len);
+    return at < 4 || into.byteLength === 0 ? null : into.subarray(at - 4, len - 4);
   }
 
   /** Whether the last take() copied into memory of its own (else it is a view of a chunk). */
@@ -120,12 +150,15 @@ export class PacketReader {
       this.#into = into = null;
     }
     if (into === null) {
-      this.#body.set(c, at);
+      if (!inPlace(c, this.#body, at)) this.#body.set(c, at);
       return;
     }
     let i = 0;
     for (; at + i < 4 && i < c.length; i++) this.#body[at + i] = c[i];
-    if (i < c.length) into.set(i === 0 ? c : c.subarray(i), at + i - 4);
+    if (i < c.length) {
+      const rest = i === 0 ? c : c.subarray(i);
+      if (!inPlace(rest, into, at + i - 4)) into.set(rest, at + i - 4);
+    }
   }
 
   #peekI32() {

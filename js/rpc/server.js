@@ -71,6 +71,21 @@ export function serveConnection(rt, transport, options = {}, { clientKey = null,
         }
         toClient(bytes, transport, release);
       },
+      // a tensor's bytes straight from wasm memory, where the socket can take them now
+      sendView: transport.writeView ? (bytes, release) => {
+        if (skipReply || transport.closed) return false;
+        const p = transport.writeView(bytes, release);
+        if (p === false) return false;
+        if (p && !paused) {
+          paused = true;
+          transport.pause();
+          sending = p.then(() => {
+            paused = false;
+            transport.resume();
+          });
+        }
+        return true;
+      } : undefined,
       onClose(error) {
         if (error) report(options, error, 'connection');
         // let the last reply go out before closing

@@ -6,6 +6,8 @@
 //     onData(fn), onClose(fn(error?)), close(), closed }
 // with chunked sends and backpressure: write() resolves once the bytes are
 // handed to the socket, and a caller awaiting it never queues unboundedly.
+// TCP adds writeView (bytes sent where they lie, with no copy) and, made
+// with `direct`, readInto (reads straight into the memory the reader names).
 import { makeError } from '../errors.js';
 
 /** Node's built-in module, or null in a browser (no import of node: there). */
@@ -36,10 +38,38 @@ function listeners() {
   };
 }
 
-/** A Node net.Socket as a transport. */
-export function socketTransport(socket) {
+const READ_CHUNK = 64 * 1024; // bytes per read when no target is set
+
+/**
+ * Reads of a socket made with `onread` (Node): each read goes to the
+ * memory its reader names (readInto), so a large reply lands where it
+ * belongs with no copy; other reads go to one reused scratch buffer (the
+ * chunks handed over are then valid during the call only: `borrowed`), or,
+ * with no reader, to a new buffer each.
+ */
+function directReads() {
+  const scratch = new Uint8Array(READ_CHUNK);
+  const r = {
+    target: null, // () => Uint8Array | null
+    deliver: null,
+    onread: {
+      buffer: () => (r.target === null ? new Uint8Array(READ_CHUNK) : r.target() ?? scratch),
+      callback: (n, buf) => {
+        // memory detached since it was named (transferred, a wasm memory
+        // grown): those bytes are gone; zeros keep the framing, and the
+        // reader fails that copy alone
+        r.deliver?.(buf.byteLength === 0 ? new Uint8Array(n) : buf.subarray(0, n));
+      },
+    },
+  };
+  return r;
+}
+
+/** A Node net.Socket as a transport (reads: directReads() when made with its onread). */
+export function socketTransport(socket, reads = null) {
   const l = listeners();
   socket.setNoDelay?.(true);
+  if (reads) reads.deliver = (u8) => l.emitData(u8);
   socket.on('data', (chunk) => {
     const u8 = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     l.emitData(u8);
@@ -55,11 +85,37 @@ export function socketTransport(socket) {
       drain ??= new Promise((resolve) => socket.once('drain', () => { drain = null; resolve(); }));
       return drain;
     },
+    /**
+     * Sends a view of memory that may be detached or replaced later (wasm
+     * memory, which grows): only when the socket takes it at once, handing
+     * its address to the OS write (a write queued in the stream would find
+     * the view empty once detached). false: not taken (copy it and write()
+     * the copy); else undefined, or a promise while the peer is slow, as
+     * write(); release() is called once the socket no longer reads it (sent,
+     * failed, or the socket destroyed).
+     */
+    writeView(bytes, release) {
+      if (l.closed || socket.destroyed || socket.connecting || socket.writableLength !== 0 ||
+          socket.writableCorked !== 0 || socket.writableEnded) {
+        return false;
+      }
+      if (socket.write(bytes, () => release())) return undefined;
+      drain ??= new Promise((resolve) => socket.once('drain', () => { drain = null; resolve(); }));
+      return drain;
+    },
     /** Stops reading until resume() (backpressure on the receiving side). */
     pause() { socket.pause(); },
     resume() { socket.resume(); },
     onData(fn) { l.data.push(fn); },
     onClose(fn) { l.close.push(fn); },
+    /**
+     * (made with directReads only) fn() names the memory the next bytes go
+     * to (null: a scratch buffer, reused: chunks are then borrowed); null
+     * fn: every chunk is a buffer of its own again.
+     */
+    readInto: reads ? (fn) => { reads.target = fn; } : undefined,
+    /** Whether chunks handed to onData are valid during the call only. */
+    get borrowed() { return reads !== null && reads.target !== null; },
     close() {
       socket.end();
       socket.destroySoon?.();
@@ -69,15 +125,19 @@ export function socketTransport(socket) {
   };
 }
 
-/** Opens a TCP connection (Node): a transport once connected. */
-export function connectTCP(host, port) {
+/**
+ * Opens a TCP connection (Node): a transport once connected; `direct`: its
+ * reads go where its reader says (readInto).
+ */
+export function connectTCP(host, port, { direct = false } = {}) {
   const net = nodeBuiltin('node:net');
   if (!net) throw makeError('RPCError', 'RPC: TCP needs Node (node:net); in a browser connect through a proxy with ws://');
   return new Promise((resolve, reject) => {
-    const socket = net.connect({ host, port });
+    const reads = direct ? directReads() : null;
+    const socket = net.connect(reads ? { host, port, onread: reads.onread } : { host, port });
     socket.once('connect', () => {
       socket.removeListener('error', reject);
-      resolve(socketTransport(socket));
+      resolve(socketTransport(socket, reads));
     });
     socket.once('error', (e) => reject(makeError('RPCError', `RPC: cannot connect to ${host}:${port}: ${e.message}`)));
   });
@@ -173,5 +233,5 @@ export function openTransport(target, options = {}) {
   if (/^wss?:\/\//.test(text)) return connectWebSocket(text, options);
   const m = /^(?:tcp:\/\/)?(\[[^\]]+\]|[^:/]+):(\d+)$/.exec(text);
   if (!m) throw makeError('ValueError', `RPC: ${text} is neither host:port nor a ws:// URL`);
-  return connectTCP(m[1].replace(/^\[|\]$/g, ''), Number(m[2]));
+  return connectTCP(m[1].replace(/^\[|\]$/g, ''), Number(m[2]), { direct: options.directReads === true });
 }

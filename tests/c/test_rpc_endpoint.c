@@ -1385,3 +1385,79 @@ void rpc_endpoint_reserve_and_commit(void) {
   WebFFIRPCEndpointDestroy(ep);
   wf_rpc_buf_free(&s.bytes);
 }
+
+/* A held send (WEBFFI_RPC_HELD): a large CPU copy's bytes go out where they
+ * lie, and nothing queued behind them (a free of their tensor) is served
+ * until the release. */
+typedef struct {
+  int calls;
+  const uint8_t* data;
+  size_t size;
+} held_hook;
+
+static int held_send(void* ctx, const uint8_t* data, size_t size) {
+  held_hook* h = (held_hook*)ctx;
+  h->calls++;
+  h->data = data;
+  h->size = size;
+  return WEBFFI_RPC_HELD;
+}
+
+void rpc_endpoint_held_send(void) {
+  sink s;
+  held_hook hook = {0};
+  WebFFIRPCEndpointConfig cfg = {0};
+  cfg.send_held = held_send;
+  cfg.send_held_ctx = &hook;
+  WebFFIRPCEndpoint* ep = open_session(&s, &cfg);
+  enum { N = 1 << 18 }; /* past the size sent through the output buffer */
+  TVMFFIAny alloc[4] = {any_device(kDLCPU, 0), any_int(N), any_int(8), {0}};
+  alloc[3].type_index = kTVMFFIDataType;
+  alloc[3].v_dtype.code = kDLUInt, alloc[3].v_dtype.bits = 8, alloc[3].v_dtype.lanes = 1;
+  wf_rpc_packet r;
+  syscall(ep, &s, kWebFFIRPCDevAllocData, alloc, 4, &r);
+  uint64_t data = r.args[0].v_uint64;
+  wf_rpc_packet_clear(&r);
+  static uint8_t in[N];
+  for (size_t i = 0; i < N; ++i) in[i] = (uint8_t)(i * 7 + 1);
+  wf_rpc_packet req;
+  memset(&req, 0, sizeof(req));
+  int64_t shape[1] = {N};
+  req.code = kWebFFIRPCCopyToRemote;
+  req.tensor.data = data;
+  req.tensor.t.device.device_type = kDLCPU;
+  req.tensor.t.ndim = 1;
+  req.tensor.t.shape = shape;
+  req.tensor.t.dtype = alloc[3].v_dtype;
+  req.nbytes = N;
+  req.data.data = (const char*)in;
+  req.data.size = N;
+  request(ep, &s, &req, &r);
+  expect_none(&r);
+  CHECK_EQ_INT(hook.calls, 0); /* copies to the device send nothing held */
+  /* the copy back, and a free of its memory right behind it, in one feed */
+  req.code = kWebFFIRPCCopyFromRemote;
+  req.data.data = NULL;
+  req.data.size = 0;
+  wf_rpc_buf b = {0};
+  CHECK(wf_rpc_packet_encode(&b, &req) == 0);
+  TVMFFIAny free_args[2] = {any_device(kDLCPU, 0), any_handle(data)};
+  encode_request(&b, kWebFFIRPCDevFreeData, free_args, 2);
+  feed_ok(ep, &b);
+  wf_rpc_buf_free(&b);
+  CHECK_EQ_INT(hook.calls, 1);
+  CHECK(hook.size == N && memcmp(hook.data, in, N) == 0);
+  CHECK(s.bytes.size == 12); /* the header alone: u64 length, kCopyAck */
+  CHECK_EQ_INT(WebFFIRPCEndpointIsPending(ep), 1);
+  CHECK(WebFFIRPCEndpointHandleCount(ep) == 1); /* the free waits */
+  CHECK(WebFFIRPCEndpointComplete(ep, 0, 0) == -1); /* no Complete ends a hold */
+  CHECK_RAISED("ValueError", "WebFFIRPCEndpointComplete: no pending reply has token 0");
+  CHECK(memcmp(hook.data, in, N) == 0);
+  CHECK_EQ_INT(WebFFIRPCEndpointRelease(ep), WEBFFI_RPC_OPEN);
+  CHECK(WebFFIRPCEndpointHandleCount(ep) == 0);
+  s.bytes.size = 0;
+  CHECK(WebFFIRPCEndpointRelease(ep) == -1);
+  CHECK_RAISED("ValueError", "WebFFIRPCEndpointRelease: no send is held");
+  WebFFIRPCEndpointDestroy(ep);
+  wf_rpc_buf_free(&s.bytes);
+}
