@@ -40,6 +40,11 @@ function listeners() {
 
 const READ_CHUNK = 64 * 1024; // bytes per read when no target is set
 
+// A send handed to the OS keeps writing from the view's address after a
+// wasm memory grows: safe only where V8 grows memory in place, i.e. where it
+// reserves the whole 4 GiB range up front (64-bit hosts); elsewhere copy.
+const GROWS_IN_PLACE = /64$/.test(globalThis.process?.arch ?? '');
+
 /**
  * Reads of a socket made with `onread` (Node): each read goes to the
  * memory its reader names (readInto), so a large reply lands where it
@@ -95,7 +100,7 @@ export function socketTransport(socket, reads = null) {
      * failed, or the socket destroyed).
      */
     writeView(bytes, release) {
-      if (l.closed || socket.destroyed || socket.connecting || socket.writableLength !== 0 ||
+      if (!GROWS_IN_PLACE || l.closed || socket.destroyed || socket.connecting || socket.writableLength !== 0 ||
           socket.writableCorked !== 0 || socket.writableEnded) {
         return false;
       }
