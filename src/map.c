@@ -48,6 +48,7 @@
 #include "function.h"
 #include "global_registry.h"
 #include "nesting.h"
+#include "platform.h"
 #include "str.h"
 
 #define WF_MAP_SMALL_MAX 4
@@ -175,6 +176,82 @@ static inline uint64_t wf_map_combine(uint64_t key, uint64_t value) {
   return key ^ (value + 0x9e3779b9u + (key << 6) + (key >> 2));
 }
 
+/* ------------------------------------------ a type's own hash and equality */
+/* A type may set `__any_hash__` / `__any_equal__` (upstream's AnyHash and
+ * AnyEqual honour them, and C++ code probing a map hashes with them): an
+ * opaque pointer to a function with the C++ signature int64_t(const Any&)
+ * or bool(const Any&, const Any&) (an Any is a TVMFFIAny, a reference a
+ * pointer), or a Function. */
+typedef int64_t (*wf_map_hash_ptr)(const TVMFFIAny* v);
+typedef _Bool (*wf_map_equal_ptr)(const TVMFFIAny* a, const TVMFFIAny* b);
+
+/* Set when a type's Function failed (its error raised): the caller of
+ * wf_map_hash / wf_map_key_equal reports it (wf_map_custom_error). */
+static WF_THREAD_LOCAL int wf_map_custom_failed;
+
+/* Both columns exist from start (src/type_attr_columns.c) and are never
+ * moved, so their addresses are kept once found. */
+static const TVMFFITypeAttrColumn* wf_map_hash_column;
+static const TVMFFITypeAttrColumn* wf_map_equal_column;
+
+static const TVMFFIAny* wf_map_custom(const TVMFFITypeAttrColumn** cache, const char* name,
+                                      size_t n, int32_t type_index) {
+  const TVMFFITypeAttrColumn* col = *cache;
+  if (col == NULL) {
+    TVMFFIByteArray key = {name, n};
+    col = *cache = TVMFFIGetTypeAttrColumn(&key);
+    if (col == NULL) return NULL;
+  }
+  int32_t k = type_index - col->begin_index;
+  if (k < 0 || k >= col->size || col->data[k].type_index == kTVMFFINone) return NULL;
+  return &col->data[k];
+}
+
+static uint64_t wf_map_custom_hash(const TVMFFIAny* f, const TVMFFIAny* key) {
+  if (f->type_index == kTVMFFIOpaquePtr) {
+    return (uint64_t)((wf_map_hash_ptr)(uintptr_t)f->v_ptr)(key);
+  }
+  TVMFFIAny r;
+  wf_any_set_none(&r);
+  if (f->type_index == kTVMFFIFunction && wf_func_call(f->v_obj, key, 1, &r) == 0) {
+    if (r.type_index == kTVMFFIInt) return r.v_uint64;
+    wf_any_release(&r);
+    wf_err_raise("TypeError", "`__any_hash__` of type index %d returned a non-int",
+                 (int)key->type_index);
+  } else if (f->type_index != kTVMFFIFunction) {
+    wf_err_raise("TypeError", "`__any_hash__` of type index %d is neither a function pointer "
+                 "nor a Function", (int)key->type_index);
+  }
+  wf_map_custom_failed = 1;
+  return key->v_uint64;
+}
+
+static int wf_map_custom_equal(const TVMFFIAny* f, const TVMFFIAny* a, const TVMFFIAny* b) {
+  if (f->type_index == kTVMFFIOpaquePtr) return ((wf_map_equal_ptr)(uintptr_t)f->v_ptr)(a, b);
+  TVMFFIAny args[2] = {*a, *b};
+  TVMFFIAny r;
+  wf_any_set_none(&r);
+  if (f->type_index == kTVMFFIFunction && wf_func_call(f->v_obj, args, 2, &r) == 0) {
+    if (r.type_index == kTVMFFIBool || r.type_index == kTVMFFIInt) return r.v_int64 != 0;
+    wf_any_release(&r);
+    wf_err_raise("TypeError", "`__any_equal__` of type index %d returned a non-bool",
+                 (int)a->type_index);
+  } else if (f->type_index != kTVMFFIFunction) {
+    wf_err_raise("TypeError", "`__any_equal__` of type index %d is neither a function pointer "
+                 "nor a Function", (int)a->type_index);
+  }
+  wf_map_custom_failed = 1;
+  return 0;
+}
+
+void wf_map_custom_reset(void) { wf_map_custom_failed = 0; }
+
+int wf_map_custom_error(void) {
+  int failed = wf_map_custom_failed;
+  wf_map_custom_failed = 0;
+  return failed ? -1 : 0;
+}
+
 uint64_t wf_map_hash(const TVMFFIAny* key) {
   TVMFFIByteArray s;
   switch (key->type_index) {
@@ -193,7 +270,12 @@ uint64_t wf_map_hash(const TVMFFIAny* key) {
     case kTVMFFIByteArrayPtr:
       if (!wf_any_bytes_view(key, &s)) break;
       return wf_map_combine(kTVMFFIBytes, wf_map_hash_bytes(s.data, s.size));
-    default: break;
+    default:
+      if (key->type_index >= kTVMFFIStaticObjectBegin) {
+        const TVMFFIAny* f = wf_map_custom(&wf_map_hash_column, "__any_hash__", 12, key->type_index);
+        if (f != NULL) return wf_map_combine((uint64_t)(uint32_t)key->type_index, wf_map_custom_hash(f, key));
+      }
+      break;
   }
   return wf_map_combine((uint64_t)(uint32_t)key->type_index, key->v_uint64);
 }
@@ -206,7 +288,11 @@ static inline int wf_map_is_text(int32_t t) {
 int wf_map_key_equal(const TVMFFIAny* a, const TVMFFIAny* b) {
   if (a->type_index == b->type_index && a->v_uint64 == b->v_uint64) return 1;
   /* the common miss on a chain: two values that are not text */
-  if (!wf_map_is_text(a->type_index) || !wf_map_is_text(b->type_index)) return 0;
+  if (!wf_map_is_text(a->type_index) || !wf_map_is_text(b->type_index)) {
+    if (a->type_index != b->type_index || a->type_index < kTVMFFIStaticObjectBegin) return 0;
+    const TVMFFIAny* f = wf_map_custom(&wf_map_equal_column, "__any_equal__", 13, a->type_index);
+    return f != NULL && wf_map_custom_equal(f, a, b);
+  }
   if (a->type_index == kTVMFFIStr && b->type_index == kTVMFFIStr) {
     /* two heap strings: their bytes follow the header */
     const TVMFFIByteArray* x = (const TVMFFIByteArray*)((const char*)a->v_obj + sizeof(TVMFFIObject));
@@ -621,7 +707,18 @@ static void wf_map_replace_value(wf_map_entry* kv, TVMFFIAny* owned_value) {
   wf_any_release(&old);
 }
 
+static int wf_map_set_pair(TVMFFIObject* map, const TVMFFIAny* key, const TVMFFIAny* value);
+
 int wf_map_set(TVMFFIObject* map, const TVMFFIAny* key, const TVMFFIAny* value) {
+  wf_map_custom_reset();
+  int rc = wf_map_set_pair(map, key, value);
+  /* a type's own hash or equality failed: its error is the result (the
+   * pair may be stored where that hash's fallback put it) */
+  if (wf_map_custom_error() != 0) return -1;
+  return rc;
+}
+
+static int wf_map_set_pair(TVMFFIObject* map, const TVMFFIAny* key, const TVMFFIAny* value) {
   wf_map_obj* m = wf_map_obj_of(map);
   wf_map_own* own = wf_map_own_of(map);
   if (own != NULL) {
@@ -891,7 +988,9 @@ static int wf_map_size_fn(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAn
 static int wf_map_get_item(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   TVMFFIObject* map;
   if (wf_map_args((const wf_map_fn*)self, args, n, &map) != 0) return -1;
+  wf_map_custom_reset();
   wf_map_entry* e = wf_map_find(map, &args[1]);
+  if (wf_map_custom_error() != 0) return -1;
   if (e == NULL) return wf_err_raise("KeyError", "key is not in Map");
   return TVMFFIAnyViewToOwnedAny(&e->value, result);
 }
@@ -904,7 +1003,9 @@ static int wf_map_get_or_missing(void* self, const TVMFFIAny* args, int32_t n,
                                  TVMFFIAny* result) {
   TVMFFIObject* map;
   if (wf_map_args((const wf_map_fn*)self, args, n, &map) != 0) return -1;
+  wf_map_custom_reset();
   wf_map_entry* e = wf_map_find(map, &args[1]);
+  if (wf_map_custom_error() != 0) return -1;
   if (e != NULL) return TVMFFIAnyViewToOwnedAny(&e->value, result);
   wf_obj_incref(&wf_map_missing);
   wf_any_set_object(result, &wf_map_missing);
@@ -914,7 +1015,10 @@ static int wf_map_get_or_missing(void* self, const TVMFFIAny* args, int32_t n,
 static int wf_map_count(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   TVMFFIObject* map;
   if (wf_map_args((const wf_map_fn*)self, args, n, &map) != 0) return -1;
-  wf_any_set_int(result, wf_map_find(map, &args[1]) != NULL);
+  wf_map_custom_reset();
+  int found = wf_map_find(map, &args[1]) != NULL;
+  if (wf_map_custom_error() != 0) return -1;
+  wf_any_set_int(result, found);
   return 0;
 }
 
@@ -929,8 +1033,9 @@ static int wf_dict_erase(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny
   (void)result;
   TVMFFIObject* map;
   if (wf_map_args((const wf_map_fn*)self, args, n, &map) != 0) return -1;
+  wf_map_custom_reset();
   wf_map_erase(map, &args[1]);
-  return 0;
+  return wf_map_custom_error();
 }
 
 static int wf_dict_clear(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
