@@ -702,11 +702,12 @@ static int wf_dense_grow(wf_map_obj* m) {
   return wf_dense_rehash(m, m->fib_shift - steps, m->slots << steps);
 }
 
-/* Turns a full small map dense, in place (any map object has room). */
-static int wf_small_to_dense(wf_map_obj* m) {
+/* Turns a small map dense, in place (any map object has room), with a
+ * table for cap pairs. */
+static int wf_small_to_dense_for(wf_map_obj* m, uint64_t cap) {
   uint32_t fib_shift;
   uint64_t n_slots;
-  wf_dense_table_size(m->size < WF_MAP_SMALL_MAX ? WF_MAP_SMALL_MAX : m->size, &fib_shift, &n_slots);
+  wf_dense_table_size(cap, &fib_shift, &n_slots);
   wf_map_obj t;
   if (wf_dense_fill(&t, fib_shift, n_slots, m->data, m->size, wf_small_pair_at, NULL) != 0) return -1;
   /* linked in the pairs' order (upstream's small maps, as ours, hold at
@@ -726,6 +727,11 @@ static int wf_small_to_dense(wf_map_obj* m) {
   if (at != stack_at) free(at);
   wf_map_install(m, &t);
   return 0;
+}
+
+/* Turns a full small map dense. */
+static int wf_small_to_dense(wf_map_obj* m) {
+  return wf_small_to_dense_for(m, m->size < WF_MAP_SMALL_MAX ? WF_MAP_SMALL_MAX : m->size);
 }
 
 /* Gives a small map of another maker, full below 4 slots, a 4-slot array. */
@@ -802,6 +808,20 @@ TVMFFIObject* wf_map_new(int32_t type_index, int64_t capacity) {
     }
   }
   return map;
+}
+
+int wf_map_reserve(TVMFFIObject* map, int64_t n) {
+  wf_map_obj* m = wf_map_obj_of(map);
+  if (n > WF_MAP_MAX_ENTRIES) return wf_err_raise_oom((size_t)-1);
+  if (n <= (int64_t)m->size) return 0;
+  if (m->slots & WF_MAP_SMALL_TAG) {
+    if (n > WF_MAP_SMALL_MAX) return wf_small_to_dense_for(m, (uint64_t)n);
+    return (m->slots & ~WF_MAP_SMALL_TAG) < (uint64_t)n ? wf_small_widen(m) : 0;
+  }
+  uint32_t fib_shift;
+  uint64_t n_slots;
+  wf_dense_table_size((uint64_t)n, &fib_shift, &n_slots);
+  return n_slots > m->slots ? wf_dense_rehash(m, fib_shift, n_slots) : 0;
 }
 
 wf_map_entry* wf_map_find(TVMFFIObject* map, const TVMFFIAny* key) {

@@ -63,6 +63,12 @@ static inline int wf_map_is_small(const TVMFFIObject* map) {
 /* An empty Map or Dict (type_index); NULL with MemoryError raised. */
 TVMFFIObject* wf_map_new(int32_t type_index, int64_t capacity);
 
+/* Room for n pairs in all (a builder that knows how many keys come, e.g.
+ * a parser that has counted an object's members): a map that grows
+ * there at once is rebuilt once, not at each step; the order and pairs
+ * stay. 0, or -1 with MemoryError raised. */
+int wf_map_reserve(TVMFFIObject* map, int64_t n);
+
 /* The live entry for key, or NULL. The pointer stays valid until the map
  * next changes. */
 wf_map_entry* wf_map_find(TVMFFIObject* map, const TVMFFIAny* key);

@@ -323,6 +323,56 @@ static void grow_after_erase_check(int as_string) {
 void map_layout_growth_after_erase_keeps_order_int_keys(void) { grow_after_erase_check(0); }
 void map_layout_growth_after_erase_keeps_order_string_keys(void) { grow_after_erase_check(1); }
 
+/* wf_map_reserve: one rebuild up front, none while the reserved keys come;
+ * pairs and their order stay. */
+void map_layout_reserve_builds_once(void) {
+  enum { N = 1000 };
+  TVMFFIObject* d = new_dict();
+  for (int64_t i = 0; i < 3; ++i) {
+    TVMFFIAny k = key_n(i, 1), v = any_int(i);
+    CHECK(wf_map_set(d, &k, &v) == 0);
+    wf_any_release(&k);
+  }
+  CHECK(wf_map_reserve(d, 2) == 0); /* fewer than it holds: nothing changes */
+  CHECK(is_small(d));
+  CHECK(wf_map_reserve(d, N) == 0);
+  CHECK(!is_small(d) && (double)num_slots(d) * 0.99 >= N);
+  reader_check(d);
+  void* data = ptr_at(d, OFF_DATA);
+  for (int64_t i = 3; i < N; ++i) {
+    TVMFFIAny k = key_n(i, 1), v = any_int(i);
+    CHECK(wf_map_set(d, &k, &v) == 0);
+    wf_any_release(&k);
+  }
+  CHECK(ptr_at(d, OFF_DATA) == data); /* no rebuild on the way */
+  reader_check(d);
+  /* a dense map with holes, reserved far larger: same pairs, same order */
+  for (int64_t i = 0; i < N; i += 7) {
+    TVMFFIAny k = key_n(i, 1);
+    CHECK(wf_map_erase(d, &k) == 1);
+    wf_any_release(&k);
+  }
+  uint64_t slots = num_slots(d);
+  CHECK(wf_map_reserve(d, 20 * N) == 0);
+  CHECK(num_slots(d) > slots && (double)num_slots(d) * 0.99 >= 20 * N);
+  reader_check(d);
+  static TVMFFIAny order[N];
+  uint64_t n = reader_keys(d, order, N), j = 0;
+  for (int64_t i = 0; i < N; ++i) {
+    if (i % 7 == 0) continue;
+    TVMFFIAny* v = reader_find(d, &order[j++]);
+    CHECK(v != NULL);
+    CHECK_EQ_INT(v->v_int64, i);
+  }
+  CHECK_EQ_INT(j, n);
+  wf_obj_decref(d);
+  /* an empty map reserved dense */
+  d = new_dict();
+  CHECK(wf_map_reserve(d, 5) == 0 && !is_small(d) && u64_at(d, OFF_SIZE) == 0);
+  reader_check(d);
+  wf_obj_decref(d);
+}
+
 void map_layout_growth_and_erase_int_keys(void) { grow_erase_check(0); }
 void map_layout_growth_and_erase_string_keys(void) { grow_erase_check(1); }
 
