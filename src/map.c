@@ -48,6 +48,7 @@
 #include "function.h"
 #include "global_registry.h"
 #include "nesting.h"
+#include "platform.h"
 #include "str.h"
 
 #define WF_MAP_SMALL_MAX 4
@@ -175,6 +176,82 @@ static inline uint64_t wf_map_combine(uint64_t key, uint64_t value) {
   return key ^ (value + 0x9e3779b9u + (key << 6) + (key >> 2));
 }
 
+/* ------------------------------------------ a type's own hash and equality */
+/* A type may set `__any_hash__` / `__any_equal__` (upstream's AnyHash and
+ * AnyEqual honour them, and C++ code probing a map hashes with them): an
+ * opaque pointer to a function with the C++ signature int64_t(const Any&)
+ * or bool(const Any&, const Any&) (an Any is a TVMFFIAny, a reference a
+ * pointer), or a Function. */
+typedef int64_t (*wf_map_hash_ptr)(const TVMFFIAny* v);
+typedef _Bool (*wf_map_equal_ptr)(const TVMFFIAny* a, const TVMFFIAny* b);
+
+/* Set when a type's Function failed (its error raised): the caller of
+ * wf_map_hash / wf_map_key_equal reports it (wf_map_custom_error). */
+static WF_THREAD_LOCAL int wf_map_custom_failed;
+
+/* Both columns exist from start (src/type_attr_columns.c) and are never
+ * moved, so their addresses are kept once found. */
+static const TVMFFITypeAttrColumn* wf_map_hash_column;
+static const TVMFFITypeAttrColumn* wf_map_equal_column;
+
+static const TVMFFIAny* wf_map_custom(const TVMFFITypeAttrColumn** cache, const char* name,
+                                      size_t n, int32_t type_index) {
+  const TVMFFITypeAttrColumn* col = *cache;
+  if (col == NULL) {
+    TVMFFIByteArray key = {name, n};
+    col = *cache = TVMFFIGetTypeAttrColumn(&key);
+    if (col == NULL) return NULL;
+  }
+  int32_t k = type_index - col->begin_index;
+  if (k < 0 || k >= col->size || col->data[k].type_index == kTVMFFINone) return NULL;
+  return &col->data[k];
+}
+
+static uint64_t wf_map_custom_hash(const TVMFFIAny* f, const TVMFFIAny* key) {
+  if (f->type_index == kTVMFFIOpaquePtr) {
+    return (uint64_t)((wf_map_hash_ptr)(uintptr_t)f->v_ptr)(key);
+  }
+  TVMFFIAny r;
+  wf_any_set_none(&r);
+  if (f->type_index == kTVMFFIFunction && wf_func_call(f->v_obj, key, 1, &r) == 0) {
+    if (r.type_index == kTVMFFIInt) return r.v_uint64;
+    wf_any_release(&r);
+    wf_err_raise("TypeError", "`__any_hash__` of type index %d returned a non-int",
+                 (int)key->type_index);
+  } else if (f->type_index != kTVMFFIFunction) {
+    wf_err_raise("TypeError", "`__any_hash__` of type index %d is neither a function pointer "
+                 "nor a Function", (int)key->type_index);
+  }
+  wf_map_custom_failed = 1;
+  return key->v_uint64;
+}
+
+static int wf_map_custom_equal(const TVMFFIAny* f, const TVMFFIAny* a, const TVMFFIAny* b) {
+  if (f->type_index == kTVMFFIOpaquePtr) return ((wf_map_equal_ptr)(uintptr_t)f->v_ptr)(a, b);
+  TVMFFIAny args[2] = {*a, *b};
+  TVMFFIAny r;
+  wf_any_set_none(&r);
+  if (f->type_index == kTVMFFIFunction && wf_func_call(f->v_obj, args, 2, &r) == 0) {
+    if (r.type_index == kTVMFFIBool || r.type_index == kTVMFFIInt) return r.v_int64 != 0;
+    wf_any_release(&r);
+    wf_err_raise("TypeError", "`__any_equal__` of type index %d returned a non-bool",
+                 (int)a->type_index);
+  } else if (f->type_index != kTVMFFIFunction) {
+    wf_err_raise("TypeError", "`__any_equal__` of type index %d is neither a function pointer "
+                 "nor a Function", (int)a->type_index);
+  }
+  wf_map_custom_failed = 1;
+  return 0;
+}
+
+void wf_map_custom_reset(void) { wf_map_custom_failed = 0; }
+
+int wf_map_custom_error(void) {
+  int failed = wf_map_custom_failed;
+  wf_map_custom_failed = 0;
+  return failed ? -1 : 0;
+}
+
 uint64_t wf_map_hash(const TVMFFIAny* key) {
   TVMFFIByteArray s;
   switch (key->type_index) {
@@ -193,7 +270,12 @@ uint64_t wf_map_hash(const TVMFFIAny* key) {
     case kTVMFFIByteArrayPtr:
       if (!wf_any_bytes_view(key, &s)) break;
       return wf_map_combine(kTVMFFIBytes, wf_map_hash_bytes(s.data, s.size));
-    default: break;
+    default:
+      if (key->type_index >= kTVMFFIStaticObjectBegin) {
+        const TVMFFIAny* f = wf_map_custom(&wf_map_hash_column, "__any_hash__", 12, key->type_index);
+        if (f != NULL) return wf_map_combine((uint64_t)(uint32_t)key->type_index, wf_map_custom_hash(f, key));
+      }
+      break;
   }
   return wf_map_combine((uint64_t)(uint32_t)key->type_index, key->v_uint64);
 }
@@ -206,7 +288,11 @@ static inline int wf_map_is_text(int32_t t) {
 int wf_map_key_equal(const TVMFFIAny* a, const TVMFFIAny* b) {
   if (a->type_index == b->type_index && a->v_uint64 == b->v_uint64) return 1;
   /* the common miss on a chain: two values that are not text */
-  if (!wf_map_is_text(a->type_index) || !wf_map_is_text(b->type_index)) return 0;
+  if (!wf_map_is_text(a->type_index) || !wf_map_is_text(b->type_index)) {
+    if (a->type_index != b->type_index || a->type_index < kTVMFFIStaticObjectBegin) return 0;
+    const TVMFFIAny* f = wf_map_custom(&wf_map_equal_column, "__any_equal__", 13, a->type_index);
+    return f != NULL && wf_map_custom_equal(f, a, b);
+  }
   if (a->type_index == kTVMFFIStr && b->type_index == kTVMFFIStr) {
     /* two heap strings: their bytes follow the header */
     const TVMFFIByteArray* x = (const TVMFFIByteArray*)((const char*)a->v_obj + sizeof(TVMFFIObject));
@@ -221,6 +307,17 @@ int wf_map_key_equal(const TVMFFIAny* a, const TVMFFIAny* b) {
     return wf_any_bytes_view(b, &y) && x.size == y.size && memcmp(x.data, y.data, x.size) == 0;
   }
   return 0;
+}
+
+/* The chain walks' comparison: a value that is neither text nor an object
+ * equals only the same bits, decided here without a call. */
+static inline int wf_map_key_eq(const TVMFFIAny* a, const TVMFFIAny* b) {
+  if (a->type_index == b->type_index && a->v_uint64 == b->v_uint64) return 1;
+  if ((a->type_index < kTVMFFIStaticObjectBegin && !wf_map_is_text(a->type_index)) ||
+      (b->type_index < kTVMFFIStaticObjectBegin && !wf_map_is_text(b->type_index))) {
+    return 0;
+  }
+  return wf_map_key_equal(a, b);
 }
 
 /* ------------------------------------------------------- dense storage */
@@ -367,7 +464,7 @@ static uint64_t wf_dense_lookup(const wf_map_obj* m, const TVMFFIAny* key) {
   uint8_t meta = *wf_dense_meta(m, i);
   if (meta & 0x80u) return WF_MAP_NO_INDEX; /* not a head: no chain for this hash */
   for (;;) {
-    if (wf_map_key_equal(key, &wf_dense_item(m, i)->kv.key)) return i;
+    if (wf_map_key_eq(key, &wf_dense_item(m, i)->kv.key)) return i;
     i = wf_dense_step(m, i, meta);
     if (i == WF_MAP_NO_INDEX) return WF_MAP_NO_INDEX;
     meta = *wf_dense_meta(m, i);
@@ -378,7 +475,7 @@ static uint64_t wf_dense_lookup(const wf_map_obj* m, const TVMFFIAny* key) {
  * empty slots after its predecessor, then makes i the head of a new chain.
  * NO_INDEX when some part found no empty slot (the caller grows the table,
  * which re-inserts everything from the insertion-order list). */
-static uint64_t wf_dense_spare_head(wf_map_obj* m, uint64_t target) {
+static uint64_t wf_dense_spare_head(wf_map_obj* m, uint64_t target, int relink, wf_map_obj* src) {
   uint64_t r = target, w = wf_dense_find_prev(m, target);
   int first = 1;
   for (;;) {
@@ -387,7 +484,13 @@ static uint64_t wf_dense_spare_head(wf_map_obj* m, uint64_t target) {
     if (!wf_dense_next_empty(m, w, &jump, &e)) return WF_MAP_NO_INDEX;
     *wf_dense_meta(m, e) = 0x80u;
     wf_dense_item(m, e)->kv = wf_dense_item(m, r)->kv;
-    wf_dense_replace_node(m, r, e);
+    if (relink) {
+      wf_dense_replace_node(m, r, e);
+    } else { /* a rebuild: the item's source index goes with it */
+      uint64_t k = wf_dense_item(m, r)->next;
+      wf_dense_item(m, e)->next = k;
+      if (src != NULL) wf_dense_item(src, k)->prev = e;
+    }
     uint8_t r_meta = *wf_dense_meta(m, r);
     /* the target slot stays reserved until the new head takes it */
     *wf_dense_meta(m, r) = first ? WF_MAP_PROTECTED : WF_MAP_EMPTY;
@@ -405,9 +508,13 @@ static uint64_t wf_dense_spare_head(wf_map_obj* m, uint64_t target) {
 /* Finds key's slot (*found = 1) or claims a new one for it (size counted,
  * pair and links left to the caller); NO_INDEX when the table must grow,
  * CHAIN_FULL when the key's chain is WF_MAP_MAX_CHAIN long already.
- * A rebuild, whose keys are distinct (and chains no longer), passes compare = 0. */
+ * A rebuild, whose keys are distinct (and chains no longer), passes
+ * compare = 0: its items carry their source index in `next` instead of
+ * links (wf_dense_fill), and a moved item takes that along, noting its
+ * new slot in the source item's `prev` when the source is a dense table
+ * (src). */
 static inline uint64_t wf_dense_try_insert(wf_map_obj* m, const TVMFFIAny* key, uint64_t hash,
-                                           int* found, int compare) {
+                                           int* found, int compare, wf_map_obj* src) {
   *found = 0;
   uint64_t i = wf_dense_home(m, hash);
   uint8_t meta = *wf_dense_meta(m, i);
@@ -416,10 +523,10 @@ static inline uint64_t wf_dense_try_insert(wf_map_obj* m, const TVMFFIAny* key, 
     m->size += 1;
     return i;
   }
-  if (meta & 0x80u) return wf_dense_full(m) ? WF_MAP_NO_INDEX : wf_dense_spare_head(m, i);
+  if (meta & 0x80u) return wf_dense_full(m) ? WF_MAP_NO_INDEX : wf_dense_spare_head(m, i, compare, src);
   uint64_t tail = i, length = 0;
   for (uint64_t n = i; n != WF_MAP_NO_INDEX; n = wf_dense_step(m, n, *wf_dense_meta(m, n))) {
-    if (compare && wf_map_key_equal(key, &wf_dense_item(m, n)->kv.key)) {
+    if (compare && wf_map_key_eq(key, &wf_dense_item(m, n)->kv.key)) {
       *found = 1;
       return n;
     }
@@ -437,25 +544,75 @@ static inline uint64_t wf_dense_try_insert(wf_map_obj* m, const TVMFFIAny* key, 
   return e;
 }
 
-/* A dense table (fields in *out) holding the n pairs at src[k] (raw copies:
- * references move, none are taken), inserted in order, starting from
- * fib_shift / n_slots and doubling until every pair finds a slot. */
+/*
+ * Rebuilding (a small map turning dense, a dense one growing) re-inserts
+ * every pair: the layout keeps no hashes, so each key is hashed again.
+ * What made it slow was walking the old insertion-order list, one
+ * dependent cache miss per pair (and a second to read the pair). Instead
+ * the pairs are inserted in the order they sit in memory (any table that
+ * holds them on valid chains serves either side; the order of insertion
+ * only decides which slot each takes), each new item carrying its source
+ * index, and the insertion order is rebuilt afterwards with passes whose
+ * memory accesses do not depend on each other.
+ */
 typedef const wf_map_entry* (*wf_map_pair_at)(const void* src, uint64_t k);
 
-static int wf_dense_build(wf_map_obj* out, uint32_t fib_shift, uint64_t n_slots, const void* src,
-                          uint64_t n, wf_map_pair_at at) {
+#if defined(__GNUC__) || defined(__clang__)
+#define WF_MAP_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define WF_MAP_PREFETCH(p) ((void)(p))
+#endif
+/* Hashes run this many pairs ahead of the insertions, so that the slot
+ * states an insertion reads are on their way from memory. */
+#define WF_MAP_AHEAD 8
+
+/* A dense table (fields in *out) holding the pairs src yields for k < n
+ * (NULL: no pair at k), raw copies (references move, none are taken),
+ * each item's `next` holding its k; from fib_shift / n_slots, doubling
+ * until every pair finds a slot. When src is a dense table (src_dense),
+ * the `prev` of its item k is overwritten with the slot its pair took. */
+static inline int wf_dense_fill(wf_map_obj* out, uint32_t fib_shift, uint64_t n_slots, const void* src,
+                                uint64_t n, wf_map_pair_at at, wf_map_obj* src_dense) {
   for (;;) {
     if (wf_dense_init(out, fib_shift, n_slots) != 0) return -1;
-    uint64_t k = 0;
-    for (; k < n; ++k) {
-      const wf_map_entry* kv = at(src, k);
+    uint64_t hashes[WF_MAP_AHEAD], ks[WF_MAP_AHEAD];
+    uint64_t queued = 0, done = 0, k = 0;
+    int ok = 1;
+    while (ok && (k < n || done < queued)) {
+      /* top the queue up, prefetching each home slot's state */
+      while (k < n && queued - done < WF_MAP_AHEAD) {
+        /* further ahead, the key object a hash reads (a string's bytes) */
+        if (k + WF_MAP_AHEAD < n) {
+          const wf_map_entry* later = at(src, k + WF_MAP_AHEAD);
+          if (later != NULL && later->key.type_index >= kTVMFFIStaticObjectBegin) {
+            WF_MAP_PREFETCH(later->key.v_obj);
+          }
+        }
+        const wf_map_entry* kv = at(src, k);
+        if (kv != NULL) {
+          uint64_t h = wf_map_hash(&kv->key);
+          hashes[queued % WF_MAP_AHEAD] = h;
+          ks[queued % WF_MAP_AHEAD] = k;
+          WF_MAP_PREFETCH(wf_dense_meta(out, wf_dense_home(out, h)));
+          ++queued;
+        }
+        ++k;
+      }
+      if (done == queued) break;
+      const wf_map_entry* kv = at(src, ks[done % WF_MAP_AHEAD]);
       int found;
-      uint64_t i = wf_dense_try_insert(out, &kv->key, wf_map_hash(&kv->key), &found, 0);
-      if (i == WF_MAP_NO_INDEX) break;
+      uint64_t k_done = ks[done % WF_MAP_AHEAD];
+      uint64_t i = wf_dense_try_insert(out, &kv->key, hashes[done % WF_MAP_AHEAD], &found, 0, src_dense);
+      if (i == WF_MAP_NO_INDEX) {
+        ok = 0;
+        break;
+      }
       wf_dense_item(out, i)->kv = *kv;
-      wf_dense_push_back(out, i);
+      wf_dense_item(out, i)->next = k_done;
+      if (src_dense != NULL) wf_dense_item(src_dense, k_done)->prev = i;
+      ++done;
     }
-    if (k == n) return 0;
+    if (ok) return 0;
     free(out->data);
     if (fib_shift == 0 || n_slots > WF_MAP_MAX_SLOTS / 2) return wf_err_raise_oom((size_t)-1);
     fib_shift -= 1;
@@ -463,13 +620,18 @@ static int wf_dense_build(wf_map_obj* out, uint32_t fib_shift, uint64_t n_slots,
   }
 }
 
+static inline int wf_dense_live(const wf_map_obj* m, uint64_t i) {
+  return *wf_dense_meta(m, i) < WF_MAP_PROTECTED;
+}
+
 static const wf_map_entry* wf_small_pair_at(const void* src, uint64_t k) {
   return (const wf_map_entry*)src + k;
 }
 
-/* The pairs of a dense map in insertion order, gathered for a rebuild. */
-static const wf_map_entry* wf_list_pair_at(const void* src, uint64_t k) {
-  return ((const wf_map_entry* const*)src)[k];
+/* The pair in slot k of a dense map (NULL for an empty slot). */
+static const wf_map_entry* wf_slot_pair_at(const void* src, uint64_t k) {
+  const wf_map_obj* m = (const wf_map_obj*)src;
+  return wf_dense_live(m, k) ? &wf_dense_item(m, k)->kv : NULL;
 }
 
 /* Installs table t in m (same object, new storage) and frees m's old one,
@@ -487,9 +649,49 @@ static void wf_map_install(wf_map_obj* m, const wf_map_obj* t) {
   if (old_deleter != NULL) old_deleter(old);
 }
 
-/* Grows a dense map's table, keeping the insertion order: 4 times while it
- * is under 2^16 slots (fewer rebuilds while a map fills; upstream doubles,
- * and any power of two is a valid table for either side), then 2 times. */
+/* The `prev` links of a dense map from its `next` links. */
+static void wf_dense_restore_prev(wf_map_obj* m) {
+  uint64_t prev = WF_MAP_NO_INDEX;
+  for (uint64_t i = m->iter_head; i != WF_MAP_NO_INDEX; i = wf_dense_item(m, i)->next) {
+    wf_dense_item(m, i)->prev = prev;
+    prev = i;
+  }
+}
+
+/* Grows a dense map's table to fib_shift / n_slots (or more), keeping the
+ * insertion order. */
+static int wf_dense_rehash(wf_map_obj* m, uint32_t fib_shift, uint64_t n_slots) {
+  wf_map_obj t;
+  /* The old items' `prev` fields note where each pair went. */
+  if (wf_dense_fill(&t, fib_shift, n_slots, m, m->slots, wf_slot_pair_at, m) != 0) {
+    wf_dense_restore_prev(m); /* the map stays as it was */
+    return -1;
+  }
+  /* Each pair's successor is where its old successor went, and it is that
+   * one's predecessor; the ends come from the old ends. */
+  for (uint64_t k = 0; k < m->slots; ++k) {
+    if (!wf_dense_live(m, k)) continue;
+    const wf_map_item* old = wf_dense_item(m, k);
+    wf_map_item* it = wf_dense_item(&t, old->prev);
+    if (old->next == WF_MAP_NO_INDEX) {
+      it->next = WF_MAP_NO_INDEX;
+    } else {
+      it->next = wf_dense_item(m, old->next)->prev;
+      wf_dense_item(&t, it->next)->prev = old->prev;
+    }
+  }
+  if (m->size > 0) {
+    t.iter_head = wf_dense_item(m, m->iter_head)->prev;
+    t.iter_tail = wf_dense_item(m, m->iter_tail)->prev;
+    wf_dense_item(&t, t.iter_head)->prev = WF_MAP_NO_INDEX;
+  }
+  wf_map_install(m, &t);
+  return 0;
+}
+
+/* Grows a dense map's table: 4 times while it is under 2^16 slots (fewer
+ * rebuilds while a map fills; upstream doubles, and any power of two is a
+ * valid table for either side), then 2 times. */
 #define WF_MAP_QUAD_GROWTH_SLOTS (UINT64_C(1) << 16)
 
 static int wf_dense_grow(wf_map_obj* m) {
@@ -497,31 +699,39 @@ static int wf_dense_grow(wf_map_obj* m) {
   if (m->fib_shift <= steps || m->slots > WF_MAP_MAX_SLOTS >> steps) {
     return wf_err_raise_oom((size_t)-1);
   }
-  if (m->size > SIZE_MAX / sizeof(wf_map_entry*)) return wf_err_raise_oom((size_t)-1);
-  size_t bytes = (size_t)m->size * sizeof(wf_map_entry*);
-  const wf_map_entry** order = (const wf_map_entry**)malloc(bytes ? bytes : 1);
-  if (order == NULL) return wf_err_raise_oom(bytes);
-  uint64_t n = 0;
-  for (uint64_t i = m->iter_head; i != WF_MAP_NO_INDEX && n < m->size; i = wf_dense_item(m, i)->next) {
-    order[n++] = &wf_dense_item(m, i)->kv;
-  }
+  return wf_dense_rehash(m, m->fib_shift - steps, m->slots << steps);
+}
+
+/* Turns a small map dense, in place (any map object has room), with a
+ * table for cap pairs. */
+static int wf_small_to_dense_for(wf_map_obj* m, uint64_t cap) {
+  uint32_t fib_shift;
+  uint64_t n_slots;
+  wf_dense_table_size(cap, &fib_shift, &n_slots);
   wf_map_obj t;
-  int rc = wf_dense_build(&t, m->fib_shift - steps, m->slots << steps, order, n, wf_list_pair_at);
-  free(order);
-  if (rc != 0) return -1;
+  if (wf_dense_fill(&t, fib_shift, n_slots, m->data, m->size, wf_small_pair_at, NULL) != 0) return -1;
+  /* linked in the pairs' order (upstream's small maps, as ours, hold at
+   * most 4; a larger one from elsewhere gets a heap array) */
+  uint64_t stack_at[WF_MAP_SMALL_MAX], *at = stack_at;
+  if (t.size > WF_MAP_SMALL_MAX) {
+    at = (uint64_t*)malloc((size_t)t.size * sizeof(uint64_t));
+    if (at == NULL) {
+      free(t.data);
+      return wf_err_raise_oom((size_t)t.size * sizeof(uint64_t));
+    }
+  }
+  for (uint64_t i = 0; i < t.slots; ++i) {
+    if (wf_dense_live(&t, i)) at[wf_dense_item(&t, i)->next] = i;
+  }
+  for (uint64_t k = 0; k < t.size; ++k) wf_dense_push_back(&t, at[k]);
+  if (at != stack_at) free(at);
   wf_map_install(m, &t);
   return 0;
 }
 
-/* Turns a full small map dense, in place (any map object has room). */
+/* Turns a full small map dense. */
 static int wf_small_to_dense(wf_map_obj* m) {
-  uint32_t fib_shift;
-  uint64_t n_slots;
-  wf_dense_table_size(m->size < WF_MAP_SMALL_MAX ? WF_MAP_SMALL_MAX : m->size, &fib_shift, &n_slots);
-  wf_map_obj t;
-  if (wf_dense_build(&t, fib_shift, n_slots, m->data, m->size, wf_small_pair_at) != 0) return -1;
-  wf_map_install(m, &t);
-  return 0;
+  return wf_small_to_dense_for(m, m->size < WF_MAP_SMALL_MAX ? WF_MAP_SMALL_MAX : m->size);
 }
 
 /* Gives a small map of another maker, full below 4 slots, a 4-slot array. */
@@ -600,12 +810,26 @@ TVMFFIObject* wf_map_new(int32_t type_index, int64_t capacity) {
   return map;
 }
 
+int wf_map_reserve(TVMFFIObject* map, int64_t n) {
+  wf_map_obj* m = wf_map_obj_of(map);
+  if (n > WF_MAP_MAX_ENTRIES) return wf_err_raise_oom((size_t)-1);
+  if (n <= (int64_t)m->size) return 0;
+  if (m->slots & WF_MAP_SMALL_TAG) {
+    if (n > WF_MAP_SMALL_MAX) return wf_small_to_dense_for(m, (uint64_t)n);
+    return (m->slots & ~WF_MAP_SMALL_TAG) < (uint64_t)n ? wf_small_widen(m) : 0;
+  }
+  uint32_t fib_shift;
+  uint64_t n_slots;
+  wf_dense_table_size((uint64_t)n, &fib_shift, &n_slots);
+  return n_slots > m->slots ? wf_dense_rehash(m, fib_shift, n_slots) : 0;
+}
+
 wf_map_entry* wf_map_find(TVMFFIObject* map, const TVMFFIAny* key) {
   wf_map_obj* m = wf_map_obj_of(map);
   if (m->slots & WF_MAP_SMALL_TAG) {
     wf_map_entry* kv = (wf_map_entry*)m->data;
     for (uint64_t i = 0; i < m->size; ++i) {
-      if (wf_map_key_equal(&kv[i].key, key)) return &kv[i];
+      if (wf_map_key_eq(&kv[i].key, key)) return &kv[i];
     }
     return NULL;
   }
@@ -621,7 +845,18 @@ static void wf_map_replace_value(wf_map_entry* kv, TVMFFIAny* owned_value) {
   wf_any_release(&old);
 }
 
+static int wf_map_set_pair(TVMFFIObject* map, const TVMFFIAny* key, const TVMFFIAny* value);
+
 int wf_map_set(TVMFFIObject* map, const TVMFFIAny* key, const TVMFFIAny* value) {
+  wf_map_custom_reset();
+  int rc = wf_map_set_pair(map, key, value);
+  /* a type's own hash or equality failed: its error is the result (the
+   * pair may be stored where that hash's fallback put it) */
+  if (wf_map_custom_error() != 0) return -1;
+  return rc;
+}
+
+static int wf_map_set_pair(TVMFFIObject* map, const TVMFFIAny* key, const TVMFFIAny* value) {
   wf_map_obj* m = wf_map_obj_of(map);
   wf_map_own* own = wf_map_own_of(map);
   if (own != NULL) {
@@ -637,7 +872,7 @@ int wf_map_set(TVMFFIObject* map, const TVMFFIAny* key, const TVMFFIAny* value) 
   if (m->slots & WF_MAP_SMALL_TAG) {
     wf_map_entry* kv = (wf_map_entry*)m->data;
     for (uint64_t i = 0; i < m->size; ++i) {
-      if (wf_map_key_equal(&kv[i].key, key)) {
+      if (wf_map_key_eq(&kv[i].key, key)) {
         wf_map_replace_value(&kv[i], &owned_value);
         return 0;
       }
@@ -670,7 +905,7 @@ int wf_map_set(TVMFFIObject* map, const TVMFFIAny* key, const TVMFFIAny* value) 
   uint64_t hash = wf_map_hash(&owned_key);
   for (;;) {
     int found;
-    uint64_t i = wf_dense_try_insert(m, &owned_key, hash, &found, 1);
+    uint64_t i = wf_dense_try_insert(m, &owned_key, hash, &found, 1, NULL);
     if (i == WF_MAP_CHAIN_FULL) {
       wf_any_release(&owned_key);
       wf_any_release(&owned_value);
@@ -727,7 +962,7 @@ int wf_map_erase(TVMFFIObject* map, const TVMFFIAny* key) {
   if (m->slots & WF_MAP_SMALL_TAG) {
     wf_map_entry* kv = (wf_map_entry*)m->data;
     uint64_t i = 0;
-    while (i < m->size && !wf_map_key_equal(&kv[i].key, key)) ++i;
+    while (i < m->size && !wf_map_key_eq(&kv[i].key, key)) ++i;
     if (i == m->size) return 0;
     removed = kv[i];
     memmove(kv + i, kv + i + 1, (size_t)(m->size - i - 1) * sizeof(wf_map_entry));
@@ -891,7 +1126,9 @@ static int wf_map_size_fn(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAn
 static int wf_map_get_item(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   TVMFFIObject* map;
   if (wf_map_args((const wf_map_fn*)self, args, n, &map) != 0) return -1;
+  wf_map_custom_reset();
   wf_map_entry* e = wf_map_find(map, &args[1]);
+  if (wf_map_custom_error() != 0) return -1;
   if (e == NULL) return wf_err_raise("KeyError", "key is not in Map");
   return TVMFFIAnyViewToOwnedAny(&e->value, result);
 }
@@ -904,7 +1141,9 @@ static int wf_map_get_or_missing(void* self, const TVMFFIAny* args, int32_t n,
                                  TVMFFIAny* result) {
   TVMFFIObject* map;
   if (wf_map_args((const wf_map_fn*)self, args, n, &map) != 0) return -1;
+  wf_map_custom_reset();
   wf_map_entry* e = wf_map_find(map, &args[1]);
+  if (wf_map_custom_error() != 0) return -1;
   if (e != NULL) return TVMFFIAnyViewToOwnedAny(&e->value, result);
   wf_obj_incref(&wf_map_missing);
   wf_any_set_object(result, &wf_map_missing);
@@ -914,7 +1153,10 @@ static int wf_map_get_or_missing(void* self, const TVMFFIAny* args, int32_t n,
 static int wf_map_count(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   TVMFFIObject* map;
   if (wf_map_args((const wf_map_fn*)self, args, n, &map) != 0) return -1;
-  wf_any_set_int(result, wf_map_find(map, &args[1]) != NULL);
+  wf_map_custom_reset();
+  int found = wf_map_find(map, &args[1]) != NULL;
+  if (wf_map_custom_error() != 0) return -1;
+  wf_any_set_int(result, found);
   return 0;
 }
 
@@ -929,8 +1171,9 @@ static int wf_dict_erase(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny
   (void)result;
   TVMFFIObject* map;
   if (wf_map_args((const wf_map_fn*)self, args, n, &map) != 0) return -1;
+  wf_map_custom_reset();
   wf_map_erase(map, &args[1]);
-  return 0;
+  return wf_map_custom_error();
 }
 
 static int wf_dict_clear(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {

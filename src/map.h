@@ -63,6 +63,12 @@ static inline int wf_map_is_small(const TVMFFIObject* map) {
 /* An empty Map or Dict (type_index); NULL with MemoryError raised. */
 TVMFFIObject* wf_map_new(int32_t type_index, int64_t capacity);
 
+/* Room for n pairs in all (a builder that knows how many keys come, e.g.
+ * a parser that has counted an object's members): a map that grows
+ * there at once is rebuilt once, not at each step; the order and pairs
+ * stay. 0, or -1 with MemoryError raised. */
+int wf_map_reserve(TVMFFIObject* map, int64_t n);
+
 /* The live entry for key, or NULL. The pointer stays valid until the map
  * next changes. */
 wf_map_entry* wf_map_find(TVMFFIObject* map, const TVMFFIAny* key);
@@ -82,9 +88,17 @@ TVMFFIObject* wf_map_copy(TVMFFIObject* map, int32_t type_index);
 int wf_map_make_unique(TVMFFIObject** map);
 
 /* Upstream's AnyHash and AnyEqual for keys: strings and bytes by content
- * (small, heap and view forms alike), other values by type and payload. */
+ * (small, heap and view forms alike), objects whose type sets
+ * `__any_hash__` / `__any_equal__` by those, other values by type and
+ * payload. */
 uint64_t wf_map_hash(const TVMFFIAny* key);
 int wf_map_key_equal(const TVMFFIAny* a, const TVMFFIAny* b);
+/* A type's own hash or equality, when it is a Function, can fail: after
+ * wf_map_custom_reset(), wf_map_find / wf_map_erase / wf_map_hash /
+ * wf_map_key_equal, wf_map_custom_error() is -1 (the error raised) when
+ * one did. wf_map_set checks by itself. */
+void wf_map_custom_reset(void);
+int wf_map_custom_error(void);
 
 /* The nesting recorded when the map was built (src/nesting.h); for a map
  * made outside this core, 1 when it has entries (its elements unknown). */

@@ -1,6 +1,7 @@
 /* ffi.StructuralKey: a value wrapped with its structural hash, so that
  * structurally equal values can meet as keys (ffi.StructuralKeyEqual). */
 #include <stddef.h>
+#include <stdint.h>
 #include <webffi/typed_call.h>
 
 #include "any.h"
@@ -76,6 +77,22 @@ static int wf_skey_equal(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny
   return 0;
 }
 
+/* `__any_hash__` / `__any_equal__` (C++ signatures int64_t(const Any&) and
+ * bool(const Any&, const Any&), as upstream registers them): a Map or
+ * Dict keyed by StructuralKeys, ours or one C++ code probes, matches keys
+ * by structure. An equality that fails to compare counts as unequal. */
+static int64_t wf_skey_any_hash(const TVMFFIAny* key) {
+  return ((const wf_structural_key*)key->v_obj)->hash_i64;
+}
+
+static _Bool wf_skey_any_equal(const TVMFFIAny* a, const TVMFFIAny* b) {
+  if (a->v_obj == b->v_obj) return 1;
+  const wf_structural_key* x = (const wf_structural_key*)a->v_obj;
+  const wf_structural_key* y = (const wf_structural_key*)b->v_obj;
+  if (b->type_index != wf_skey_index || x->hash_i64 != y->hash_i64) return 0;
+  return wf_structural_equal_ex(&x->key, &y->key, 0, 0, NULL) == 1;
+}
+
 int wf_structural_key_register(void) {
   if (wf_skey_index >= 0) return 0;
   int32_t t = wf_def_type("ffi.StructuralKey", -1, kTVMFFIObject, sizeof(wf_structural_key),
@@ -85,6 +102,8 @@ int wf_structural_key_register(void) {
   if (wf_def_field(t, "key", offsetof(wf_structural_key, key), WF_DEF_ANY, 0) != 0 ||
       wf_def_field(t, "hash_i64", offsetof(wf_structural_key, hash_i64), WF_DEF_INT64, 0) != 0 ||
       wf_def_method(t, "__ffi_init__", wf_skey_new, 1) != 0 ||
+      wf_def_attr_ptr(t, "__any_hash__", (void*)(uintptr_t)wf_skey_any_hash) != 0 ||
+      wf_def_attr_ptr(t, "__any_equal__", (void*)(uintptr_t)wf_skey_any_equal) != 0 ||
       wf_global_register("ffi.StructuralKey", wf_skey_new, NULL) != 0) {
     return -1;
   }

@@ -259,6 +259,120 @@ static void grow_erase_check(int as_string) {
   wf_obj_decref(d);
 }
 
+/* Growth after erasures and re-insertions: the insertion order (not the
+ * order of the slots) survives every rebuild, and each new table keeps
+ * upstream's invariants. The expected order is kept here as a list. */
+static void grow_after_erase_check(int as_string) {
+  enum { N = 6000 };
+  static int64_t expect[2 * N];
+  int64_t n = 0;
+  TVMFFIObject* d = new_dict();
+  /* a first fill, then every other key erased and every fourth put back */
+  for (int64_t i = 0; i < 200; ++i) {
+    TVMFFIAny k = key_n(i, as_string), v = any_int(i);
+    CHECK(wf_map_set(d, &k, &v) == 0);
+    wf_any_release(&k);
+  }
+  for (int64_t i = 0; i < 200; i += 2) {
+    TVMFFIAny k = key_n(i, as_string);
+    CHECK(wf_map_erase(d, &k) == 1);
+    wf_any_release(&k);
+  }
+  for (int64_t i = 1; i < 200; i += 2) expect[n++] = i;
+  for (int64_t i = 0; i < 200; i += 4) {
+    TVMFFIAny k = key_n(i, as_string), v = any_int(i);
+    CHECK(wf_map_set(d, &k, &v) == 0);
+    wf_any_release(&k);
+    expect[n++] = i;
+  }
+  /* then enough new keys for several rebuilds, erasing as it goes */
+  for (int64_t i = 200; i < N; ++i) {
+    TVMFFIAny k = key_n(i, as_string), v = any_int(i);
+    CHECK(wf_map_set(d, &k, &v) == 0);
+    wf_any_release(&k);
+    expect[n++] = i;
+    if (i % 5 == 0) {
+      TVMFFIAny g = key_n(i - 3, as_string);
+      CHECK(wf_map_erase(d, &g) == 1);
+      wf_any_release(&g);
+      for (int64_t j = n - 1; j >= 0; --j) {
+        if (expect[j] == i - 3) {
+          memmove(&expect[j], &expect[j + 1], (size_t)(n - j - 1) * sizeof(int64_t));
+          --n;
+          break;
+        }
+      }
+    }
+    if ((i & (i - 1)) == 0) reader_check(d);
+  }
+  reader_check(d);
+  static TVMFFIAny order[2 * N];
+  CHECK_EQ_INT(reader_keys(d, order, 2 * N), n);
+  for (int64_t j = 0; j < n; ++j) {
+    TVMFFIAny* v = reader_find(d, &order[j]);
+    CHECK(v != NULL);
+    CHECK_EQ_INT(v->v_int64, expect[j]);
+  }
+  /* the core's own walk agrees */
+  int64_t pos = 0, j = 0;
+  for (wf_map_entry* e; (e = wf_map_next(d, &pos)) != NULL; ++j) CHECK_EQ_INT(e->value.v_int64, expect[j]);
+  CHECK_EQ_INT(j, n);
+  wf_obj_decref(d);
+}
+
+void map_layout_growth_after_erase_keeps_order_int_keys(void) { grow_after_erase_check(0); }
+void map_layout_growth_after_erase_keeps_order_string_keys(void) { grow_after_erase_check(1); }
+
+/* wf_map_reserve: one rebuild up front, none while the reserved keys come;
+ * pairs and their order stay. */
+void map_layout_reserve_builds_once(void) {
+  enum { N = 1000 };
+  TVMFFIObject* d = new_dict();
+  for (int64_t i = 0; i < 3; ++i) {
+    TVMFFIAny k = key_n(i, 1), v = any_int(i);
+    CHECK(wf_map_set(d, &k, &v) == 0);
+    wf_any_release(&k);
+  }
+  CHECK(wf_map_reserve(d, 2) == 0); /* fewer than it holds: nothing changes */
+  CHECK(is_small(d));
+  CHECK(wf_map_reserve(d, N) == 0);
+  CHECK(!is_small(d) && (double)num_slots(d) * 0.99 >= N);
+  reader_check(d);
+  void* data = ptr_at(d, OFF_DATA);
+  for (int64_t i = 3; i < N; ++i) {
+    TVMFFIAny k = key_n(i, 1), v = any_int(i);
+    CHECK(wf_map_set(d, &k, &v) == 0);
+    wf_any_release(&k);
+  }
+  CHECK(ptr_at(d, OFF_DATA) == data); /* no rebuild on the way */
+  reader_check(d);
+  /* a dense map with holes, reserved far larger: same pairs, same order */
+  for (int64_t i = 0; i < N; i += 7) {
+    TVMFFIAny k = key_n(i, 1);
+    CHECK(wf_map_erase(d, &k) == 1);
+    wf_any_release(&k);
+  }
+  uint64_t slots = num_slots(d);
+  CHECK(wf_map_reserve(d, 20 * N) == 0);
+  CHECK(num_slots(d) > slots && (double)num_slots(d) * 0.99 >= 20 * N);
+  reader_check(d);
+  static TVMFFIAny order[N];
+  uint64_t n = reader_keys(d, order, N), j = 0;
+  for (int64_t i = 0; i < N; ++i) {
+    if (i % 7 == 0) continue;
+    TVMFFIAny* v = reader_find(d, &order[j++]);
+    CHECK(v != NULL);
+    CHECK_EQ_INT(v->v_int64, i);
+  }
+  CHECK_EQ_INT(j, n);
+  wf_obj_decref(d);
+  /* an empty map reserved dense */
+  d = new_dict();
+  CHECK(wf_map_reserve(d, 5) == 0 && !is_small(d) && u64_at(d, OFF_SIZE) == 0);
+  reader_check(d);
+  wf_obj_decref(d);
+}
+
 void map_layout_growth_and_erase_int_keys(void) { grow_erase_check(0); }
 void map_layout_growth_and_erase_string_keys(void) { grow_erase_check(1); }
 

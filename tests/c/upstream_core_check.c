@@ -4,6 +4,8 @@
  * table. Built as a wasm command for both toolchains (run by
  * tests/node/wasm_upstream_core.test.mjs): one line per check, a non-zero
  * exit on the first failure. */
+#include <stdint.h>
+
 #include "wasm_check.h"
 
 static int call(const char* name, TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
@@ -122,6 +124,88 @@ static void checks_on(const char* what, TVMFFIAny a, TVMFFIAny b, TVMFFIAny c, i
   TVMFFIObjectDecRef(f);
 }
 
+/* A type's __any_hash__ / __any_equal__ as function pointers, called
+ * through the table with the C++ signatures (const Any& is a pointer). */
+typedef struct {
+  TVMFFIObject header;
+  int64_t value;
+} num_obj;
+static void free_num(void* self, int flags) {
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(self);
+}
+static int64_t num_hash(const TVMFFIAny* v) { return ((num_obj*)v->v_obj)->value % 3; }
+static _Bool num_equal(const TVMFFIAny* a, const TVMFFIAny* b) {
+  return ((num_obj*)a->v_obj)->value == ((num_obj*)b->v_obj)->value;
+}
+static TVMFFIAny new_num(int32_t type, int64_t value) {
+  num_obj* o = (num_obj*)calloc(1, sizeof(num_obj));
+  if (o == NULL) exit(2);
+  o->header.combined_ref_count = 1 | (1ull << 32);
+  o->header.type_index = type;
+  o->header.deleter = free_num;
+  o->value = value;
+  TVMFFIAny a = {0};
+  a.type_index = type;
+  a.v_obj = (TVMFFIObject*)o;
+  return a;
+}
+
+/* Sets 2 * n keys (each of n values twice, as two objects, or as two
+ * StructuralKeys of equal Arrays) in a Dict: n pairs, the later value wins. */
+static int dict_keys_meet(int32_t type, int64_t n) {
+  TVMFFIAny dict, r;
+  if (call("ffi.Dict", NULL, 0, &dict) != 0) return 0;
+  int ok = 1;
+  for (int round = 0; round < 2 && ok; ++round) {
+    for (int64_t v = 0; v < n && ok; ++v) {
+      TVMFFIAny key, arr, leaf = num(v);
+      if (type >= 0) {
+        key = new_num(type, v);
+      } else {
+        ok = call("ffi.Array", &leaf, 1, &arr) == 0 && call("ffi.StructuralKey", &arr, 1, &key) == 0;
+        release(&arr);
+        if (!ok) break;
+      }
+      TVMFFIAny args[3] = {dict, key, num(v + 100 * round)};
+      ok = call("ffi.DictSetItem", args, 3, &r) == 0;
+      release(&key);
+    }
+  }
+  ok = ok && call("ffi.DictSize", &dict, 1, &r) == 0 && r.v_int64 == n;
+  for (int64_t v = 0; v < n && ok; ++v) {
+    TVMFFIAny key, arr, leaf = num(v);
+    if (type >= 0) {
+      key = new_num(type, v);
+    } else {
+      ok = call("ffi.Array", &leaf, 1, &arr) == 0 && call("ffi.StructuralKey", &arr, 1, &key) == 0;
+      release(&arr);
+      if (!ok) break;
+    }
+    TVMFFIAny args[2] = {dict, key};
+    ok = call("ffi.DictGetItem", args, 2, &r) == 0 && r.v_int64 == v + 100;
+    release(&key);
+  }
+  release(&dict);
+  return ok;
+}
+
+static void map_key_checks(void) {
+  expect(dict_keys_meet(-1, 3) && dict_keys_meet(-1, 20),
+         "Dict keys: StructuralKeys of equal values meet");
+  const char* name = "check.NumWithAnyHash";
+  TVMFFIByteArray key = {name, strlen(name)};
+  int32_t type = TVMFFITypeGetOrAllocIndex(&key, -1, 1, 0, 1, kTVMFFIObject);
+  TVMFFIAny p = {0};
+  p.type_index = kTVMFFIOpaquePtr;
+  TVMFFIByteArray h = {"__any_hash__", 12}, e = {"__any_equal__", 13};
+  p.v_ptr = (void*)(uintptr_t)num_hash;
+  int ok = type >= 0 && TVMFFITypeRegisterAttr(type, &h, &p) == 0;
+  p.v_ptr = (void*)(uintptr_t)num_equal;
+  ok = ok && TVMFFITypeRegisterAttr(type, &e, &p) == 0;
+  expect(ok && dict_keys_meet(type, 3) && dict_keys_meet(type, 20),
+         "Dict keys: a type's __any_hash__ / __any_equal__ pointers decide");
+}
+
 int main(void) {
   setvbuf(stdout, NULL, _IONBF, 0); /* every line out before a possible trap */
   /* 255 Arrays around the leaf: the deepest nesting containers accept */
@@ -136,5 +220,6 @@ int main(void) {
              call("ffi.GetInvalidObject", &none, 0, &inv) == 0 && kw.v_obj != inv.v_obj,
          "GetKwargsObject and GetInvalidObject are distinct");
   release(&kw), release(&inv);
+  map_key_checks();
   return 0;
 }

@@ -38,7 +38,7 @@
 // run in the same --work folder are reused while newer than their source
 // and every header.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -135,11 +135,31 @@ function exec(tool, args, { timeout = 0, log = null } = {}) {
 
 const webffi = (args, options) => exec(process.execPath, [cli, ...args], options);
 
+// Upstream links every file into one program, and the fixtures of
+// testing_object.h are registered (TVM_FFI_STATIC_INIT_BLOCK) only in
+// test_reflection.cc, so other files (test_any, the structural tests, ...)
+// depend on it. Its object goes into every other file's program, as in
+// upstream's, and its own tests are filtered out there: each file still
+// counts only its own tests.
+const companionSource = join(upTests, 'test_reflection.cc');
+const hasCompanion = existsSync(companionSource);
+const companionTests = hasCompanion
+  ? [...readFileSync(companionSource, 'utf8').matchAll(/^TEST(?:_F)?\(\s*(\w+)\s*,\s*(\w+)\s*\)/gm)]
+    .map((m) => `${m[1]}.${m[2]}`)
+  : [];
+const needsCompanion = (source) => hasCompanion && resolve(source) !== resolve(companionSource);
+/** Arguments for a program with the companion linked in: its tests left out unless a test is named. */
+const withoutCompanionTests = (args) => (args.some((a) => a.startsWith('--gtest_filter='))
+  ? args : [`--gtest_filter=-${companionTests.join(':')}`, ...args]);
+const runArgsOf = (source) => (needsCompanion(source) ? withoutCompanionTests : (args) => args);
+
 /** gtest's own report: tests run, names passed and failed. */
 function gtestReport(out) {
   const total = /\[==========\] Running (\d+) tests?/.exec(out);
-  const passed = [...out.matchAll(/^\[ {7}OK \] (\S+) \(/gm)].map((m) => m[1]);
-  const failed = [...out.matchAll(/^\[ {2}FAILED {2}\] (\S+\.\S+) \(/gm)].map((m) => m[1]);
+  // not anchored at a line's start: a test may print without a newline
+  // (upstream's Any.Object prints an error message) before gtest's line
+  const passed = [...out.matchAll(/\[ {7}OK \] (\S+) \(/g)].map((m) => m[1]);
+  const failed = [...out.matchAll(/\[ {2}FAILED {2}\] (\S+\.\S+) \(/g)].map((m) => m[1]);
   return { tests: total ? Number(total[1]) : null, passed, failed };
 }
 
@@ -235,9 +255,19 @@ const wasmTesting = onceObject(async () => {
   return object;
 });
 
+const wasmCompanion = onceObject(async () => {
+  const object = join(opts.work, 'wasm', 'companion-test_reflection.o');
+  if (upToDate(object, companionSource)) return object;
+  const r = await webffi(['build', '-c', '-O0', '--tvm-ffi-include', upInclude, '-I', join(gtestSrc, 'include'),
+    ...includes, companionSource, '-o', object], { log: join(opts.work, 'wasm', 'companion-test_reflection.compile.log') });
+  return r.code === 0 ? object : null;
+});
+
 /** Compiles and links one file's wasm program: { compile, link, program }. */
 async function wasmBuild(source, dir, gtest) {
   const n = basename(source, '.cc');
+  const extra = needsCompanion(source) ? [await wasmCompanion()] : [];
+  if (extra[0] === null) return { compile: false, link: false };
   const object = join(dir, `${n}.o`);
   const program = join(dir, `${n}.wasm`);
   const result = { compile: false, link: false, program };
@@ -246,8 +276,8 @@ async function wasmBuild(source, dir, gtest) {
   if (c.code !== 0) return result;
   result.compile = true;
   const testing = NEEDS_TESTING_LIBRARY.has(n) ? [await wasmTesting()] : [];
-  const l = await webffi(['build', '--command', '--cxx', '-O0', '--tvm-ffi-include', upInclude, object, ...testing,
-    ...gtest, '-o', program], { log: join(dir, `${n}.link.log`) });
+  const l = await webffi(['build', '--command', '--cxx', '-O0', '--tvm-ffi-include', upInclude, object, ...extra,
+    ...testing, ...gtest, '-o', program], { log: join(dir, `${n}.link.log`) });
   if (l.code !== 0) return result;
   result.link = true;
   return result;
@@ -271,7 +301,8 @@ function wasmProgram(source) {
 async function wasmFile(source) {
   const { program, ...result } = await wasmProgram(source);
   if (!result.link) return result;
-  const launch = (args, log) => webffi(['run', program, ...args], { timeout: timeoutOf(args), log });
+  const runArgs = runArgsOf(source);
+  const launch = (args, log) => webffi(['run', program, ...runArgs(args)], { timeout: timeoutOf(args), log });
   return { ...result, ...await runTests(launch, join(opts.work, 'wasm', basename(source, '.cc'))) };
 }
 
@@ -280,7 +311,8 @@ async function browserFile(source, browser) {
   if (!result.link) return result;
   const dir = join(opts.work, 'browser');
   mkdirSync(dir, { recursive: true });
-  const launch = (args, log) => browser.run(program, args, { timeout: timeoutOf(args), log });
+  const runArgs = runArgsOf(source);
+  const launch = (args, log) => browser.run(program, runArgs(args), { timeout: timeoutOf(args), log });
   return { ...result, ...await runTests(launch, join(dir, basename(source, '.cc'))) };
 }
 
@@ -302,8 +334,18 @@ const nativeTesting = onceObject(async () => {
   return object;
 });
 
+const nativeCompanion = onceObject(async () => {
+  const object = join(opts.work, 'native', 'companion-test_reflection.o');
+  if (upToDate(object, companionSource)) return object;
+  const r = await exec('g++', ['-std=c++17', '-O0', '-c', ...includes, '-I', join(root, 'include'), companionSource,
+    '-o', object], { log: join(opts.work, 'native', 'companion-test_reflection.compile.log') });
+  return r.code === 0 ? object : null;
+});
+
 async function nativeFile(source, dir, forward) {
   const n = basename(source, '.cc');
+  const extra = needsCompanion(source) ? [await nativeCompanion()] : [];
+  if (extra[0] === null) return { compile: false, link: false };
   const object = join(dir, `${n}.o`);
   const program = join(dir, n);
   const result = { compile: false, link: false };
@@ -312,11 +354,12 @@ async function nativeFile(source, dir, forward) {
   if (c.code !== 0) return result;
   result.compile = true;
   const testing = NEEDS_TESTING_LIBRARY.has(n) ? [await nativeTesting()] : [];
-  const l = await exec('g++', ['-rdynamic', object, ...testing, forward, nativeCore, '-lgtest_main', '-lgtest', '-lpthread', '-ldl',
+  const l = await exec('g++', ['-rdynamic', object, ...extra, ...testing, forward, nativeCore, '-lgtest_main', '-lgtest', '-lpthread', '-ldl',
     '-lm', '-o', program], { log: join(dir, `${n}.link.log`) });
   if (l.code !== 0) return result;
   result.link = true;
-  const launch = (args, log) => exec(program, args, { timeout: timeoutOf(args), log });
+  const runArgs = runArgsOf(source);
+  const launch = (args, log) => exec(program, runArgs(args), { timeout: timeoutOf(args), log });
   return { ...result, ...await runTests(launch, join(dir, n)) };
 }
 
