@@ -1,6 +1,7 @@
 /* Reflection: fields, methods, metadata, attributes and field access by name. */
 #include <webffi/webffi.h>
 
+#include "../../src/object.h"
 #include "../../src/reflection.h"
 #include "../../src/runtime_init.h"
 #include "harness.h"
@@ -209,4 +210,78 @@ void abi_metadata_describes_reflection_layouts(void) {
   CHECK(strstr(meta, "\"field_flags\":{\"writable\":1,") != NULL);
   /* the runtime's reflected test types are listed with their indices */
   CHECK(strstr(meta, "\"testing.TestIntPair\":") != NULL);
+}
+
+/* A reflected C type: int64 fields a..d and an Any field e. */
+typedef struct {
+  TVMFFIObject header;
+  int64_t a, b, c, d;
+  TVMFFIAny e;
+} init_obj;
+
+static int32_t g_init_index = -1;
+
+static void init_obj_deleter(void* self, int flags) {
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) release(&((init_obj*)self)->e);
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) wf_obj_free_space(self);
+}
+
+static int init_obj_create(TVMFFIObjectHandle* out) {
+  init_obj* o = (init_obj*)wf_obj_alloc(sizeof(init_obj), 8, g_init_index, init_obj_deleter);
+  if (o == NULL) return -1;
+  o->b = -1;
+  *out = o;
+  return 0;
+}
+
+static void add_init_field(int32_t index, const char* name, size_t offset, int64_t flags,
+                           TVMFFIAny dflt, int any_kind) {
+  TVMFFIFieldInfo f;
+  memset(&f, 0, sizeof(f));
+  f.name.data = name;
+  f.name.size = strlen(name);
+  f.flags = flags | kTVMFFIFieldFlagBitMaskWritable;
+  f.offset = (int64_t)offset;
+  f.size = any_kind ? sizeof(TVMFFIAny) : 8;
+  f.alignment = 8;
+  f.getter = any_kind ? wf_reflect_get_any : wf_reflect_get_int64;
+  f.setter = (void*)(any_kind ? wf_reflect_set_any : wf_reflect_set_int64);
+  f.field_static_type_index = any_kind ? kTVMFFIAny : kTVMFFIInt;
+  f.default_value_or_factory = dflt;
+  CHECK(TVMFFITypeRegisterField(index, &f) == 0);
+}
+
+/* A type with no native creator: `__ffi_new__` (as bindings register)
+ * makes its empty objects for ffi.MakeObjectFromPackedArgs. */
+static int new_via_attr(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  (void)args;
+  (void)n;
+  TVMFFIObjectHandle obj = NULL;
+  if (init_obj_create(&obj) != 0) return -1;
+  ((TVMFFIObject*)obj)->type_index = *(int32_t*)self;
+  *result = any_obj(obj);
+  return 0;
+}
+
+void reflection_ffi_new_attr_creates_objects(void) {
+  TVMFFIByteArray key = {"test.NewByAttr", 14};
+  static int32_t index;
+  index = TVMFFITypeGetOrAllocIndex(&key, -1, 1, 0, 1, kTVMFFIObject);
+  add_init_field(index, "a", offsetof(init_obj, a), 0, any_none(), 0);
+  TVMFFIAny args[3] = {any_cstr("test.NewByAttr"), any_cstr("a"), any_int(7)}, r = any_none();
+  CHECK(call_global("ffi.MakeObjectFromPackedArgs", args, 3, &r) == -1);
+  CHECK_RAISED("RuntimeError",
+               "Type `test.NewByAttr` does not support reflection creation (no native creator or "
+               "__ffi_new__ type attr)");
+  TVMFFIObjectHandle f = NULL;
+  CHECK(TVMFFIFunctionCreate(&index, new_via_attr, NULL, &f) == 0);
+  TVMFFIByteArray attr = {"__ffi_new__", 11};
+  TVMFFIAny fv = any_obj(f);
+  CHECK(TVMFFITypeRegisterAttr(index, &attr, &fv) == 0);
+  TVMFFIObjectDecRef(f);
+  CHECK(call_global("ffi.MakeObjectFromPackedArgs", args, 3, &r) == 0);
+  CHECK_EQ_INT(r.type_index, index);
+  CHECK_EQ_INT(((init_obj*)r.v_obj)->a, 7);
+  release(&r);
 }
