@@ -212,7 +212,8 @@ void abi_metadata_describes_reflection_layouts(void) {
   CHECK(strstr(meta, "\"testing.TestIntPair\":") != NULL);
 }
 
-/* A reflected C type: int64 fields a..d and an Any field e. */
+/* A type as upstream's ObjectDef describes one, with field flags: a plain,
+ * b InitOff with a default, c KwOnly, d with a default, e a factory. */
 typedef struct {
   TVMFFIObject header;
   int64_t a, b, c, d;
@@ -220,6 +221,7 @@ typedef struct {
 } init_obj;
 
 static int32_t g_init_index = -1;
+static int g_factory_calls;
 
 static void init_obj_deleter(void* self, int flags) {
   if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) release(&((init_obj*)self)->e);
@@ -231,6 +233,15 @@ static int init_obj_create(TVMFFIObjectHandle* out) {
   if (o == NULL) return -1;
   o->b = -1;
   *out = o;
+  return 0;
+}
+
+static int init_factory(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  (void)args;
+  (void)n;
+  ++g_factory_calls;
+  *result = any_int(1000 + g_factory_calls);
   return 0;
 }
 
@@ -249,6 +260,126 @@ static void add_init_field(int32_t index, const char* name, size_t offset, int64
   f.field_static_type_index = any_kind ? kTVMFFIAny : kTVMFFIInt;
   f.default_value_or_factory = dflt;
   CHECK(TVMFFITypeRegisterField(index, &f) == 0);
+}
+
+/* The `__ffi_init__` function ffi._RegisterFFIInit gave the type. */
+static TVMFFIObjectHandle init_of(int32_t index) {
+  TVMFFIByteArray name = {"__ffi_init__", 12};
+  const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&name);
+  CHECK(col != NULL && index - col->begin_index < col->size);
+  const TVMFFIAny* v = &col->data[index - col->begin_index];
+  CHECK_EQ_INT(v->type_index, kTVMFFIFunction);
+  return v->v_obj;
+}
+
+static int32_t define_init_type(void) {
+  if (g_init_index >= 0) return g_init_index;
+  CHECK(wf_runtime_init() == 0);
+  TVMFFIByteArray key = {"test.AutoInitC", 14};
+  int32_t index = TVMFFITypeGetOrAllocIndex(&key, -1, 1, 0, 1, kTVMFFIObject);
+  g_init_index = index;
+  TVMFFITypeMetadata meta;
+  memset(&meta, 0, sizeof(meta));
+  meta.creator = init_obj_create;
+  meta.total_size = sizeof(init_obj);
+  CHECK(TVMFFITypeRegisterMetadata(index, &meta) == 0);
+  const int64_t has_default = kTVMFFIFieldFlagBitMaskHasDefault;
+  add_init_field(index, "a", offsetof(init_obj, a), 0, any_none(), 0);
+  add_init_field(index, "b", offsetof(init_obj, b), kTVMFFIFieldFlagBitMaskInitOff | has_default,
+                 any_int(42), 0);
+  add_init_field(index, "c", offsetof(init_obj, c), kTVMFFIFieldFlagBitMaskKwOnly, any_none(), 0);
+  add_init_field(index, "d", offsetof(init_obj, d), has_default, any_int(99), 0);
+  TVMFFIObjectHandle factory = NULL;
+  CHECK(TVMFFIFunctionCreate(NULL, init_factory, NULL, &factory) == 0);
+  add_init_field(index, "e", offsetof(init_obj, e),
+                 has_default | kTVMFFIFieldFlagBitMaskDefaultFromFactory, any_obj(factory), 1);
+  TVMFFIObjectDecRef(factory);
+  TVMFFIAny arg = any_int(index), r = any_none();
+  CHECK(call_global("ffi._RegisterFFIInit", &arg, 1, &r) == 0);
+  CHECK_EQ_INT(r.type_index, kTVMFFINone);
+  return index;
+}
+
+static init_obj* auto_init(TVMFFIAny* args, int32_t n) {
+  TVMFFIAny r = any_none();
+  CHECK(TVMFFIFunctionCall(init_of(define_init_type()), args, n, &r) == 0);
+  CHECK_EQ_INT(r.type_index, g_init_index);
+  return (init_obj*)r.v_obj;
+}
+
+static void auto_init_fails(TVMFFIAny* args, int32_t n, const char* kind, const char* message) {
+  TVMFFIAny r = any_none();
+  CHECK(TVMFFIFunctionCall(init_of(define_init_type()), args, n, &r) == -1);
+  CHECK_RAISED(kind, message);
+}
+
+void reflection_auto_init_binds_positional_and_keyword_args(void) {
+  TVMFFIAny kw;
+  CHECK(call_global("ffi.GetKwargsObject", NULL, 0, &kw) == 0);
+  /* positional: a, then d (c is keyword-only, b not in the init) */
+  TVMFFIAny args1[5] = {any_int(1), any_int(3), kw, any_cstr("c"), any_int(2)};
+  init_obj* o = auto_init(args1, 5);
+  CHECK_EQ_INT(o->a, 1);
+  CHECK_EQ_INT(o->b, 42);
+  CHECK_EQ_INT(o->c, 2);
+  CHECK_EQ_INT(o->d, 3);
+  CHECK_EQ_INT(o->e.v_int64, 1000 + g_factory_calls);
+  int calls = g_factory_calls;
+  TVMFFIObjectDecRef(o);
+  /* all by keyword; each object gets a fresh factory value */
+  TVMFFIAny args2[7] = {kw, any_cstr("d"), any_int(25), any_cstr("a"), any_int(5), any_cstr("c"),
+                        any_int(15)};
+  o = auto_init(args2, 7);
+  CHECK_EQ_INT(o->a, 5);
+  CHECK_EQ_INT(o->c, 15);
+  CHECK_EQ_INT(o->d, 25);
+  CHECK_EQ_INT(g_factory_calls, calls + 1);
+  TVMFFIObjectDecRef(o);
+  /* the factory is not called for a value given */
+  TVMFFIAny args3[6] = {any_int(1), kw, any_cstr("c"), any_int(2), any_cstr("e"), any_cstr("mine")};
+  o = auto_init(args3, 6);
+  CHECK_EQ_STR(any_str(&o->e), "mine");
+  CHECK_EQ_INT(o->d, 99);
+  CHECK_EQ_INT(g_factory_calls, calls + 1);
+  TVMFFIObjectDecRef(o);
+  release(&kw);
+}
+
+void reflection_auto_init_rejects_bad_arguments(void) {
+  TVMFFIAny kw;
+  CHECK(call_global("ffi.GetKwargsObject", NULL, 0, &kw) == 0);
+  TVMFFIAny one = any_int(1);
+  auto_init_fails(&one, 1, "TypeError",
+                  "test.AutoInitC.__ffi_init__() missing required keyword-only argument: 'c'");
+  TVMFFIAny only_c[3] = {kw, any_cstr("c"), any_int(1)};
+  auto_init_fails(only_c, 3, "TypeError",
+                  "test.AutoInitC.__ffi_init__() missing required argument: 'a'");
+  TVMFFIAny three[4] = {any_int(1), any_int(2), any_int(3), any_int(4)};
+  auto_init_fails(three, 4, "TypeError",
+                  "test.AutoInitC.__ffi_init__() takes at most 3 positional argument(s), but 4 "
+                  "were given");
+  TVMFFIAny twice[6] = {any_int(1), kw, any_cstr("a"), any_int(2), any_cstr("c"), any_int(3)};
+  auto_init_fails(twice, 6, "TypeError",
+                  "test.AutoInitC.__ffi_init__() got multiple values for argument 'a'");
+  TVMFFIAny unknown[5] = {any_int(1), kw, any_cstr("z"), any_int(2)};
+  auto_init_fails(unknown, 4, "TypeError",
+                  "test.AutoInitC.__ffi_init__() got an unexpected keyword argument 'z'");
+  TVMFFIAny b_off[4] = {any_int(1), kw, any_cstr("b"), any_int(2)};
+  auto_init_fails(b_off, 4, "TypeError",
+                  "test.AutoInitC.__ffi_init__() got an unexpected keyword argument 'b'");
+  TVMFFIAny odd[3] = {any_int(1), kw, any_cstr("c")};
+  auto_init_fails(odd, 3, "TypeError",
+                  "test.AutoInitC.__ffi_init__() KWARGS requires an even number of key-value "
+                  "arguments");
+  /* a setter's error names the field, indented under the init's */
+  TVMFFIAny bad[4] = {any_cstr("x"), kw, any_cstr("c"), any_int(1)};
+  auto_init_fails(bad, 4, "TypeError",
+                  "test.AutoInitC.__ffi_init__() field 'a':\n  Cannot convert from type `str` to "
+                  "`int`");
+  release(&kw);
+  TVMFFIAny not_a_type = any_int(kTVMFFIFloat), r = any_none();
+  CHECK(call_global("ffi._RegisterFFIInit", &not_a_type, 1, &r) == -1);
+  CHECK_RAISED("ValueError", "ffi._RegisterFFIInit: 3 is not an object type index");
 }
 
 /* A type with no native creator: `__ffi_new__` (as bindings register)
