@@ -214,9 +214,11 @@ void json_graph_malformed_input_is_value_error(void) {
       {"{\"root_index\":0,\"nodes\":[]}", "Invalid JSON Object Graph: invalid node index 0"},
       {"{\"root_index\":-1,\"nodes\":[{\"type\":\"None\"}]}", "Invalid JSON Object Graph: invalid node index -1"},
       {"{\"root_index\":0,\"nodes\":[{\"type\":\"ffi.Array\",\"data\":[0]}]}",
-       "Invalid JSON Object Graph: invalid node index 0"},
-      {"{\"root_index\":1,\"nodes\":[{\"type\":\"ffi.Array\",\"data\":[1]},{\"type\":\"None\"}]}",
-       "Invalid JSON Object Graph: invalid node index 1"},
+       "Invalid JSON Object Graph: cycle through node 0"},
+      {"{\"root_index\":0,\"nodes\":[{\"type\":\"ffi.Array\",\"data\":[1]},{\"type\":\"ffi.List\",\"data\":[0]}]}",
+       "Invalid JSON Object Graph: cycle through node 0"},
+      {"{\"root_index\":0,\"nodes\":[{\"type\":\"ffi.Array\",\"data\":[1]},{\"type\":5}]}",
+       "Invalid JSON Object Graph: missing `type` in node 1"},
       {"{\"root_index\":0,\"nodes\":[{\"type\":\"ffi.List\",\"data\":[7]}]}",
        "Invalid JSON Object Graph: invalid node index 7"},
       {"{\"root_index\":1,\"nodes\":[{\"type\":\"int\",\"data\":1},{\"type\":\"ffi.Map\",\"data\":[0]}]}",
@@ -240,7 +242,7 @@ void json_graph_malformed_input_is_value_error(void) {
       {"{\"root_index\":0,\"nodes\":[{\"type\":\"testing.TestIntPair\",\"data\":{\"a\":1,\"b\":2,\"z\":3}}]}",
        "Invalid JSON Object Graph: type `testing.TestIntPair` has no field `z`"},
       {"{\"root_index\":0,\"nodes\":[{\"type\":\"testing.TestIntPairDerived\",\"data\":{\"a\":1,\"b\":2,\"c\":0}}]}",
-       "Invalid JSON Object Graph: invalid node index 0"},
+       "Invalid JSON Object Graph: cycle through node 0"},
       {"{\"root_index\":0,\"nodes\":[{\"type\":\"DataType\",\"data\":\"float32x0\"}]}",
        "unknown dtype `float32x0`"},
       {"not json", "JSON: unexpected character at offset 0"},
@@ -248,6 +250,47 @@ void json_graph_malformed_input_is_value_error(void) {
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
     check_from_error(cases[i].json, "ValueError", cases[i].message);
   }
+}
+
+/* Upstream reads nodes lazily: references may point forwards, a shared
+ * node is read once, and nodes the root does not reach are never read. */
+void json_graph_reads_nodes_in_any_order(void) {
+  TVMFFIAny arg = any_cstr(
+      "{\"root_index\":1,\"nodes\":[{\"type\":\"no.SuchType\"},"
+      "{\"type\":\"ffi.Map\",\"data\":[4,2,3,2]},{\"type\":\"ffi.List\",\"data\":[5,5]},"
+      "{\"type\":\"ffi.String\",\"data\":\"a\"},{\"type\":\"ffi.String\",\"data\":\"b\"},"
+      "{\"type\":\"int\",\"data\":42},{\"type\":7}]}"),
+            r, text;
+  CHECK(call_global("ffi.FromJSONGraphString", &arg, 1, &r) == 0);
+  CHECK_EQ_INT(r.type_index, kTVMFFIMap);
+  /* both keys hold the very same List */
+  TVMFFIAny get[2] = {r, any_cstr("a")}, a, b;
+  CHECK(call_global("ffi.MapGetItem", get, 2, &a) == 0);
+  get[1] = any_cstr("b");
+  CHECK(call_global("ffi.MapGetItem", get, 2, &b) == 0);
+  CHECK(a.type_index == kTVMFFIList && a.v_obj == b.v_obj);
+  release(&a);
+  release(&b);
+  CHECK(call_global("ffi.ToJSONGraphString", &r, 1, &text) == 0);
+  CHECK_EQ_STR(any_str(&text),
+               "{\"root_index\":4,\"nodes\":[{\"type\":\"ffi.String\",\"data\":\"b\"},"
+               "{\"type\":\"int\",\"data\":42},{\"type\":\"ffi.List\",\"data\":[1,1]},"
+               "{\"type\":\"ffi.String\",\"data\":\"a\"},{\"type\":\"ffi.Map\",\"data\":[0,2,3,2]}]}");
+  release(&text);
+  release(&r);
+  /* a reflected object's fields may refer forwards too */
+  TVMFFIAny fwd = any_cstr(
+      "{\"root_index\":0,\"nodes\":[{\"type\":\"testing.TestIntPairDerived\","
+      "\"data\":{\"a\":1,\"b\":2,\"c\":1}},{\"type\":\"ffi.String\",\"data\":\"note\"}]}");
+  CHECK(call_global("ffi.FromJSONGraphString", &fwd, 1, &r) == 0);
+  TVMFFIAny mk[2] = {any_cstr("testing.TestIntPairDerived"), any_cstr("c")}, getter, c;
+  CHECK(call_global("ffi.MakeFieldGetter", mk, 2, &getter) == 0);
+  c = any_none();
+  CHECK(TVMFFIFunctionCall(getter.v_obj, &r, 1, &c) == 0);
+  CHECK_EQ_STR(any_str(&c), "note");
+  release(&c);
+  release(&getter);
+  release(&r);
 }
 
 void json_graph_deep_nesting_is_value_error(void) {
