@@ -10,7 +10,9 @@
 
 #include "any.h"
 #include "base64.h"
+#include "enum.h"
 #include "error.h"
+#include "function.h"
 #include "json_graph.h"
 #include "map.h"
 #include "nesting.h"
@@ -44,6 +46,8 @@ typedef struct {
   int64_t* stack;       /* nodes waiting to be read, the top last */
   size_t stack_size, stack_capacity;
 } wf_graph_reader;
+
+static const TVMFFIByteArray wf_attr_from_json = {"__data_from_json__", 18};
 
 static int wf_graph_bad_data(const wf_graph_reader* r, const char* type_key) {
   return wf_err_raise("ValueError", WF_GRAPH_INVALID "invalid data for `%s` in node %lld",
@@ -131,7 +135,22 @@ static int wf_graph_read_object(const wf_graph_reader* r, const char* key, size_
     return wf_err_raise("ValueError", WF_GRAPH_INVALID "unknown type `%.*s` in node %lld",
                         (int)key_len, key, (long long)r->current);
   }
-  if (wf_reflect_creator(type_index) == NULL) {
+  wf_enum_kind enum_kind = wf_enum_kind_of(type_index);
+  if (enum_kind != WF_ENUM_NONE) {
+    TVMFFIByteArray text;
+    if (data == NULL || (enum_kind == WF_ENUM_INT ? data->type_index != kTVMFFIInt
+                                                  : !wf_any_string_view(data, &text))) {
+      return wf_graph_bad_data(r, wf_type_key(type_index));
+    }
+    return wf_enum_lookup(type_index, data, out);
+  }
+  const TVMFFIAny* hook = wf_reflect_attr_func(type_index, &wf_attr_from_json);
+  if (hook != NULL) {
+    TVMFFIAny none;
+    wf_any_set_none(&none);
+    return wf_func_call(hook->v_obj, data != NULL ? data : &none, 1, out);
+  }
+  if (!wf_reflect_can_create(type_index)) {
     return wf_json_graph_no_creator(wf_type_key(type_index), "FromJSONGraph");
   }
   if (data == NULL || (data->type_index != kTVMFFIMap && data->type_index != kTVMFFIDict)) {
@@ -323,7 +342,10 @@ static int wf_graph_push_refs(wf_graph_reader* r, int64_t i) {
   }
   if (data->type_index != kTVMFFIMap && data->type_index != kTVMFFIDict) return 0;
   int32_t type_index = TVMFFITypeGetOrAllocIndex(&type, -1, 0, 0, 0, -2); /* query only */
-  if (type_index < kTVMFFIStaticObjectBegin) return 0;
+  if (type_index < kTVMFFIStaticObjectBegin || wf_enum_kind_of(type_index) != WF_ENUM_NONE ||
+      wf_reflect_attr_func(type_index, &wf_attr_from_json) != NULL) {
+    return 0;
+  }
   int64_t pos = 0;
   for (wf_map_entry* e; (e = wf_map_next(data->v_obj, &pos)) != NULL;) {
     TVMFFIByteArray name;
