@@ -28,7 +28,7 @@
 // run in the same --work folder are reused while newer than their source
 // and every header.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -176,6 +176,53 @@ async function runTests(launch, base) {
   return report;
 }
 
+/**
+ * Upstream links every test file into one program (tests/cpp/CMakeLists.txt),
+ * so a file may use what another registers: test_serialization.cc and
+ * test_dataclass.cc use testing_object.h's types, whose reflection
+ * test_reflection.cc's static initialiser registers (test_dataclass.cc says
+ * so). Such a file is linked with the file it relies on, as upstream links
+ * it, and run filtered to its own tests.
+ */
+const COMPANIONS = {
+  test_serialization: ['test_reflection'],
+  test_dataclass: ['test_reflection'],
+};
+const sourceOf = (name) => ['', 'extra'].map((sub) => join(upTests, sub, `${name}.cc`)).find(existsSync);
+
+/** A gtest filter naming the file's own tests (TEST(Suite, Name) in its source), or null. */
+function ownTestsFilter(source) {
+  if (!(basename(source, '.cc') in COMPANIONS)) return null;
+  const text = readFileSync(source, 'utf8');
+  return [...text.matchAll(/^\s*TEST(?:_F)?\(\s*(\w+)\s*,\s*(\w+)\s*\)/gm)]
+    .map((m) => `${m[1]}.${m[2]}`).join(':');
+}
+
+/** Adds the file's own-tests filter to a run that names none. */
+const filtered = (filter, args) => (filter && !args.some((a) => a.startsWith('--gtest_filter'))
+  ? [`--gtest_filter=${filter}`, ...args] : args);
+
+/** Compiles each source once per side (a companion may be asked for by several files). */
+function compiler(compile) {
+  const done = new Map();
+  return (source) => {
+    if (!done.has(source)) done.set(source, compile(source));
+    return done.get(source);
+  };
+}
+
+/** The companions' objects, or null when one does not compile. */
+async function companionObjects(source, compileObject) {
+  const objects = [];
+  for (const name of COMPANIONS[basename(source, '.cc')] ?? []) {
+    const companion = sourceOf(name);
+    const r = companion ? await compileObject(companion) : { ok: false };
+    if (!r.ok) return null;
+    objects.push(r.object);
+  }
+  return objects;
+}
+
 async function buildGtestWasm(dir) {
   const lib = join(dir, 'libgtest.a');
   const main = join(dir, 'libgtest_main.a');
@@ -192,20 +239,29 @@ async function buildGtestWasm(dir) {
   return [main, lib];
 }
 
-async function wasmFile(source, dir, gtest) {
+const wasmCompile = (dir) => compiler(async (source) => {
   const n = basename(source, '.cc');
   const object = join(dir, `${n}.o`);
-  const program = join(dir, `${n}.wasm`);
-  const result = { compile: false, link: false };
   const c = upToDate(object, source) ? { code: 0 } : await webffi(['build', '-c', '-O0', '--tvm-ffi-include', upInclude, '-I', join(gtestSrc, 'include'),
     ...includes, source, '-o', object], { log: join(dir, `${n}.compile.log`) });
-  if (c.code !== 0) return result;
+  return { ok: c.code === 0, object };
+});
+
+async function wasmFile(source, dir, gtest, compileObject) {
+  const n = basename(source, '.cc');
+  const program = join(dir, `${n}.wasm`);
+  const result = { compile: false, link: false };
+  const { ok, object } = await compileObject(source);
+  if (!ok) return result;
   result.compile = true;
-  const l = await webffi(['build', '--command', '--cxx', '-O0', '--tvm-ffi-include', upInclude, object, ...gtest,
-    '-o', program], { log: join(dir, `${n}.link.log`) });
+  const companions = await companionObjects(source, compileObject);
+  if (companions === null) return result;
+  const l = await webffi(['build', '--command', '--cxx', '-O0', '--tvm-ffi-include', upInclude, object, ...companions,
+    ...gtest, '-o', program], { log: join(dir, `${n}.link.log`) });
   if (l.code !== 0) return result;
   result.link = true;
-  const launch = (args, log) => webffi(['run', program, ...args], { timeout: timeoutOf(args), log });
+  const own = ownTestsFilter(source);
+  const launch = (args, log) => webffi(['run', program, ...filtered(own, args)], { timeout: timeoutOf(args), log });
   return { ...result, ...await runTests(launch, join(dir, n)) };
 }
 
@@ -218,20 +274,29 @@ async function nativeForward(dir) {
   return object;
 }
 
-async function nativeFile(source, dir, forward) {
+const nativeCompile = (dir) => compiler(async (source) => {
   const n = basename(source, '.cc');
   const object = join(dir, `${n}.o`);
-  const program = join(dir, n);
-  const result = { compile: false, link: false };
   const c = upToDate(object, source) ? { code: 0 } : await exec('g++', ['-std=c++17', '-O0', '-c', ...includes, '-I', join(root, 'include'), source, '-o', object],
     { log: join(dir, `${n}.compile.log`) });
-  if (c.code !== 0) return result;
+  return { ok: c.code === 0, object };
+});
+
+async function nativeFile(source, dir, forward, compileObject) {
+  const n = basename(source, '.cc');
+  const program = join(dir, n);
+  const result = { compile: false, link: false };
+  const { ok, object } = await compileObject(source);
+  if (!ok) return result;
   result.compile = true;
-  const l = await exec('g++', ['-rdynamic', object, forward, nativeCore, '-lgtest_main', '-lgtest', '-lpthread', '-ldl',
+  const companions = await companionObjects(source, compileObject);
+  if (companions === null) return result;
+  const l = await exec('g++', ['-rdynamic', object, ...companions, forward, nativeCore, '-lgtest_main', '-lgtest', '-lpthread', '-ldl',
     '-lm', '-o', program], { log: join(dir, `${n}.link.log`) });
   if (l.code !== 0) return result;
   result.link = true;
-  const launch = (args, log) => exec(program, args, { timeout: timeoutOf(args), log });
+  const own = ownTestsFilter(source);
+  const launch = (args, log) => exec(program, filtered(own, args), { timeout: timeoutOf(args), log });
   return { ...result, ...await runTests(launch, join(dir, n)) };
 }
 
@@ -253,12 +318,14 @@ if (opts.wasm) {
   const dir = join(opts.work, 'wasm');
   mkdirSync(dir, { recursive: true });
   const gtest = await buildGtestWasm(join(opts.work, 'gtest-wasm'));
-  sides.push(['wasm', (s) => wasmFile(s, dir, gtest)]);
+  const compileObject = wasmCompile(dir);
+  sides.push(['wasm', (s) => wasmFile(s, dir, gtest, compileObject)]);
 }
 if (opts.native) {
   const dir = join(opts.work, 'native');
   const forward = await nativeForward(dir);
-  sides.push(['native', (s) => nativeFile(s, dir, forward)]);
+  const compileObject = nativeCompile(dir);
+  sides.push(['native', (s) => nativeFile(s, dir, forward, compileObject)]);
 }
 const results = {};
 for (const [side, fn] of sides) {
