@@ -106,6 +106,8 @@ const TVMFFIAny* wf_enum_canonical_index(TVMFFIObject* obj, TVMFFIAny* int_slot)
   return &e->str_index;
 }
 
+const TVMFFIAny* wf_enum_name(TVMFFIObject* obj) { return &((const wf_enum*)obj)->str_index; }
+
 int wf_enum_lookup(int32_t type_index, const TVMFFIAny* index, TVMFFIAny* out) {
   static const TVMFFIByteArray column = {"__ffi_enum__", 12};
   const TVMFFIAny* state = wf_reflect_attr(type_index, &column);

@@ -13,6 +13,9 @@ wf_enum_kind wf_enum_kind_of(int32_t type_index);
  * Int for an IntEnum, else its `_str_index` String. */
 const TVMFFIAny* wf_enum_canonical_index(TVMFFIObject* obj, TVMFFIAny* int_slot);
 
+/* An enum singleton's name, its `_str_index` String (borrowed). */
+const TVMFFIAny* wf_enum_name(TVMFFIObject* obj);
+
 /* The registered singleton (new reference) of enum class type_index whose
  * canonical index is `index`; ValueError when there is none. */
 int wf_enum_lookup(int32_t type_index, const TVMFFIAny* index, TVMFFIAny* out);

@@ -584,3 +584,13 @@ void json_graph_data_json_hooks_choose_the_form(void) {
   release(&back);
   release(&value);
 }
+
+/* ReprPrint as upstream's: an enum singleton prints as `Class.name`. */
+void enum_singletons_print_as_class_dot_name(void) {
+  TVMFFIAny red = define_enum("test.ReprIntEnum", "ffi.IntEnum", 1, "Red");
+  TVMFFIAny items[2] = {red, red};
+  TVMFFIAny arr = make("ffi.Array", items, 2), r;
+  CHECK(call_global("ffi.ReprPrint", &arr, 1, &r) == 0);
+  CHECK_EQ_STR(any_str(&r), "(test.ReprIntEnum.Red, test.ReprIntEnum.Red)");
+  release(&r), release(&arr), release(&red);
+}

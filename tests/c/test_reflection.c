@@ -416,3 +416,26 @@ void reflection_ffi_new_attr_creates_objects(void) {
   CHECK_EQ_INT(((init_obj*)r.v_obj)->a, 7);
   release(&r);
 }
+
+/* ReprPrint as upstream's: fields in parentheses, only the type key for an
+ * object that shows none, `<KWARGS>` for the marker. */
+void reflection_repr_prints_fields_or_the_type_key(void) {
+  TVMFFIAny kw, r;
+  CHECK(call_global("ffi.GetKwargsObject", NULL, 0, &kw) == 0);
+  TVMFFIAny args[6] = {any_int(1), any_int(3), kw, any_cstr("c"), any_int(2)};
+  args[5] = any_cstr("e");
+  TVMFFIAny full[7] = {args[0], args[1], kw, args[3], args[4], args[5], any_cstr("x")};
+  TVMFFIAny obj = any_obj(auto_init(full, 7));
+  CHECK(call_global("ffi.ReprPrint", &obj, 1, &r) == 0);
+  CHECK_EQ_STR(any_str(&r), "test.AutoInitC(a=1, b=42, c=2, d=3, e=\"x\")");
+  release(&r);
+  release(&obj);
+  TVMFFIByteArray key = {"test.NoFields", 13};
+  int32_t index = TVMFFITypeGetOrAllocIndex(&key, -1, 1, 0, 1, kTVMFFIObject);
+  TVMFFIAny bare = any_obj(wf_obj_alloc(sizeof(TVMFFIObject), 8, index, wf_obj_plain_deleter));
+  TVMFFIAny pair[2] = {bare, kw}, arr;
+  CHECK(call_global("ffi.Array", pair, 2, &arr) == 0);
+  CHECK(call_global("ffi.ReprPrint", &arr, 1, &r) == 0);
+  CHECK_EQ_STR(any_str(&r), "(test.NoFields, <KWARGS>)");
+  release(&r), release(&arr), release(&bare), release(&kw);
+}
