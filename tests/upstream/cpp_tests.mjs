@@ -110,8 +110,10 @@ const webffi = (args, options) => exec(process.execPath, [cli, ...args], options
 /** gtest's own report: tests run, names passed and failed. */
 function gtestReport(out) {
   const total = /\[==========\] Running (\d+) tests?/.exec(out);
-  const passed = [...out.matchAll(/^\[ {7}OK \] (\S+) \(/gm)].map((m) => m[1]);
-  const failed = [...out.matchAll(/^\[ {2}FAILED {2}\] (\S+\.\S+) \(/gm)].map((m) => m[1]);
+  // not anchored to a line's start: a test may print without a newline
+  // (test_any.cc's Any.Object does), and its OK line then follows on that line
+  const passed = [...out.matchAll(/\[ {7}OK \] (\S+) \(/g)].map((m) => m[1]);
+  const failed = [...out.matchAll(/\[ {2}FAILED {2}\] (\S+\.\S+) \(/g)].map((m) => m[1]);
   return { tests: total ? Number(total[1]) : null, passed, failed };
 }
 
@@ -178,21 +180,21 @@ async function runTests(launch, base) {
 
 /**
  * Upstream links every test file into one program (tests/cpp/CMakeLists.txt),
- * so a file may use what another registers: test_serialization.cc and
- * test_dataclass.cc use testing_object.h's types, whose reflection
- * test_reflection.cc's static initialiser registers (test_dataclass.cc says
- * so). Such a file is linked with the file it relies on, as upstream links
- * it, and run filtered to its own tests.
+ * so a file may use what another registers: the types of testing_object.h
+ * get their reflection (fields, creators) only from test_reflection.cc's
+ * static initialiser (test_dataclass.cc says so), yet test_serialization.cc,
+ * test_dataclass.cc, test_any.cc, test_structural_*.cc, ... use it. A file
+ * that includes testing_object.h is linked with test_reflection.cc, as
+ * upstream links it, and run filtered to its own tests.
  */
-const COMPANIONS = {
-  test_serialization: ['test_reflection'],
-  test_dataclass: ['test_reflection'],
-};
+const REGISTRAR = 'test_reflection';
 const sourceOf = (name) => ['', 'extra'].map((sub) => join(upTests, sub, `${name}.cc`)).find(existsSync);
+const companionsOf = (source) => (basename(source, '.cc') !== REGISTRAR &&
+  /^\s*#include\s+"(\.{1,2}\/)?testing_object\.h"/m.test(readFileSync(source, 'utf8')) ? [REGISTRAR] : []);
 
 /** A gtest filter naming the file's own tests (TEST(Suite, Name) in its source), or null. */
 function ownTestsFilter(source) {
-  if (!(basename(source, '.cc') in COMPANIONS)) return null;
+  if (companionsOf(source).length === 0) return null;
   const text = readFileSync(source, 'utf8');
   return [...text.matchAll(/^\s*TEST(?:_F)?\(\s*(\w+)\s*,\s*(\w+)\s*\)/gm)]
     .map((m) => `${m[1]}.${m[2]}`).join(':');
@@ -214,7 +216,7 @@ function compiler(compile) {
 /** The companions' objects, or null when one does not compile. */
 async function companionObjects(source, compileObject) {
   const objects = [];
-  for (const name of COMPANIONS[basename(source, '.cc')] ?? []) {
+  for (const name of companionsOf(source)) {
     const companion = sourceOf(name);
     const r = companion ? await compileObject(companion) : { ok: false };
     if (!r.ok) return null;
