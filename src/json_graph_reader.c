@@ -1,12 +1,16 @@
-/* Reads the JSON graph as hostile input: every reference must point at an
- * earlier node, so reading needs no recursion and cannot loop; nesting is
- * bounded so that freeing or printing the result stays within the stack;
- * and only types that have a creator are ever made. */
+/* Reads the JSON graph as hostile input. Nodes may come in any order (a
+ * reference may point forwards), and only the nodes the root reaches are
+ * read, as upstream reads them lazily. Reading needs no recursion: a node's
+ * references are read first from an explicit stack, and a reference back
+ * to a node whose references are still being read is a cycle. Nesting is
+ * bounded so that freeing or printing the result stays within the stack,
+ * and only types that can be created are ever made. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "any.h"
 #include "base64.h"
+#include "enum.h"
 #include "error.h"
 #include "function.h"
 #include "json_graph.h"
@@ -30,12 +34,20 @@ static const TVMFFIAny* wf_graph_get(TVMFFIObject* map, const char* key) {
 
 #define WF_GRAPH_INVALID "Invalid JSON Object Graph: "
 
+enum { WF_NODE_UNREAD = 0, WF_NODE_OPEN = 1, WF_NODE_READ = 2 };
+
 typedef struct {
-  TVMFFIAny* values; /* decoded nodes so far */
-  int32_t* depths;   /* how deep each decoded value nests */
-  int64_t count;
-  int64_t current; /* the node being decoded */
+  TVMFFIObject* nodes;  /* the graph's `nodes` Array */
+  int64_t n;            /* its length */
+  TVMFFIAny* values;    /* decoded nodes (None until read) */
+  int32_t* depths;      /* how deep each decoded value nests */
+  unsigned char* state; /* WF_NODE_* per node */
+  int64_t current;      /* the node being decoded */
+  int64_t* stack;       /* nodes waiting to be read, the top last */
+  size_t stack_size, stack_capacity;
 } wf_graph_reader;
+
+static const TVMFFIByteArray wf_attr_from_json = {"__data_from_json__", 18};
 
 static int wf_graph_bad_data(const wf_graph_reader* r, const char* type_key) {
   return wf_err_raise("ValueError", WF_GRAPH_INVALID "invalid data for `%s` in node %lld",
@@ -50,7 +62,7 @@ static const TVMFFIAny* wf_graph_ref(const wf_graph_reader* r, const TVMFFIAny* 
     wf_graph_bad_data(r, "node index");
     return NULL;
   }
-  if (ref->v_int64 < 0 || ref->v_int64 >= r->current) {
+  if (ref->v_int64 < 0 || ref->v_int64 >= r->n || r->state[ref->v_int64] != WF_NODE_READ) {
     wf_err_raise("ValueError", WF_GRAPH_INVALID "invalid node index %lld",
                  (long long)ref->v_int64);
     return NULL;
@@ -104,18 +116,7 @@ static int wf_graph_read_field(const TVMFFIFieldInfo* field, void* ctx) {
       return wf_err_raise("TypeError", "Required field `%s` not set in type `%s`",
                           field->name.data, c->type_key);
     }
-    if (field->flags & kTVMFFIFieldFlagBitMaskDefaultFromFactory) {
-      const TVMFFIAny* factory = &field->default_value_or_factory;
-      if (factory->type_index != kTVMFFIFunction) {
-        return wf_err_raise("TypeError", "Default factory of field `%s` is not a function",
-                            field->name.data);
-      }
-      if (wf_func_call(factory->v_obj, NULL, 0, &value) != 0) return -1;
-      int rc = wf_reflect_set(c->obj, field, &value);
-      wf_any_release(&value);
-      return rc;
-    }
-    return wf_reflect_set(c->obj, field, &field->default_value_or_factory);
+    return wf_reflect_set_default(c->obj, field);
   }
   ++c->matched;
   if (wf_json_graph_inline_field(field)) {
@@ -134,15 +135,31 @@ static int wf_graph_read_object(const wf_graph_reader* r, const char* key, size_
     return wf_err_raise("ValueError", WF_GRAPH_INVALID "unknown type `%.*s` in node %lld",
                         (int)key_len, key, (long long)r->current);
   }
-  int (*creator)(TVMFFIObjectHandle*) = wf_reflect_creator(type_index);
-  if (creator == NULL) return wf_json_graph_no_creator(wf_type_key(type_index), "FromJSONGraph");
+  wf_enum_kind enum_kind = wf_enum_kind_of(type_index);
+  if (enum_kind != WF_ENUM_NONE) {
+    TVMFFIByteArray text;
+    if (data == NULL || (enum_kind == WF_ENUM_INT ? data->type_index != kTVMFFIInt
+                                                  : !wf_any_string_view(data, &text))) {
+      return wf_graph_bad_data(r, wf_type_key(type_index));
+    }
+    return wf_enum_lookup(type_index, data, out);
+  }
+  const TVMFFIAny* hook = wf_reflect_attr_func(type_index, &wf_attr_from_json);
+  if (hook != NULL) {
+    TVMFFIAny none;
+    wf_any_set_none(&none);
+    return wf_func_call(hook->v_obj, data != NULL ? data : &none, 1, out);
+  }
+  if (!wf_reflect_can_create(type_index)) {
+    return wf_json_graph_no_creator(wf_type_key(type_index), "FromJSONGraph");
+  }
   if (data == NULL || (data->type_index != kTVMFFIMap && data->type_index != kTVMFFIDict)) {
     return wf_graph_bad_data(r, wf_type_key(type_index));
   }
-  TVMFFIObjectHandle made = NULL;
-  if (creator(&made) != 0) return -1;
-  wf_any_set_object(out, (TVMFFIObject*)made);
-  wf_graph_read_fields_ctx ctx = {r, (TVMFFIObject*)made, data->v_obj, wf_type_key(type_index), 0};
+  TVMFFIObject* made = NULL;
+  if (wf_reflect_create(type_index, &made) != 0) return -1;
+  wf_any_set_object(out, made);
+  wf_graph_read_fields_ctx ctx = {r, made, data->v_obj, wf_type_key(type_index), 0};
   if (wf_reflect_visit_fields(type_index, wf_graph_read_field, &ctx) != 0) return -1;
   if (ctx.matched != wf_map_size(data->v_obj)) {
     int64_t pos = 0;
@@ -264,6 +281,111 @@ static int wf_graph_read_node(wf_graph_reader* r, const TVMFFIByteArray* type,
   return 0;
 }
 
+/* A node's type text and data; ValueError when it is not a node. */
+static int wf_graph_node_parts(const wf_graph_reader* r, int64_t i, TVMFFIByteArray* type,
+                               const TVMFFIAny** data) {
+  const TVMFFIAny* node = &wf_seq_data(r->nodes)[i];
+  if (node->type_index != kTVMFFIMap && node->type_index != kTVMFFIDict) {
+    return wf_err_raise("ValueError", WF_GRAPH_INVALID "node %lld is not an object", (long long)i);
+  }
+  const TVMFFIAny* t = wf_graph_get(node->v_obj, "type");
+  if (t == NULL || !wf_any_string_view(t, type)) {
+    return wf_err_raise("ValueError", WF_GRAPH_INVALID "missing `type` in node %lld", (long long)i);
+  }
+  *data = wf_graph_get(node->v_obj, "data");
+  return 0;
+}
+
+static int wf_graph_push_node(wf_graph_reader* r, int64_t i) {
+  if (r->stack_size == r->stack_capacity) {
+    size_t cap = r->stack_capacity ? r->stack_capacity * 2 : 64;
+    int64_t* grown = (int64_t*)realloc(r->stack, cap * sizeof(int64_t));
+    if (grown == NULL) return wf_err_raise_oom(cap * sizeof(int64_t));
+    r->stack = grown;
+    r->stack_capacity = cap;
+  }
+  r->stack[r->stack_size++] = i;
+  return 0;
+}
+
+/* Queues a reference of the node being opened; anything that is not a
+ * valid index is left for decoding to report. */
+static int wf_graph_push_ref(wf_graph_reader* r, const TVMFFIAny* ref) {
+  if (ref->type_index != kTVMFFIInt || ref->v_int64 < 0 || ref->v_int64 >= r->n) return 0;
+  switch (r->state[ref->v_int64]) {
+    case WF_NODE_UNREAD: return wf_graph_push_node(r, ref->v_int64);
+    case WF_NODE_OPEN:
+      return wf_err_raise("ValueError", WF_GRAPH_INVALID "cycle through node %lld",
+                          (long long)ref->v_int64);
+    default: return 0;
+  }
+}
+
+static int wf_graph_key_is(const TVMFFIByteArray* type, const char* key) {
+  return type->size == strlen(key) && memcmp(type->data, key, type->size) == 0;
+}
+
+/* Queues the nodes node i refers to: a container's items, a reflected
+ * object's fields stored as node indices. */
+static int wf_graph_push_refs(wf_graph_reader* r, int64_t i) {
+  TVMFFIByteArray type;
+  const TVMFFIAny* data;
+  if (wf_graph_node_parts(r, i, &type, &data) != 0) return -1;
+  if (data == NULL || !wf_any_is_object(data)) return 0;
+  if (wf_graph_key_is(&type, "ffi.Array") || wf_graph_key_is(&type, "ffi.List") ||
+      wf_graph_key_is(&type, "ffi.Map") || wf_graph_key_is(&type, "ffi.Dict")) {
+    if (!wf_graph_is_array(data)) return 0;
+    for (int64_t k = 0; k < wf_seq_size(data->v_obj); ++k) {
+      if (wf_graph_push_ref(r, &wf_seq_data(data->v_obj)[k]) != 0) return -1;
+    }
+    return 0;
+  }
+  if (data->type_index != kTVMFFIMap && data->type_index != kTVMFFIDict) return 0;
+  int32_t type_index = TVMFFITypeGetOrAllocIndex(&type, -1, 0, 0, 0, -2); /* query only */
+  if (type_index < kTVMFFIStaticObjectBegin || wf_enum_kind_of(type_index) != WF_ENUM_NONE ||
+      wf_reflect_attr_func(type_index, &wf_attr_from_json) != NULL) {
+    return 0;
+  }
+  int64_t pos = 0;
+  for (wf_map_entry* e; (e = wf_map_next(data->v_obj, &pos)) != NULL;) {
+    TVMFFIByteArray name;
+    if (!wf_any_string_view(&e->key, &name)) continue;
+    const TVMFFIFieldInfo* f = wf_reflect_find_field(type_index, name.data, name.size);
+    if (f != NULL && !wf_json_graph_inline_field(f) && wf_graph_push_ref(r, &e->value) != 0) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* Reads node `root` and everything it reaches, references first. */
+static int wf_graph_read_from(wf_graph_reader* r, int64_t root) {
+  if (wf_graph_push_node(r, root) != 0) return -1;
+  while (r->stack_size > 0) {
+    int64_t i = r->stack[r->stack_size - 1];
+    if (r->state[i] == WF_NODE_READ) { /* queued twice, read once */
+      --r->stack_size;
+      continue;
+    }
+    if (r->state[i] == WF_NODE_UNREAD) {
+      r->state[i] = WF_NODE_OPEN;
+      size_t before = r->stack_size;
+      if (wf_graph_push_refs(r, i) != 0) return -1;
+      if (r->stack_size != before) continue; /* back here once they are read */
+    }
+    TVMFFIByteArray type;
+    const TVMFFIAny* data;
+    r->current = i;
+    if (wf_graph_node_parts(r, i, &type, &data) != 0 ||
+        wf_graph_read_node(r, &type, data, &r->values[i]) != 0) {
+      return -1;
+    }
+    r->state[i] = WF_NODE_READ;
+    --r->stack_size;
+  }
+  return 0;
+}
+
 int wf_json_graph_read(const TVMFFIAny* graph, TVMFFIAny* out) {
   if (graph->type_index != kTVMFFIMap && graph->type_index != kTVMFFIDict) {
     return wf_err_raise("ValueError", WF_GRAPH_INVALID "expected a JSON object");
@@ -279,43 +401,30 @@ int wf_json_graph_read(const TVMFFIAny* graph, TVMFFIAny* out) {
     return wf_err_raise("ValueError", WF_GRAPH_INVALID "`nodes` must be an array");
   }
   int64_t n = wf_seq_size(nodes->v_obj);
-  size_t slots = (size_t)(n > 0 ? n : 1);
-  wf_graph_reader r = {(TVMFFIAny*)calloc(slots, sizeof(TVMFFIAny)),
-                       (int32_t*)calloc(slots, sizeof(int32_t)), 0, 0};
-  if (r.values == NULL || r.depths == NULL) {
-    free(r.values);
-    free(r.depths);
-    return wf_err_raise_oom(slots * (sizeof(TVMFFIAny) + sizeof(int32_t)));
+  if (root->v_int64 < 0 || root->v_int64 >= n) {
+    return wf_err_raise("ValueError", WF_GRAPH_INVALID "invalid node index %lld",
+                        (long long)root->v_int64);
   }
-  int rc = 0;
-  for (; r.current < n && rc == 0; ++r.current) {
-    const TVMFFIAny* node = &wf_seq_data(nodes->v_obj)[r.current];
-    const TVMFFIAny* type = NULL;
-    TVMFFIByteArray type_text;
-    if (node->type_index != kTVMFFIMap && node->type_index != kTVMFFIDict) {
-      rc = wf_err_raise("ValueError", WF_GRAPH_INVALID "node %lld is not an object",
-                        (long long)r.current);
-    } else if ((type = wf_graph_get(node->v_obj, "type")) == NULL ||
-               !wf_any_string_view(type, &type_text)) {
-      rc = wf_err_raise("ValueError", WF_GRAPH_INVALID "missing `type` in node %lld",
-                        (long long)r.current);
-    } else {
-      rc = wf_graph_read_node(&r, &type_text, wf_graph_get(node->v_obj, "data"),
-                              &r.values[r.current]);
-    }
-    r.count = r.current + 1;
-  }
-  if (rc == 0 && (root->v_int64 < 0 || root->v_int64 >= n)) {
-    rc = wf_err_raise("ValueError", WF_GRAPH_INVALID "invalid node index %lld",
-                      (long long)root->v_int64);
+  size_t slots = (size_t)n;
+  wf_graph_reader r = {nodes->v_obj, n, (TVMFFIAny*)calloc(slots, sizeof(TVMFFIAny)),
+                       (int32_t*)calloc(slots, sizeof(int32_t)),
+                       (unsigned char*)calloc(slots, 1), 0, NULL, 0, 0};
+  int rc;
+  if (r.values == NULL || r.depths == NULL || r.state == NULL) {
+    rc = wf_err_raise_oom(slots * (sizeof(TVMFFIAny) + sizeof(int32_t) + 1));
+  } else {
+    rc = wf_graph_read_from(&r, root->v_int64);
   }
   if (rc == 0) {
     *out = r.values[root->v_int64];
     wf_any_set_none(&r.values[root->v_int64]);
   }
-  for (int64_t i = 0; i < r.count; ++i) wf_any_release(&r.values[i]);
+  if (r.values != NULL) {
+    for (int64_t i = 0; i < n; ++i) wf_any_release(&r.values[i]);
+  }
   free(r.values);
   free(r.depths);
+  free(r.state);
+  free(r.stack);
   return rc;
 }
-

@@ -8,8 +8,10 @@
 #include "base64.h"
 #include "device.h"
 #include "dtype.h"
+#include "enum.h"
 #include "error.h"
 #include "float_format.h"
+#include "function.h"
 #include "json.h"
 #include "json_graph.h"
 #include "map.h"
@@ -30,6 +32,8 @@ typedef struct {
 } wf_graph_writer;
 
 static int wf_graph_write(wf_graph_writer* w, const TVMFFIAny* v, int depth, int64_t* out);
+
+static const TVMFFIByteArray wf_attr_to_json = {"__data_to_json__", 16};
 
 static int wf_graph_push(wf_graph_writer* w, int64_t index) {
   if (w->pending_size == w->pending_capacity) {
@@ -149,6 +153,10 @@ static int wf_graph_node(wf_graph_writer* w, const TVMFFIAny* v, int depth) {
   const char* key = is_string ? "ffi.String" : is_bytes ? "ffi.Bytes" : wf_type_key(v->type_index);
   int32_t t = v->type_index;
   wf_graph_fields_ctx fields = {w, NULL, depth, base, 0};
+  const TVMFFIAny* enum_index = NULL;
+  const TVMFFIAny* hook = NULL;
+  TVMFFIAny enum_int, custom;
+  wf_any_set_none(&custom);
 
   /* children first */
   if (!is_string && !is_bytes && wf_any_is_object(v)) {
@@ -166,9 +174,17 @@ static int wf_graph_node(wf_graph_writer* w, const TVMFFIAny* v, int depth) {
         }
       }
     } else if (t != kTVMFFIShape) {
-      if (wf_reflect_creator(t) == NULL) return wf_json_graph_no_creator(key, "ToJSONGraph");
-      fields.obj = obj;
-      if (wf_reflect_visit_fields(t, wf_graph_field, &fields) != 0) return -1;
+      /* An enum is its canonical index; a type with `__data_to_json__` is
+       * what its hook returns (plain JSON, no nodes); others their fields. */
+      if (wf_enum_kind_of(t) != WF_ENUM_NONE) {
+        enum_index = wf_enum_canonical_index(obj, &enum_int);
+      } else if ((hook = wf_reflect_attr_func(t, &wf_attr_to_json)) != NULL) {
+        if (wf_func_call(hook->v_obj, v, 1, &custom) != 0) return -1;
+      } else {
+        if (!wf_reflect_can_create(t)) return wf_json_graph_no_creator(key, "ToJSONGraph");
+        fields.obj = obj;
+        if (wf_reflect_visit_fields(t, wf_graph_field, &fields) != 0) return -1;
+      }
     }
   } else if (!is_string && !is_bytes && !wf_graph_is_pod(v) && t != kTVMFFIDevice) {
     return wf_json_graph_no_creator(key, "ToJSONGraph"); /* void*, DLTensor*, ... */
@@ -203,6 +219,15 @@ static int wf_graph_node(wf_graph_writer* w, const TVMFFIAny* v, int depth) {
         wf_buf_int(out, shape->data[i]);
       }
       wf_buf_append(out, "]", 1);
+    } else if (enum_index != NULL) {
+      TVMFFIByteArray text;
+      if (wf_any_string_view(enum_index, &text)) {
+        wf_repr_quoted(text.data, text.size, out);
+      } else {
+        rc = wf_graph_literal(out, enum_index);
+      }
+    } else if (hook != NULL) {
+      rc = wf_json_write(&custom, -1, out);
     } else if (fields.obj != NULL) {
       wf_buf_append(out, "{", 1);
       fields.writing = 1;
@@ -213,6 +238,7 @@ static int wf_graph_node(wf_graph_writer* w, const TVMFFIAny* v, int depth) {
     }
   }
   wf_buf_append(out, "}", 1);
+  wf_any_release(&custom);
   w->pending_size = base;
   if (rc != 0) return -1;
   return out->failed ? wf_err_raise_oom(out->capacity * 2) : 0;

@@ -38,20 +38,7 @@ static int wf_make_field(const TVMFFIFieldInfo* field, void* ctx) {
     return wf_err_raise("TypeError", "Required field `%.*s` not set in type `%s`",
                         (int)field->name.size, field->name.data, c->type_key);
   }
-  if (field->flags & kTVMFFIFieldFlagBitMaskDefaultFromFactory) {
-    const TVMFFIAny* factory = &field->default_value_or_factory;
-    if (factory->type_index != kTVMFFIFunction) {
-      return wf_err_raise("TypeError", "Default factory of field `%.*s` is not a function",
-                          (int)field->name.size, field->name.data);
-    }
-    TVMFFIAny value;
-    wf_any_set_none(&value);
-    if (wf_func_call(factory->v_obj, NULL, 0, &value) != 0) return -1;
-    int rc = wf_reflect_set(c->obj, field, &value);
-    wf_any_release(&value);
-    return rc;
-  }
-  return wf_reflect_set(c->obj, field, &field->default_value_or_factory);
+  return wf_reflect_set_default(c->obj, field);
 }
 
 static int wf_make_object(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
@@ -83,33 +70,28 @@ static int wf_make_object(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAn
     }
   }
   const char* type_key = wf_type_key(type_index);
-  int (*creator)(TVMFFIObjectHandle*) = wf_reflect_creator(type_index);
-  if (creator == NULL) {
-    return wf_err_raise("RuntimeError", "Type `%s` does not support reflection creation",
-                        type_key);
-  }
   unsigned char used[128];
   if (n / 2 > (int32_t)sizeof(used)) {
     return wf_err_raise("ValueError", "ffi.MakeObjectFromPackedArgs: more than %d fields",
                         (int)sizeof(used));
   }
   memset(used, 0, sizeof(used));
-  TVMFFIObjectHandle obj;
-  if (creator(&obj) != 0) return -1;
-  wf_make_ctx c = {(TVMFFIObject*)obj, args, n, used, type_key};
+  TVMFFIObject* obj;
+  if (wf_reflect_create(type_index, &obj) != 0) return -1;
+  wf_make_ctx c = {obj, args, n, used, type_key};
   if (wf_reflect_visit_fields(type_index, wf_make_field, &c) != 0) {
-    wf_obj_decref((TVMFFIObject*)obj);
+    wf_obj_decref(obj);
     return -1;
   }
   for (int32_t i = 1; i < n; i += 2) {
     if (used[i / 2]) continue;
     TVMFFIByteArray name;
     wf_any_string_view(&args[i], &name);
-    wf_obj_decref((TVMFFIObject*)obj);
+    wf_obj_decref(obj);
     return wf_err_raise("TypeError", "Type `%s` does not have field `%.*s`", type_key,
                         (int)name.size, name.data);
   }
-  wf_any_set_object(result, (TVMFFIObject*)obj);
+  wf_any_set_object(result, obj);
   return 0;
 }
 

@@ -231,6 +231,59 @@ int (*wf_reflect_creator(int32_t type_index))(TVMFFIObjectHandle* result) {
   return info != NULL && info->metadata != NULL ? info->metadata->creator : NULL;
 }
 
+static const TVMFFIByteArray wf_attr_new = {"__ffi_new__", 11};
+
+int wf_reflect_can_create(int32_t type_index) {
+  return wf_reflect_creator(type_index) != NULL ||
+         wf_reflect_attr_func(type_index, &wf_attr_new) != NULL;
+}
+
+int wf_reflect_create(int32_t type_index, TVMFFIObject** out) {
+  *out = NULL;
+  int (*creator)(TVMFFIObjectHandle*) = wf_reflect_creator(type_index);
+  if (creator != NULL) {
+    TVMFFIObjectHandle made = NULL;
+    if (creator(&made) != 0) return -1;
+    *out = (TVMFFIObject*)made;
+    return 0;
+  }
+  const TVMFFIAny* make = wf_reflect_attr_func(type_index, &wf_attr_new);
+  if (make == NULL) {
+    return wf_err_raise("RuntimeError",
+                        "Type `%s` does not support reflection creation (no native creator or "
+                        "__ffi_new__ type attr)",
+                        wf_type_key(type_index));
+  }
+  TVMFFIAny made;
+  wf_any_set_none(&made);
+  if (wf_func_call(make->v_obj, NULL, 0, &made) != 0) return -1;
+  if (!wf_any_is_object(&made) || !wf_type_is_instance(made.type_index, type_index)) {
+    const char* got = wf_type_key(made.type_index);
+    wf_any_release(&made);
+    return wf_err_raise("TypeError", "`__ffi_new__` of type `%s` returned `%s`",
+                        wf_type_key(type_index), got);
+  }
+  *out = made.v_obj;
+  return 0;
+}
+
+int wf_reflect_set_default(TVMFFIObject* obj, const TVMFFIFieldInfo* field) {
+  if (!(field->flags & kTVMFFIFieldFlagBitMaskDefaultFromFactory)) {
+    return wf_reflect_set(obj, field, &field->default_value_or_factory);
+  }
+  const TVMFFIAny* factory = &field->default_value_or_factory;
+  if (factory->type_index != kTVMFFIFunction) {
+    return wf_err_raise("TypeError", "Default factory of field `%.*s` is not a function",
+                        (int)field->name.size, field->name.data);
+  }
+  TVMFFIAny value;
+  wf_any_set_none(&value);
+  if (wf_func_call(factory->v_obj, NULL, 0, &value) != 0) return -1;
+  int rc = wf_reflect_set(obj, field, &value);
+  wf_any_release(&value);
+  return rc;
+}
+
 int wf_reflect_get(TVMFFIObject* obj, const TVMFFIFieldInfo* field, TVMFFIAny* result) {
   return field->getter((char*)obj + field->offset, result);
 }

@@ -23,6 +23,19 @@ int wf_reflect_set(TVMFFIObject* obj, const TVMFFIFieldInfo* field, const TVMFFI
 /* The type's creator, or NULL when it has none. */
 int (*wf_reflect_creator(int32_t type_index))(TVMFFIObjectHandle* result);
 
+/* Whether objects of the type can be made empty: a native creator in its
+ * metadata, else a Function in its `__ffi_new__` attribute (as types that
+ * bindings define have). */
+int wf_reflect_can_create(int32_t type_index);
+
+/* A new empty object of the type (owned) from its creator or `__ffi_new__`;
+ * RuntimeError when it has neither. */
+int wf_reflect_create(int32_t type_index, TVMFFIObject** out);
+
+/* Sets a field to its default: the value itself, or what its factory
+ * returns when the field is flagged DefaultFromFactory. */
+int wf_reflect_set_default(TVMFFIObject* obj, const TVMFFIFieldInfo* field);
+
 /* Field accessors for plain C layouts, usable as getter/setter. */
 int wf_reflect_get_int64(void* field, TVMFFIAny* result);
 int wf_reflect_set_int64(void* field, const TVMFFIAny* value);

@@ -7,6 +7,7 @@
 #include "any.h"
 #include "device.h"
 #include "dtype.h"
+#include "enum.h"
 #include "error.h"
 #include "float_format.h"
 #include "function.h"
@@ -15,6 +16,7 @@
 #include "memo.h"
 #include "nesting.h"
 #include "reflection.h"
+#include "sentinels.h"
 #include "seq.h"
 #include "shape.h"
 #include "str.h"
@@ -104,7 +106,7 @@ static int wf_repr_field(const TVMFFIFieldInfo* field, void* ctx) {
   if (field->flags & kTVMFFIFieldFlagBitMaskReprOff) return 0;
   TVMFFIAny v;
   wf_any_set_none(&v);
-  if (f->count++) wf_buf_puts(f->c->out, ", ");
+  wf_buf_puts(f->c->out, f->count++ ? ", " : "(");
   wf_buf_printf(f->c->out, "%s=", field->name.data);
   if (wf_reflect_get(f->obj, field, &v) != 0) {
     wf_repr_drop_error();
@@ -202,13 +204,25 @@ static void wf_repr_object(wf_repr_ctx* c, TVMFFIObject* obj) {
       return;
     }
     default: {
+      if (obj == wf_kwargs_object()) {
+        wf_buf_puts(c->out, "<KWARGS>");
+        return;
+      }
       if (wf_repr_hook(c, obj)) return;
+      /* As upstream: an enum is `Class.name`; an object prints its fields
+       * in parentheses, or only its type key when it shows none. */
+      wf_buf_puts(c->out, wf_type_key(obj->type_index));
+      TVMFFIByteArray name;
+      if (wf_enum_kind_of(obj->type_index) != WF_ENUM_NONE) {
+        if (wf_any_string_view(wf_enum_name(obj), &name)) {
+          wf_buf_append(c->out, ".", 1);
+          wf_buf_append(c->out, name.data, name.size);
+        }
+        return;
+      }
       wf_repr_fields_ctx f = {c, obj, 0};
-      wf_buf_printf(c->out, "%s(", wf_type_key(obj->type_index));
       wf_reflect_visit_fields(obj->type_index, wf_repr_field, &f);
-      /* Objects without fields (functions, opaque handles) show their address. */
-      if (f.count == 0) wf_buf_printf(c->out, "%p", (void*)obj);
-      wf_buf_puts(c->out, ")");
+      if (f.count > 0) wf_buf_puts(c->out, ")");
     }
   }
 }

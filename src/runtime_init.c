@@ -18,6 +18,7 @@ static int (*const wf_runtime_modules[])(void) = {
     wf_enum_register,
     wf_sentinels_register,
     wf_make_object_register,
+    wf_auto_init_register,
     wf_function_extern_register,
     wf_container_device_register,
     wf_structural_visit_register,

@@ -32,6 +32,7 @@ int wf_recursive_compare_register(void);
 int wf_enum_register(void);
 int wf_sentinels_register(void);
 int wf_make_object_register(void);
+int wf_auto_init_register(void);
 int wf_function_extern_register(void);
 int wf_container_device_register(void);
 int wf_module_functions_register(void);

@@ -9,9 +9,12 @@
 #include "map.h"
 #include "object.h"
 #include "runtime_init.h"
+#include "sentinels.h"
 
 /* Never freed: the first reference is the runtime's own. */
 static TVMFFIObject wf_kwargs_sentinel = {1, kTVMFFIObject, 0, {.deleter = NULL}};
+
+TVMFFIObject* wf_kwargs_object(void) { return &wf_kwargs_sentinel; }
 
 static const WebFFISignature wf_invalid_sig = {"ffi.GetInvalidObject", 0, NULL, "ffi.Object"};
 static const WebFFISignature wf_kwargs_sig = {"ffi.GetKwargsObject", 0, NULL, "ffi.Object"};

@@ -1,4 +1,5 @@
 /* The JSON graph: exact output, dedup, round trips and hostile input. */
+#include "../../src/object.h"
 #include "harness.h"
 
 static TVMFFIAny make(const char* ctor, TVMFFIAny* args, int32_t n) {
@@ -214,9 +215,11 @@ void json_graph_malformed_input_is_value_error(void) {
       {"{\"root_index\":0,\"nodes\":[]}", "Invalid JSON Object Graph: invalid node index 0"},
       {"{\"root_index\":-1,\"nodes\":[{\"type\":\"None\"}]}", "Invalid JSON Object Graph: invalid node index -1"},
       {"{\"root_index\":0,\"nodes\":[{\"type\":\"ffi.Array\",\"data\":[0]}]}",
-       "Invalid JSON Object Graph: invalid node index 0"},
-      {"{\"root_index\":1,\"nodes\":[{\"type\":\"ffi.Array\",\"data\":[1]},{\"type\":\"None\"}]}",
-       "Invalid JSON Object Graph: invalid node index 1"},
+       "Invalid JSON Object Graph: cycle through node 0"},
+      {"{\"root_index\":0,\"nodes\":[{\"type\":\"ffi.Array\",\"data\":[1]},{\"type\":\"ffi.List\",\"data\":[0]}]}",
+       "Invalid JSON Object Graph: cycle through node 0"},
+      {"{\"root_index\":0,\"nodes\":[{\"type\":\"ffi.Array\",\"data\":[1]},{\"type\":5}]}",
+       "Invalid JSON Object Graph: missing `type` in node 1"},
       {"{\"root_index\":0,\"nodes\":[{\"type\":\"ffi.List\",\"data\":[7]}]}",
        "Invalid JSON Object Graph: invalid node index 7"},
       {"{\"root_index\":1,\"nodes\":[{\"type\":\"int\",\"data\":1},{\"type\":\"ffi.Map\",\"data\":[0]}]}",
@@ -240,7 +243,7 @@ void json_graph_malformed_input_is_value_error(void) {
       {"{\"root_index\":0,\"nodes\":[{\"type\":\"testing.TestIntPair\",\"data\":{\"a\":1,\"b\":2,\"z\":3}}]}",
        "Invalid JSON Object Graph: type `testing.TestIntPair` has no field `z`"},
       {"{\"root_index\":0,\"nodes\":[{\"type\":\"testing.TestIntPairDerived\",\"data\":{\"a\":1,\"b\":2,\"c\":0}}]}",
-       "Invalid JSON Object Graph: invalid node index 0"},
+       "Invalid JSON Object Graph: cycle through node 0"},
       {"{\"root_index\":0,\"nodes\":[{\"type\":\"DataType\",\"data\":\"float32x0\"}]}",
        "unknown dtype `float32x0`"},
       {"not json", "Expecting value: line 1 column 1 (char 0)"},
@@ -248,6 +251,47 @@ void json_graph_malformed_input_is_value_error(void) {
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
     check_from_error(cases[i].json, "ValueError", cases[i].message);
   }
+}
+
+/* Upstream reads nodes lazily: references may point forwards, a shared
+ * node is read once, and nodes the root does not reach are never read. */
+void json_graph_reads_nodes_in_any_order(void) {
+  TVMFFIAny arg = any_cstr(
+      "{\"root_index\":1,\"nodes\":[{\"type\":\"no.SuchType\"},"
+      "{\"type\":\"ffi.Map\",\"data\":[4,2,3,2]},{\"type\":\"ffi.List\",\"data\":[5,5]},"
+      "{\"type\":\"ffi.String\",\"data\":\"a\"},{\"type\":\"ffi.String\",\"data\":\"b\"},"
+      "{\"type\":\"int\",\"data\":42},{\"type\":7}]}"),
+            r, text;
+  CHECK(call_global("ffi.FromJSONGraphString", &arg, 1, &r) == 0);
+  CHECK_EQ_INT(r.type_index, kTVMFFIMap);
+  /* both keys hold the very same List */
+  TVMFFIAny get[2] = {r, any_cstr("a")}, a, b;
+  CHECK(call_global("ffi.MapGetItem", get, 2, &a) == 0);
+  get[1] = any_cstr("b");
+  CHECK(call_global("ffi.MapGetItem", get, 2, &b) == 0);
+  CHECK(a.type_index == kTVMFFIList && a.v_obj == b.v_obj);
+  release(&a);
+  release(&b);
+  CHECK(call_global("ffi.ToJSONGraphString", &r, 1, &text) == 0);
+  CHECK_EQ_STR(any_str(&text),
+               "{\"root_index\":4,\"nodes\":[{\"type\":\"ffi.String\",\"data\":\"b\"},"
+               "{\"type\":\"int\",\"data\":42},{\"type\":\"ffi.List\",\"data\":[1,1]},"
+               "{\"type\":\"ffi.String\",\"data\":\"a\"},{\"type\":\"ffi.Map\",\"data\":[0,2,3,2]}]}");
+  release(&text);
+  release(&r);
+  /* a reflected object's fields may refer forwards too */
+  TVMFFIAny fwd = any_cstr(
+      "{\"root_index\":0,\"nodes\":[{\"type\":\"testing.TestIntPairDerived\","
+      "\"data\":{\"a\":1,\"b\":2,\"c\":1}},{\"type\":\"ffi.String\",\"data\":\"note\"}]}");
+  CHECK(call_global("ffi.FromJSONGraphString", &fwd, 1, &r) == 0);
+  TVMFFIAny mk[2] = {any_cstr("testing.TestIntPairDerived"), any_cstr("c")}, getter, c;
+  CHECK(call_global("ffi.MakeFieldGetter", mk, 2, &getter) == 0);
+  c = any_none();
+  CHECK(TVMFFIFunctionCall(getter.v_obj, &r, 1, &c) == 0);
+  CHECK_EQ_STR(any_str(&c), "note");
+  release(&c);
+  release(&getter);
+  release(&r);
 }
 
 void json_graph_deep_nesting_is_value_error(void) {
@@ -396,4 +440,157 @@ void json_graph_inline_float_bool_and_dtype_fields(void) {
   release(&text);
   release(&back);
   TVMFFIObjectDecRef(made);
+}
+
+/* Enum classes as upstream's EnumDef makes them: a type derived from
+ * ffi.IntEnum or ffi.StrEnum whose `__ffi_enum__` EnumState indexes each
+ * singleton by its int and its name. */
+typedef struct {
+  TVMFFIObject header;
+  int64_t int_index;
+  TVMFFIAny str_index;
+} enum_obj;
+
+static void enum_obj_deleter(void* self, int flags) {
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) release(&((enum_obj*)self)->str_index);
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) wf_obj_free_space(self);
+}
+
+static int32_t index_of(const char* key) {
+  TVMFFIByteArray k = {key, strlen(key)};
+  int32_t index;
+  CHECK(TVMFFITypeKeyToIndex(&k, &index) == 0);
+  return index;
+}
+
+/* Defines enum class KEY under PARENT with one singleton (i, name). */
+static TVMFFIAny define_enum(const char* key, const char* parent, int64_t i, const char* name) {
+  TVMFFIByteArray k = {key, strlen(key)};
+  int32_t base = index_of(parent);
+  int32_t index =
+      TVMFFITypeGetOrAllocIndex(&k, -1, TVMFFIGetTypeInfo(base)->type_depth + 1, 0, 1, base);
+  CHECK(index >= kTVMFFIDynObjectBegin);
+  enum_obj* e = (enum_obj*)wf_obj_alloc(sizeof(enum_obj), 8, index, enum_obj_deleter);
+  CHECK(e != NULL);
+  e->int_index = i;
+  TVMFFIByteArray text = {name, strlen(name)};
+  CHECK(TVMFFIStringFromByteArray(&text, &e->str_index) == 0);
+  TVMFFIObjectHandle state = NULL;
+  CHECK(TVMFFIGetTypeInfo(index_of("ffi.EnumState"))->metadata->creator(&state) == 0);
+  TVMFFIObject* indexes = ((TVMFFIObject**)((char*)state + sizeof(TVMFFIObject)))[1];
+  TVMFFIAny set[3] = {any_obj(indexes), any_int(i), any_obj(e)}, r;
+  CHECK(call_global("ffi.DictSetItem", set, 3, &r) == 0);
+  set[1] = e->str_index;
+  CHECK(call_global("ffi.DictSetItem", set, 3, &r) == 0);
+  TVMFFIByteArray attr = {"__ffi_enum__", 12};
+  TVMFFIAny sv = any_obj(state);
+  CHECK(TVMFFITypeRegisterAttr(index, &attr, &sv) == 0);
+  TVMFFIObjectDecRef(state);
+  return any_obj(e);
+}
+
+static void check_graph_singleton(TVMFFIAny value, const char* graph) {
+  check_to_graph_string(value, graph);
+  TVMFFIAny arg = any_cstr(graph), back;
+  CHECK(call_global("ffi.FromJSONGraphString", &arg, 1, &back) == 0);
+  CHECK(back.v_obj == value.v_obj);
+  release(&back);
+}
+
+void json_graph_enums_are_their_singletons(void) {
+  TVMFFIAny seven = define_enum("test.GraphIntEnum", "ffi.IntEnum", 7, "Seven");
+  TVMFFIAny alpha = define_enum("test.GraphStrEnum", "ffi.StrEnum", 0, "alpha");
+  TVMFFIAny plain = define_enum("test.GraphEnum", "ffi.Enum", 0, "Plain");
+  check_graph_singleton(seven, "{\"root_index\":0,\"nodes\":[{\"type\":\"test.GraphIntEnum\","
+                               "\"data\":7}]}");
+  check_graph_singleton(alpha, "{\"root_index\":0,\"nodes\":[{\"type\":\"test.GraphStrEnum\","
+                               "\"data\":\"alpha\"}]}");
+  check_graph_singleton(plain, "{\"root_index\":0,\"nodes\":[{\"type\":\"test.GraphEnum\","
+                               "\"data\":\"Plain\"}]}");
+  /* inside a container, still the singleton */
+  TVMFFIAny items[2] = {seven, seven};
+  TVMFFIAny arr = make("ffi.Array", items, 2), text, back, get[2], item;
+  CHECK(call_global("ffi.ToJSONGraphString", &arr, 1, &text) == 0);
+  CHECK(call_global("ffi.FromJSONGraphString", &text, 1, &back) == 0);
+  get[0] = back;
+  get[1] = any_int(1);
+  CHECK(call_global("ffi.ArrayGetItem", get, 2, &item) == 0);
+  CHECK(item.v_obj == seven.v_obj);
+  release(&item), release(&back), release(&text), release(&arr);
+  check_from_error("{\"root_index\":0,\"nodes\":[{\"type\":\"test.GraphIntEnum\",\"data\":8}]}",
+                   "ValueError", "Enum `test.GraphIntEnum` has no instance with index 8");
+  check_from_error("{\"root_index\":0,\"nodes\":[{\"type\":\"test.GraphIntEnum\",\"data\":\"Seven\"}]}",
+                   "ValueError", "Invalid JSON Object Graph: invalid data for `test.GraphIntEnum` in node 0");
+  check_from_error("{\"root_index\":0,\"nodes\":[{\"type\":\"test.GraphStrEnum\",\"data\":\"beta\"}]}",
+                   "ValueError", "Enum `test.GraphStrEnum` has no instance with index beta");
+  release(&seven), release(&alpha), release(&plain);
+}
+
+/* A type whose `__data_to_json__` / `__data_from_json__` hooks choose its
+ * JSON form (here {"tenfold": 10 * v}) instead of its fields. */
+typedef struct {
+  TVMFFIObject header;
+  int64_t v;
+} hooked_obj;
+
+static int32_t g_hooked_index;
+
+static int hooked_to_json(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  (void)n;
+  TVMFFIAny kv[2] = {any_cstr("tenfold"), any_int(10 * ((hooked_obj*)args[0].v_obj)->v)};
+  return call_global("ffi.Map", kv, 2, result);
+}
+
+static int hooked_from_json(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  (void)n;
+  TVMFFIAny get[2] = {args[0], any_cstr("tenfold")}, x;
+  if (call_global("ffi.MapGetItem", get, 2, &x) != 0) return -1;
+  hooked_obj* o =
+      (hooked_obj*)wf_obj_alloc(sizeof(hooked_obj), 8, g_hooked_index, wf_obj_plain_deleter);
+  if (o == NULL) return -1;
+  o->v = x.v_int64 / 10;
+  *result = any_obj(o);
+  return 0;
+}
+
+void json_graph_data_json_hooks_choose_the_form(void) {
+  TVMFFIByteArray key = {"test.GraphHooked", 16};
+  g_hooked_index = TVMFFITypeGetOrAllocIndex(&key, -1, 1, 0, 1, kTVMFFIObject);
+  static const char* const names[2] = {"__data_to_json__", "__data_from_json__"};
+  TVMFFISafeCallType hooks[2] = {hooked_to_json, hooked_from_json};
+  for (int i = 0; i < 2; ++i) {
+    TVMFFIObjectHandle f = NULL;
+    CHECK(TVMFFIFunctionCreate(NULL, hooks[i], NULL, &f) == 0);
+    TVMFFIByteArray attr = {names[i], strlen(names[i])};
+    TVMFFIAny fv = any_obj(f);
+    CHECK(TVMFFITypeRegisterAttr(g_hooked_index, &attr, &fv) == 0);
+    TVMFFIObjectDecRef(f);
+  }
+  hooked_obj* o =
+      (hooked_obj*)wf_obj_alloc(sizeof(hooked_obj), 8, g_hooked_index, wf_obj_plain_deleter);
+  CHECK(o != NULL);
+  o->v = 3;
+  /* no creator and no fields: the hooks alone serialize it */
+  TVMFFIAny value = any_obj(o), back;
+  check_to_graph_string(value, "{\"root_index\":0,\"nodes\":[{\"type\":\"test.GraphHooked\","
+                               "\"data\":{\"tenfold\":30}}]}");
+  TVMFFIAny arg = any_cstr("{\"root_index\":0,\"nodes\":[{\"type\":\"test.GraphHooked\","
+                           "\"data\":{\"tenfold\":50}}]}");
+  CHECK(call_global("ffi.FromJSONGraphString", &arg, 1, &back) == 0);
+  CHECK_EQ_INT(back.type_index, g_hooked_index);
+  CHECK_EQ_INT(((hooked_obj*)back.v_obj)->v, 5);
+  release(&back);
+  release(&value);
+}
+
+/* ReprPrint as upstream's: an enum singleton prints as `Class.name`. */
+void enum_singletons_print_as_class_dot_name(void) {
+  TVMFFIAny red = define_enum("test.ReprIntEnum", "ffi.IntEnum", 1, "Red");
+  TVMFFIAny items[2] = {red, red};
+  TVMFFIAny arr = make("ffi.Array", items, 2), r;
+  CHECK(call_global("ffi.ReprPrint", &arr, 1, &r) == 0);
+  CHECK_EQ_STR(any_str(&r), "(test.ReprIntEnum.Red, test.ReprIntEnum.Red)");
+  release(&r), release(&arr), release(&red);
 }

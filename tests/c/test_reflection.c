@@ -1,6 +1,7 @@
 /* Reflection: fields, methods, metadata, attributes and field access by name. */
 #include <webffi/webffi.h>
 
+#include "../../src/object.h"
 #include "../../src/reflection.h"
 #include "../../src/runtime_init.h"
 #include "harness.h"
@@ -209,4 +210,232 @@ void abi_metadata_describes_reflection_layouts(void) {
   CHECK(strstr(meta, "\"field_flags\":{\"writable\":1,") != NULL);
   /* the runtime's reflected test types are listed with their indices */
   CHECK(strstr(meta, "\"testing.TestIntPair\":") != NULL);
+}
+
+/* A type as upstream's ObjectDef describes one, with field flags: a plain,
+ * b InitOff with a default, c KwOnly, d with a default, e a factory. */
+typedef struct {
+  TVMFFIObject header;
+  int64_t a, b, c, d;
+  TVMFFIAny e;
+} init_obj;
+
+static int32_t g_init_index = -1;
+static int g_factory_calls;
+
+static void init_obj_deleter(void* self, int flags) {
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) release(&((init_obj*)self)->e);
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) wf_obj_free_space(self);
+}
+
+static int init_obj_create(TVMFFIObjectHandle* out) {
+  init_obj* o = (init_obj*)wf_obj_alloc(sizeof(init_obj), 8, g_init_index, init_obj_deleter);
+  if (o == NULL) return -1;
+  o->b = -1;
+  *out = o;
+  return 0;
+}
+
+static int init_factory(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  (void)args;
+  (void)n;
+  ++g_factory_calls;
+  *result = any_int(1000 + g_factory_calls);
+  return 0;
+}
+
+static void add_init_field(int32_t index, const char* name, size_t offset, int64_t flags,
+                           TVMFFIAny dflt, int any_kind) {
+  TVMFFIFieldInfo f;
+  memset(&f, 0, sizeof(f));
+  f.name.data = name;
+  f.name.size = strlen(name);
+  f.flags = flags | kTVMFFIFieldFlagBitMaskWritable;
+  f.offset = (int64_t)offset;
+  f.size = any_kind ? sizeof(TVMFFIAny) : 8;
+  f.alignment = 8;
+  f.getter = any_kind ? wf_reflect_get_any : wf_reflect_get_int64;
+  f.setter = (void*)(any_kind ? wf_reflect_set_any : wf_reflect_set_int64);
+  f.field_static_type_index = any_kind ? kTVMFFIAny : kTVMFFIInt;
+  f.default_value_or_factory = dflt;
+  CHECK(TVMFFITypeRegisterField(index, &f) == 0);
+}
+
+/* The `__ffi_init__` function ffi._RegisterFFIInit gave the type. */
+static TVMFFIObjectHandle init_of(int32_t index) {
+  TVMFFIByteArray name = {"__ffi_init__", 12};
+  const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&name);
+  CHECK(col != NULL && index - col->begin_index < col->size);
+  const TVMFFIAny* v = &col->data[index - col->begin_index];
+  CHECK_EQ_INT(v->type_index, kTVMFFIFunction);
+  return v->v_obj;
+}
+
+static int32_t define_init_type(void) {
+  if (g_init_index >= 0) return g_init_index;
+  CHECK(wf_runtime_init() == 0);
+  TVMFFIByteArray key = {"test.AutoInitC", 14};
+  int32_t index = TVMFFITypeGetOrAllocIndex(&key, -1, 1, 0, 1, kTVMFFIObject);
+  g_init_index = index;
+  TVMFFITypeMetadata meta;
+  memset(&meta, 0, sizeof(meta));
+  meta.creator = init_obj_create;
+  meta.total_size = sizeof(init_obj);
+  CHECK(TVMFFITypeRegisterMetadata(index, &meta) == 0);
+  const int64_t has_default = kTVMFFIFieldFlagBitMaskHasDefault;
+  add_init_field(index, "a", offsetof(init_obj, a), 0, any_none(), 0);
+  add_init_field(index, "b", offsetof(init_obj, b), kTVMFFIFieldFlagBitMaskInitOff | has_default,
+                 any_int(42), 0);
+  add_init_field(index, "c", offsetof(init_obj, c), kTVMFFIFieldFlagBitMaskKwOnly, any_none(), 0);
+  add_init_field(index, "d", offsetof(init_obj, d), has_default, any_int(99), 0);
+  TVMFFIObjectHandle factory = NULL;
+  CHECK(TVMFFIFunctionCreate(NULL, init_factory, NULL, &factory) == 0);
+  add_init_field(index, "e", offsetof(init_obj, e),
+                 has_default | kTVMFFIFieldFlagBitMaskDefaultFromFactory, any_obj(factory), 1);
+  TVMFFIObjectDecRef(factory);
+  TVMFFIAny arg = any_int(index), r = any_none();
+  CHECK(call_global("ffi._RegisterFFIInit", &arg, 1, &r) == 0);
+  CHECK_EQ_INT(r.type_index, kTVMFFINone);
+  return index;
+}
+
+static init_obj* auto_init(TVMFFIAny* args, int32_t n) {
+  TVMFFIAny r = any_none();
+  CHECK(TVMFFIFunctionCall(init_of(define_init_type()), args, n, &r) == 0);
+  CHECK_EQ_INT(r.type_index, g_init_index);
+  return (init_obj*)r.v_obj;
+}
+
+static void auto_init_fails(TVMFFIAny* args, int32_t n, const char* kind, const char* message) {
+  TVMFFIAny r = any_none();
+  CHECK(TVMFFIFunctionCall(init_of(define_init_type()), args, n, &r) == -1);
+  CHECK_RAISED(kind, message);
+}
+
+void reflection_auto_init_binds_positional_and_keyword_args(void) {
+  TVMFFIAny kw;
+  CHECK(call_global("ffi.GetKwargsObject", NULL, 0, &kw) == 0);
+  /* positional: a, then d (c is keyword-only, b not in the init) */
+  TVMFFIAny args1[5] = {any_int(1), any_int(3), kw, any_cstr("c"), any_int(2)};
+  init_obj* o = auto_init(args1, 5);
+  CHECK_EQ_INT(o->a, 1);
+  CHECK_EQ_INT(o->b, 42);
+  CHECK_EQ_INT(o->c, 2);
+  CHECK_EQ_INT(o->d, 3);
+  CHECK_EQ_INT(o->e.v_int64, 1000 + g_factory_calls);
+  int calls = g_factory_calls;
+  TVMFFIObjectDecRef(o);
+  /* all by keyword; each object gets a fresh factory value */
+  TVMFFIAny args2[7] = {kw, any_cstr("d"), any_int(25), any_cstr("a"), any_int(5), any_cstr("c"),
+                        any_int(15)};
+  o = auto_init(args2, 7);
+  CHECK_EQ_INT(o->a, 5);
+  CHECK_EQ_INT(o->c, 15);
+  CHECK_EQ_INT(o->d, 25);
+  CHECK_EQ_INT(g_factory_calls, calls + 1);
+  TVMFFIObjectDecRef(o);
+  /* the factory is not called for a value given */
+  TVMFFIAny args3[6] = {any_int(1), kw, any_cstr("c"), any_int(2), any_cstr("e"), any_cstr("mine")};
+  o = auto_init(args3, 6);
+  CHECK_EQ_STR(any_str(&o->e), "mine");
+  CHECK_EQ_INT(o->d, 99);
+  CHECK_EQ_INT(g_factory_calls, calls + 1);
+  TVMFFIObjectDecRef(o);
+  release(&kw);
+}
+
+void reflection_auto_init_rejects_bad_arguments(void) {
+  TVMFFIAny kw;
+  CHECK(call_global("ffi.GetKwargsObject", NULL, 0, &kw) == 0);
+  TVMFFIAny one = any_int(1);
+  auto_init_fails(&one, 1, "TypeError",
+                  "test.AutoInitC.__ffi_init__() missing required keyword-only argument: 'c'");
+  TVMFFIAny only_c[3] = {kw, any_cstr("c"), any_int(1)};
+  auto_init_fails(only_c, 3, "TypeError",
+                  "test.AutoInitC.__ffi_init__() missing required argument: 'a'");
+  TVMFFIAny three[4] = {any_int(1), any_int(2), any_int(3), any_int(4)};
+  auto_init_fails(three, 4, "TypeError",
+                  "test.AutoInitC.__ffi_init__() takes at most 3 positional argument(s), but 4 "
+                  "were given");
+  TVMFFIAny twice[6] = {any_int(1), kw, any_cstr("a"), any_int(2), any_cstr("c"), any_int(3)};
+  auto_init_fails(twice, 6, "TypeError",
+                  "test.AutoInitC.__ffi_init__() got multiple values for argument 'a'");
+  TVMFFIAny unknown[5] = {any_int(1), kw, any_cstr("z"), any_int(2)};
+  auto_init_fails(unknown, 4, "TypeError",
+                  "test.AutoInitC.__ffi_init__() got an unexpected keyword argument 'z'");
+  TVMFFIAny b_off[4] = {any_int(1), kw, any_cstr("b"), any_int(2)};
+  auto_init_fails(b_off, 4, "TypeError",
+                  "test.AutoInitC.__ffi_init__() got an unexpected keyword argument 'b'");
+  TVMFFIAny odd[3] = {any_int(1), kw, any_cstr("c")};
+  auto_init_fails(odd, 3, "TypeError",
+                  "test.AutoInitC.__ffi_init__() KWARGS requires an even number of key-value "
+                  "arguments");
+  /* a setter's error names the field, indented under the init's */
+  TVMFFIAny bad[4] = {any_cstr("x"), kw, any_cstr("c"), any_int(1)};
+  auto_init_fails(bad, 4, "TypeError",
+                  "test.AutoInitC.__ffi_init__() field 'a':\n  Cannot convert from type `str` to "
+                  "`int`");
+  release(&kw);
+  TVMFFIAny not_a_type = any_int(kTVMFFIFloat), r = any_none();
+  CHECK(call_global("ffi._RegisterFFIInit", &not_a_type, 1, &r) == -1);
+  CHECK_RAISED("ValueError", "ffi._RegisterFFIInit: 3 is not an object type index");
+}
+
+/* A type with no native creator: `__ffi_new__` (as bindings register)
+ * makes its empty objects for ffi.MakeObjectFromPackedArgs. */
+static int new_via_attr(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)self;
+  (void)args;
+  (void)n;
+  TVMFFIObjectHandle obj = NULL;
+  if (init_obj_create(&obj) != 0) return -1;
+  ((TVMFFIObject*)obj)->type_index = *(int32_t*)self;
+  *result = any_obj(obj);
+  return 0;
+}
+
+void reflection_ffi_new_attr_creates_objects(void) {
+  TVMFFIByteArray key = {"test.NewByAttr", 14};
+  static int32_t index;
+  index = TVMFFITypeGetOrAllocIndex(&key, -1, 1, 0, 1, kTVMFFIObject);
+  add_init_field(index, "a", offsetof(init_obj, a), 0, any_none(), 0);
+  TVMFFIAny args[3] = {any_cstr("test.NewByAttr"), any_cstr("a"), any_int(7)}, r = any_none();
+  CHECK(call_global("ffi.MakeObjectFromPackedArgs", args, 3, &r) == -1);
+  CHECK_RAISED("RuntimeError",
+               "Type `test.NewByAttr` does not support reflection creation (no native creator or "
+               "__ffi_new__ type attr)");
+  TVMFFIObjectHandle f = NULL;
+  CHECK(TVMFFIFunctionCreate(&index, new_via_attr, NULL, &f) == 0);
+  TVMFFIByteArray attr = {"__ffi_new__", 11};
+  TVMFFIAny fv = any_obj(f);
+  CHECK(TVMFFITypeRegisterAttr(index, &attr, &fv) == 0);
+  TVMFFIObjectDecRef(f);
+  CHECK(call_global("ffi.MakeObjectFromPackedArgs", args, 3, &r) == 0);
+  CHECK_EQ_INT(r.type_index, index);
+  CHECK_EQ_INT(((init_obj*)r.v_obj)->a, 7);
+  release(&r);
+}
+
+/* ReprPrint as upstream's: fields in parentheses, only the type key for an
+ * object that shows none, `<KWARGS>` for the marker. */
+void reflection_repr_prints_fields_or_the_type_key(void) {
+  TVMFFIAny kw, r;
+  CHECK(call_global("ffi.GetKwargsObject", NULL, 0, &kw) == 0);
+  TVMFFIAny args[6] = {any_int(1), any_int(3), kw, any_cstr("c"), any_int(2)};
+  args[5] = any_cstr("e");
+  TVMFFIAny full[7] = {args[0], args[1], kw, args[3], args[4], args[5], any_cstr("x")};
+  TVMFFIAny obj = any_obj(auto_init(full, 7));
+  CHECK(call_global("ffi.ReprPrint", &obj, 1, &r) == 0);
+  CHECK_EQ_STR(any_str(&r), "test.AutoInitC(a=1, b=42, c=2, d=3, e=\"x\")");
+  release(&r);
+  release(&obj);
+  TVMFFIByteArray key = {"test.NoFields", 13};
+  int32_t index = TVMFFITypeGetOrAllocIndex(&key, -1, 1, 0, 1, kTVMFFIObject);
+  TVMFFIAny bare = any_obj(wf_obj_alloc(sizeof(TVMFFIObject), 8, index, wf_obj_plain_deleter));
+  TVMFFIAny pair[2] = {bare, kw}, arr;
+  CHECK(call_global("ffi.Array", pair, 2, &arr) == 0);
+  CHECK(call_global("ffi.ReprPrint", &arr, 1, &r) == 0);
+  CHECK_EQ_STR(any_str(&r), "(test.NoFields, <KWARGS>)");
+  release(&r), release(&arr), release(&bare), release(&kw);
 }

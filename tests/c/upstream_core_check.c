@@ -206,6 +206,31 @@ static void map_key_checks(void) {
          "Dict keys: a type's __any_hash__ / __any_equal__ pointers decide");
 }
 
+/* FromJSONGraph with every reference pointing forwards (upstream reads
+ * nodes lazily, in any order) at the deepest nesting: node i is an Array
+ * around node i + 1, the last one the leaf. Read without recursion. */
+static void forward_graph_check(void) {
+  enum { N = 256 };
+  static char json[N * 40 + 64];
+  size_t at = (size_t)snprintf(json, sizeof(json), "{\"root_index\":0,\"nodes\":[");
+  for (int i = 0; i + 1 < N; ++i) {
+    at += (size_t)snprintf(json + at, sizeof(json) - at, "{\"type\":\"ffi.Array\",\"data\":[%d]},",
+                           i + 1);
+  }
+  snprintf(json + at, sizeof(json) - at, "{\"type\":\"int\",\"data\":1}]}");
+  TVMFFIByteArray text = {json, strlen(json)};
+  TVMFFIAny arg, graph, want = nested(N - 1, 1), r;
+  int ok = TVMFFIStringFromByteArray(&text, &arg) == 0 &&
+           call("ffi.FromJSONGraphString", &arg, 1, &graph) == 0;
+  if (ok) {
+    TVMFFIAny args[4] = {graph, want, flag(0), flag(0)};
+    ok = call("ffi.StructuralEqual", args, 4, &r) == 0 && r.v_int64 == 1;
+    release(&graph);
+  }
+  expect(ok, "FromJSONGraph of 255 levels, every reference forwards");
+  release(&arg), release(&want);
+}
+
 int main(void) {
   setvbuf(stdout, NULL, _IONBF, 0); /* every line out before a possible trap */
   /* 255 Arrays around the leaf: the deepest nesting containers accept */
@@ -221,5 +246,6 @@ int main(void) {
          "GetKwargsObject and GetInvalidObject are distinct");
   release(&kw), release(&inv);
   map_key_checks();
+  forward_graph_check();
   return 0;
 }
