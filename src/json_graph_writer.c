@@ -121,7 +121,7 @@ static int wf_graph_field(const TVMFFIFieldInfo* field, void* ctx) {
     if (!inline_pod) rc = wf_graph_write_child(c->w, &value, c->depth);
   } else {
     if (out->size > 0 && out->data[out->size - 1] != '{') wf_buf_append(out, ",", 1);
-    wf_repr_quoted(field->name.data, field->name.size, out);
+    wf_json_quoted(field->name.data, field->name.size, out);
     wf_buf_append(out, ":", 1);
     if (inline_pod) {
       rc = wf_graph_literal(out, &value);
@@ -193,12 +193,12 @@ static int wf_graph_node(wf_graph_writer* w, const TVMFFIAny* v, int depth) {
   /* then the node itself */
   if (w->count > 0) wf_buf_append(out, ",", 1);
   wf_buf_puts(out, "{\"type\":");
-  wf_repr_quoted(key, strlen(key), out);
+  wf_json_quoted(key, strlen(key), out);
   int rc = 0;
   if (t != kTVMFFINone) {
     wf_buf_puts(out, ",\"data\":");
     if (is_string) {
-      wf_repr_quoted(s.data, s.size, out);
+      wf_json_quoted(s.data, s.size, out);
     } else if (is_bytes) {
       wf_buf_append(out, "\"", 1);
       wf_base64_encode((const unsigned char*)s.data, s.size, out);
@@ -222,7 +222,7 @@ static int wf_graph_node(wf_graph_writer* w, const TVMFFIAny* v, int depth) {
     } else if (enum_index != NULL) {
       TVMFFIByteArray text;
       if (wf_any_string_view(enum_index, &text)) {
-        wf_repr_quoted(text.data, text.size, out);
+        wf_json_quoted(text.data, text.size, out);
       } else {
         rc = wf_graph_literal(out, enum_index);
       }

@@ -594,3 +594,13 @@ void enum_singletons_print_as_class_dot_name(void) {
   CHECK_EQ_STR(any_str(&r), "(test.ReprIntEnum.Red, test.ReprIntEnum.Red)");
   release(&r), release(&arr), release(&red);
 }
+
+/* The graph's text is written by json::Stringify's rules (upstream's
+ * ToJSONGraphString is Stringify(ToJSONGraph)), so '/' is escaped. */
+void json_graph_string_escapes_as_stringify(void) {
+  TVMFFIAny s = any_cstr("a/b\x7f");
+  check_to_graph_string(s, "{\"root_index\":0,\"nodes\":[{\"type\":\"ffi.String\","
+                           "\"data\":\"a\\/b\\u007f\"}]}");
+  check_round_trip(s);
+  release(&s);
+}
