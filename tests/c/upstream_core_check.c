@@ -150,6 +150,18 @@ static TVMFFIAny new_num(int32_t type, int64_t value) {
   return a;
 }
 
+/* Key v: an object of type (type >= 0), else a StructuralKey of [v]. */
+static int make_key(int32_t type, int64_t v, TVMFFIAny* key) {
+  if (type >= 0) {
+    *key = new_num(type, v);
+    return 1;
+  }
+  TVMFFIAny arr = {0}, leaf = num(v);
+  int ok = call("ffi.Array", &leaf, 1, &arr) == 0 && call("ffi.StructuralKey", &arr, 1, key) == 0;
+  release(&arr);
+  return ok;
+}
+
 /* Sets 2 * n keys (each of n values twice, as two objects, or as two
  * StructuralKeys of equal Arrays) in a Dict: n pairs, the later value wins. */
 static int dict_keys_meet(int32_t type, int64_t n) {
@@ -158,14 +170,8 @@ static int dict_keys_meet(int32_t type, int64_t n) {
   int ok = 1;
   for (int round = 0; round < 2 && ok; ++round) {
     for (int64_t v = 0; v < n && ok; ++v) {
-      TVMFFIAny key, arr, leaf = num(v);
-      if (type >= 0) {
-        key = new_num(type, v);
-      } else {
-        ok = call("ffi.Array", &leaf, 1, &arr) == 0 && call("ffi.StructuralKey", &arr, 1, &key) == 0;
-        release(&arr);
-        if (!ok) break;
-      }
+      TVMFFIAny key;
+      if (!(ok = make_key(type, v, &key))) break;
       TVMFFIAny args[3] = {dict, key, num(v + 100 * round)};
       ok = call("ffi.DictSetItem", args, 3, &r) == 0;
       release(&key);
@@ -173,14 +179,8 @@ static int dict_keys_meet(int32_t type, int64_t n) {
   }
   ok = ok && call("ffi.DictSize", &dict, 1, &r) == 0 && r.v_int64 == n;
   for (int64_t v = 0; v < n && ok; ++v) {
-    TVMFFIAny key, arr, leaf = num(v);
-    if (type >= 0) {
-      key = new_num(type, v);
-    } else {
-      ok = call("ffi.Array", &leaf, 1, &arr) == 0 && call("ffi.StructuralKey", &arr, 1, &key) == 0;
-      release(&arr);
-      if (!ok) break;
-    }
+    TVMFFIAny key;
+    if (!(ok = make_key(type, v, &key))) break;
     TVMFFIAny args[2] = {dict, key};
     ok = call("ffi.DictGetItem", args, 2, &r) == 0 && r.v_int64 == v + 100;
     release(&key);
