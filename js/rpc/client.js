@@ -577,7 +577,14 @@ export class RPCSession {
   async tensor(values, { shape, dtype, device = CPU } = {}) {
     if (!ArrayBuffer.isView(values)) throw new FFITypeError('RPCSession.tensor: values is a typed array');
     const dt = dtype ?? DTYPE_OF_ARRAY.get(values.constructor) ?? 'uint8';
-    const t = await this.empty(shape ?? [values.length], dt, device);
+    const dims = [...(shape ?? [values.length])].map(Number);
+    const { bits, lanes } = dtypeOf(dt);
+    // checked here, before the device allocates anything
+    const nbytes = dims.reduce((a, b) => a * b, 1) * Math.ceil((bits * lanes) / 8);
+    if (nbytes !== values.byteLength) {
+      throw makeError('ValueError', `RPCSession.tensor: ${values.byteLength} bytes for a tensor of ${nbytes}`);
+    }
+    const t = await this.empty(dims, dt, device);
     try {
       await t.set(values);
     } catch (e) {

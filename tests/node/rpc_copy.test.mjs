@@ -284,3 +284,16 @@ test('the client reader names where a large body\'s bytes go, and bytes read the
   scratch.fill(0);
   assert.equal(r3.peekU64(), n + 4);
 });
+
+test('a tensor whose values do not fill its shape is refused before the device allocates it', async () => {
+  const s = await connectRPC(address, 'webffi');
+  // 2^40 floats would be a 4 TiB allocation on the device: refused here, as the bytes do not match
+  await assert.rejects(s.tensor(new Float32Array(4), { shape: [2 ** 40] }),
+    (e) => e.name === 'ValueError' && /16 bytes for a tensor of 4398046511104/.test(e.message));
+  await assert.rejects(s.tensor(new Uint8Array(6), { shape: [2, 2], dtype: 'float32' }),
+    (e) => e.name === 'ValueError' && /6 bytes for a tensor of 16/.test(e.message));
+  const t = await s.tensor(new Float32Array([1, 2, 3, 4]), { shape: [2, 2] });
+  assert.deepEqual([...await t.data()], [1, 2, 3, 4]);
+  t.dispose();
+  await s.close();
+});
