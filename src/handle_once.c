@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "platform.h"
+#include "unwind.h"
 
 static int wf_once_lock; /* 0 free, 1 held (compiler atomics) */
 /* Set while this thread runs an init function: a nested call would
@@ -27,6 +28,13 @@ static int wf_once_acquire(void) {
 static void wf_once_release(void) {
   wf_once_holder = 0;
   __atomic_clear(&wf_once_lock, __ATOMIC_RELEASE);
+}
+
+int32_t wf_once_held_now(void) { return wf_once_holder; }
+
+/* After an unwind (unwind.h): a lock taken by a skipped frame is freed. */
+void wf_once_unwind(int32_t held) {
+  if (!held && wf_once_holder) wf_once_release();
 }
 
 int TVMFFIHandleInitOnce(void** handle_addr, int (*init_func)(void** result)) {

@@ -21,6 +21,7 @@
 #include "shape.h"
 #include "str.h"
 #include "type_registry.h"
+#include "unwind.h"
 
 void wf_repr_quoted(const char* s, size_t n, wf_buf* out) {
   static const char hex[] = "0123456789abcdef";
@@ -136,6 +137,9 @@ static void wf_repr_tensor(wf_repr_ctx* c, TVMFFIObject* obj) {
  * (self, fn_repr) -> str, where fn_repr(value) prints a part. Parts print
  * in their own context; hooks nest at most WF_MAX_NESTING deep. */
 static WF_THREAD_LOCAL int wf_repr_hook_depth;
+
+int32_t wf_repr_depth_now(void) { return wf_repr_hook_depth; }
+void wf_repr_depth_unwind(int32_t depth) { wf_repr_hook_depth = depth; }
 
 static int wf_repr_part(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)self;

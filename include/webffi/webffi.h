@@ -62,6 +62,21 @@ TVM_FFI_DLL int WebFFIOpaqueFromJS(int32_t js_handle, TVMFFIObjectHandle* out);
  */
 TVM_FFI_DLL int32_t WebFFIErrorMoveFromRaisedPending(TVMFFIObjectHandle* result);
 
+/*
+ * After a JS exception that is not a trap (a stack overflow) unwound wasm
+ * frames, the skipped frames restored nothing: this puts the core's per-call
+ * state (release nesting, repr depth, the init-once lock) back to `mark`, a
+ * callback's mark read from WebFFIUnwindMarkCell() when it started, or NULL
+ * outside every call (then objects left waiting are released). Returns the
+ * stack pointer to restore (the mark's; 0 for NULL: the host's saved base).
+ */
+TVM_FFI_DLL uint32_t WebFFIUnwind(const void* mark);
+/* Wasm builds: the address of the cell holding the running callback's mark,
+ * and the shadow stack pointer (read; set after an unwind). */
+TVM_FFI_DLL void* WebFFIUnwindMarkCell(void);
+TVM_FFI_DLL uint32_t WebFFIStackPointer(void);
+TVM_FFI_DLL void WebFFIStackRestore(uint32_t sp);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

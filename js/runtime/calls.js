@@ -550,6 +550,7 @@ export function install(state) {
     try {
       incRefExport(obj);
     } catch (e) {
+      trap.unwound = true;
       poison(e);
     }
   }
@@ -659,6 +660,7 @@ export function install(state) {
     try {
       return functionCall(fn, argv, n, result);
     } catch (e) {
+      trap.unwound = true; // before any call: the stack may be spent (poison.js)
       return poison(e);
     }
   }
@@ -670,6 +672,7 @@ export function install(state) {
    */
   function webffiCall(f, n, args, a0, a1, a2, a3) {
     if (trap.poisoned) throw state.fatal();
+    if (trap.unwound) state.unwindPending();
     const fn = f[PTR];
     if (!fn) hooks.ptrOf(f);
     const frame = sp;
@@ -744,7 +747,7 @@ export function install(state) {
     const k1 = n < 2 || isInt32(a1) ? WORD_INT : wordKind(a1);
     const k2 = n < 3 || isInt32(a2) ? WORD_INT : wordKind(a2);
     const k3 = n < 4 || isInt32(a3) ? WORD_INT : wordKind(a3);
-    if (!fn || trap.poisoned || result + ANY > scratchEnd || (k0 | k1 | k2 | k3) < 0) {
+    if (!fn || trap.poisoned || trap.unwound || result + ANY > scratchEnd || (k0 | k1 | k2 | k3) < 0) {
       return webffiCall(f, n, null, a0, a1, a2, a3);
     }
     // Missing arguments go as 0: cheaper to pass than undefined.
@@ -757,6 +760,8 @@ export function install(state) {
     try {
       rc = callWords(fn, n, k0 | (k1 << 2) | (k2 << 4) | (k3 << 6), w0, w1, w2, w3, result);
     } catch (e) {
+      trap.unwound = true;
+      sp = result;
       poison(e);
     }
     sp = result;
@@ -817,9 +822,25 @@ export function install(state) {
     return readArg(p);
   }
 
-  /** The `webffi.call_js` import: C calls the JS function behind handle h. */
+  const callbackMarks = state.callbackMarks;
+  const markWord = state.markCell >> 2;
+
+  /**
+   * The `webffi.call_js` import: C calls the JS function behind handle h.
+   * The callback's mark (where C stood when it called) is kept while it
+   * runs, for calls it makes that an exception unwinds (poison.js).
+   */
   function webffiCallJS(h, argsPtr, n, resultPtr) {
     fresh();
+    callbackMarks.push(markWord ? U32[markWord] : 0);
+    try {
+      return callJSBody(h, argsPtr, n, resultPtr);
+    } finally {
+      callbackMarks.pop();
+    }
+  }
+
+  function callJSBody(h, argsPtr, n, resultPtr) {
     const fn = jsValues[h];
     const frame = sp;
     const mark = cleanups.length;
