@@ -2,7 +2,7 @@
 // object's cell). Memory is allocated by the C core (TVMFFIEnvTensorAlloc),
 // so C and JS share one device registry: CPU data lives in the wasm heap
 // (64-byte aligned), device data behind the backend's allocation handle.
-import { FFIObject, INTERNALS, AS_POD, CLONE_GUARD, BY_VALUE_AS, RELEASE, INSPECT, inspectWith, stampRuntime } from './objects.js';
+import { FFIObject, INTERNALS, AS_POD, CLONE_GUARD, BY_VALUE_AS, RELEASE, INSPECT, PTR, inspectWith, stampRuntime } from './objects.js';
 import { makeError } from './errors.js';
 import { describe, optionsOf, typedArrayParts, textOf, MAX_NDIM } from './runtime/checks.js';
 
@@ -24,6 +24,10 @@ const ARRAY_DTYPES = new Map([
 const CPU = 1;
 /** The DLTensor description a tensor or view reads its fields from. */
 const DESC = Symbol('webffi.tensorDesc');
+/** A typed array over the data as it lies in wasm memory, for the copies the API makes at once. */
+const RAW_VIEW = Symbol('webffi.rawView');
+/** What a typed array from Tensor.view() holds: its tensor, so the memory outlives neither. */
+const KEEP = Symbol('webffi.viewOf');
 
 /**
  * Adds tensor support to a runtime: registers the Tensor wrapper class and
@@ -156,21 +160,16 @@ export function createTensorSupport(runtime, devices) {
       return this[DESC].nbytes;
     }
 
-    /**
-     * A zero-copy typed array over the tensor's CPU data. It is BORROWED: it
-     * is valid while the tensor lives, and a call that grows wasm memory
-     * detaches it (length 0); call view() again then. Each call gives a view
-     * of the current memory, at a cost independent of the size.
-     */
-    view() {
+    /** A typed array over the CPU data in wasm memory now (checked; for a copy made before any call). */
+    [RAW_VIEW](what) {
       const d = this[DESC];
-      if (d.device.deviceType !== CPU || !d.contiguous || !d.Arr) this.#requireCPU('view()');
+      if (d.device.deviceType !== CPU || !d.contiguous || !d.Arr) this.#requireCPU(what);
       return new d.Arr(memory.buffer, d.dataPtr + d.byteOffset, d.count);
     }
 
     /** A copy of the CPU data as a typed array (GPU data: use `await data()`). */
     toTypedArray() {
-      return this.view().slice();
+      return this[RAW_VIEW]('toTypedArray()').slice();
     }
 
     /** A copy of the data as a typed array (into `out` when given), downloaded when it lives on a device. */
@@ -180,8 +179,9 @@ export function createTensorSupport(runtime, devices) {
       if (out !== undefined && !(out instanceof Arr && out.length === count)) {
         throw makeError('TypeError', `Tensor.data(out): out must be a ${Arr.name} of ${count} elements`);
       }
+      if (out !== undefined) typedArrayParts(out, 'Tensor.data(out)'); // a detached out is a TypeError
       if (this.device.deviceType === CPU) {
-        const v = this.view();
+        const v = this[RAW_VIEW]('data()');
         return out ? (out.set(v), out) : v.slice();
       }
       this.#requireCompact('data()');
@@ -241,9 +241,14 @@ export function createTensorSupport(runtime, devices) {
       return out;
     }
 
-    /** Passes this tensor to C as a borrowed `DLTensor*` (kTVMFFIDLTensorPtr). */
+    /**
+     * Passes this tensor to C as a borrowed `DLTensor*` (kTVMFFIDLTensorPtr).
+     * The pointer is taken when it is passed, from the tensor it holds: once
+     * the tensor is disposed, passing it is refused.
+     */
     asDLTensorPtr() {
-      return stampRuntime(new DLTensorRef(this, this[DESC].dl, T_DLTENSOR_PTR), hooks);
+      this[DESC]; // eslint-disable-line no-unused-expressions -- refuses a disposed tensor now
+      return stampRuntime(new DLTensorRef(this, T_DLTENSOR_PTR), hooks);
     }
 
     #requireCPU(what) {
@@ -264,11 +269,37 @@ export function createTensorSupport(runtime, devices) {
 
   class Tensor extends tensorAPI(FFIObject) {
     #d = null;
+    #viewed = false;
 
     /** The DLTensor's fields, read once; throws once disposed. */
     get [DESC]() {
       const p = hooks.ptrOf(this);
       return (this.#d ??= describeTensor(p + OBJ));
+    }
+
+    /**
+     * A zero-copy typed array over the tensor's CPU data, at a cost
+     * independent of the size. The array holds the tensor: its memory is
+     * not released, nor reused, while the array is reachable, disposed or
+     * not (dispose() then releases it when the last such array is
+     * collected). A call that grows wasm memory detaches the array (length
+     * 0), as it does every view of wasm memory: call view() again then.
+     */
+    view() {
+      const v = this[RAW_VIEW]('view()');
+      v[KEEP] = this;
+      this.#viewed = true;
+      return v;
+    }
+
+    /**
+     * Releases the tensor; later use throws. Once view() has handed out
+     * arrays, the memory itself is released when they and this wrapper are
+     * collected (the finalizer holds the reference until then).
+     */
+    dispose() {
+      if (this.#viewed && this[PTR]) this[PTR] = 0;
+      else super.dispose();
     }
 
     /** `ffi.Tensor float32[2, 3] @cpu:0`. */
@@ -290,11 +321,14 @@ export function createTensorSupport(runtime, devices) {
    */
   class TensorView extends tensorAPI(Object) {
     #d;
+    #borrowed;
+    #copies = null; // [copy, snapshot] pairs view() handed out during the borrow
 
-    constructor(dl) {
+    constructor(dl, borrowed = false) {
       super();
       stampRuntime(this, hooks); // written as its DLTensor* only to this runtime
       this.#d = describeForeign(dl);
+      this.#borrowed = borrowed;
       this.webffiHandle = CLONE_GUARD; // postMessage(view) throws
     }
 
@@ -302,7 +336,56 @@ export function createTensorSupport(runtime, devices) {
       if (!this.#d) {
         throw makeError('ValueError', 'Cannot use a `DLTensor*` view after the callback it was passed to has returned; copy what you need during the call (toTensor(), toTypedArray())');
       }
+      if (this.#copies !== null) this.#writeBack();
       return this.#d;
+    }
+
+    /** The data as a typed array, checked to lie in wasm memory (C gave the pointer). */
+    [RAW_VIEW](what) {
+      const d = this[DESC];
+      const start = d.dataPtr + d.byteOffset;
+      if (d.device.deviceType === CPU && !(start > 0 && start + d.nbytes <= memory.buffer.byteLength)) {
+        throw makeError('ValueError', `DLTensor* 0x${d.dl.toString(16)}: its data lies outside wasm memory`);
+      }
+      return super[RAW_VIEW](what);
+    }
+
+    /**
+     * The CPU data as a typed array. Of a `DLTensor*` a callback was passed
+     * (borrowed for the call), a COPY taken now, valid during the callback:
+     * the elements you change in it are written to the tensor before any
+     * other use of the data through this view and when the callback returns;
+     * then the array is detached (length 0), so a kept array cannot reach
+     * the memory C reuses. Of a `DLTensor*` a C function returned, a
+     * zero-copy array over C's memory, valid while C keeps that DLTensor.
+     */
+    view() {
+      const v = this[RAW_VIEW]('view()');
+      if (!this.#borrowed) return v;
+      const snapshot = v.slice();
+      const copy = snapshot.slice();
+      (this.#copies ??= []).push([copy, snapshot]);
+      return copy;
+    }
+
+    /** Writes what changed in view()'s copies to the data (the elements changed since the copy or the last write-back). */
+    #writeBack() {
+      const copies = this.#copies;
+      this.#copies = null; // the [DESC] read below writes nothing back
+      const d = this[DESC];
+      for (const [copy, snapshot] of copies) {
+        if (copy.length === 0) continue;
+        const bytes = new Uint8Array(copy.buffer, copy.byteOffset, copy.byteLength);
+        const before = new Uint8Array(snapshot.buffer, snapshot.byteOffset, snapshot.byteLength);
+        const into = new Uint8Array(memory.buffer, d.dataPtr + d.byteOffset, bytes.length);
+        for (let i = 0; i < bytes.length; i++) {
+          if (bytes[i] !== before[i]) {
+            into[i] = bytes[i];
+            before[i] = bytes[i];
+          }
+        }
+      }
+      this.#copies = copies;
     }
 
     /** Encoded by value like a tensor (js/tensor_codec.js). */
@@ -329,8 +412,17 @@ export function createTensorSupport(runtime, devices) {
       return out;
     }
 
-    /** Ends the borrow (the runtime calls this when the callback returns). */
+    /** Ends the borrow (the runtime calls this when the callback returns): copies written back, then detached. */
     [RELEASE]() {
+      const copies = this.#copies;
+      if (copies !== null) {
+        try {
+          this.#writeBack();
+        } finally {
+          this.#copies = null;
+          for (const [copy] of copies) detach(copy.buffer);
+        }
+      }
       this.#d = null;
     }
 
@@ -380,7 +472,7 @@ export function createTensorSupport(runtime, devices) {
   }
 
   runtime.registerObjectClass(T_TENSOR, Tensor);
-  runtime[INTERNALS].setDLTensorReader((dl) => new TensorView(dl));
+  runtime[INTERNALS].setDLTensorReader((dl, borrowed) => new TensorView(dl, borrowed));
   runtime[INTERNALS].setTypedArrayConverter((array) => runtime[INTERNALS].handOff(tensor(array)));
 
   /** Writes a prototype DLTensor for (shape, dtype, device) in the current frame. */
@@ -451,9 +543,11 @@ export function createTensorSupport(runtime, devices) {
     if (!(data instanceof Arr) && !(Arr === Uint8Array && data instanceof Uint8ClampedArray)) {
       throw makeError('TypeError', `tensor(): dtype ${name} needs a ${Arr.name}, got a ${data.constructor.name}`);
     }
+    // The shape first: reading it may run code (getters) that detaches the data.
+    const given = shape === undefined ? undefined : checkShape(shape);
     // Read once, through the engine's accessors (not the object's own getters).
     const parts = typedArrayParts(data, 'tensor()');
-    const dims = shape === undefined ? [parts.length] : checkShape(shape);
+    const dims = given ?? [parts.length];
     const count = dims.reduce((a, b) => a * b, 1);
     if (count !== parts.length) {
       throw makeError('ValueError', `tensor(): shape [${dims}] has ${count} elements, the data ${parts.length}`);
@@ -475,19 +569,27 @@ export function createTensorSupport(runtime, devices) {
   return { Tensor, TensorView, tensor, empty, copyTensor };
 }
 
-/** A tensor passed as a borrowed `DLTensor*`; valid while the tensor lives. */
+/**
+ * A tensor passed as a borrowed `DLTensor*`: it holds the tensor, and the
+ * pointer is read from it at each use, so a disposed tensor is refused.
+ */
 class DLTensorRef {
-  constructor(tensor, dl, typeIndex) {
+  constructor(tensor, typeIndex) {
     this.tensor = tensor;
-    this[AS_POD] = () => [dl, typeIndex];
+    this[AS_POD] = () => [tensor[DESC].dl, typeIndex];
   }
+}
+
+/** Detaches an ArrayBuffer (structured clone moves it), so no array over it reads anything more. */
+function detach(buffer) {
+  if (buffer.byteLength !== 0) structuredClone(buffer, { transfer: [buffer] });
 }
 
 function checkShape(shape) {
   if (!Array.isArray(shape) && !ArrayBuffer.isView(shape)) {
     throw makeError('TypeError', `shape must be an array of non-negative integers, got ${describe(shape)}`);
   }
-  const n = shape.length;
+  const n = Array.isArray(shape) ? shape.length : typedArrayParts(shape, 'shape').length;
   if (!(n <= MAX_NDIM)) throw makeError('ValueError', `shape has ${n} dimensions, at most ${MAX_NDIM} are supported`);
   const dims = new Array(n);
   for (let i = 0; i < n; i++) {

@@ -503,16 +503,16 @@ export function install(state) {
   /** A `DLTensor*` as a TensorView (js/tensor.js installs the reader). */
   let dlTensorReader = null;
   let typedArrayConverter = null;
-  function readDLTensor(dl) {
+  function readDLTensor(dl, borrowed = false) {
     if (!dl) return null;
     if (!dlTensorReader) throw new FFITypeError('Cannot convert an FFI `DLTensor*` to JS: this runtime has no tensor support');
-    return dlTensorReader(dl);
+    return dlTensorReader(dl, borrowed);
   }
 
   /** A callback argument: as readAny, but a `DLTensor*` view ends its borrow when the callback returns. */
   function readArg(p) {
     if (I32[p >> 2] !== T_DLTENSOR_PTR) return readAny(p, false);
-    const view = readDLTensor(U32[(p >> 2) + 2]);
+    const view = readDLTensor(U32[(p >> 2) + 2], true);
     if (view) cleanups.push(END_BORROW, view);
     return view;
   }
