@@ -137,7 +137,7 @@ const MEMO_AFTER = 32;
 class EncodeState {
   constructor() {
     this.busy = false;
-    this.depth = 0;
+    this.depth = 1; // the root is a level (the limit counts levels as the C core and toFFI do)
     this.items = 0;
     this.visits = 0;
     this.transfer = null;
@@ -151,7 +151,7 @@ class EncodeState {
 
   reset() {
     this.busy = false;
-    this.depth = 0;
+    this.depth = 1; // the root is a level (the limit counts levels as the C core and toFFI do)
     this.items = 0;
     this.visits = 0;
     this.transfer = null;
@@ -452,7 +452,7 @@ class DecodeState {
     this.busy = false;
     this.rt = null;
     this.remote = null; // options.remote: (id, meta) -> the object a remote reference names
-    this.depth = 0;
+    this.depth = 1;
     this.items = 0;
     this.visits = 0;
     this.seen = new Map(); // encoded node -> decoded value (OPEN while decoding)
@@ -464,7 +464,7 @@ class DecodeState {
     this.busy = false;
     this.rt = null;
     this.remote = null;
-    this.depth = 0;
+    this.depth = 1;
     this.items = 0;
     this.visits = 0;
     if (this.seen.size) this.seen.clear();

@@ -12,6 +12,9 @@ const DTYPE_ARRAYS = {
   uint8: Uint8Array, uint16: Uint16Array, uint32: Uint32Array, uint64: BigUint64Array,
   float16: Uint16Array, bfloat16: Uint16Array, float32: Float32Array, float64: Float64Array,
   bool: Uint8Array,
+  // the 8-bit floats as their raw bits, as float16
+  float8_e3m4: Uint8Array, float8_e4m3: Uint8Array, float8_e4m3b11fnuz: Uint8Array, float8_e4m3fn: Uint8Array,
+  float8_e4m3fnuz: Uint8Array, float8_e5m2: Uint8Array, float8_e5m2fnuz: Uint8Array, float8_e8m0fnu: Uint8Array,
 };
 
 /** The dtype a typed array implies when none is given. */
@@ -55,6 +58,11 @@ export function createTensorSupport(runtime, devices) {
   let dv = new DataView(memory.buffer);
   const view = () => (dv.buffer === memory.buffer ? dv : (dv = new DataView(memory.buffer)));
 
+  if (smallFloatNames === null) {
+    const names = new Map();
+    for (const name of SMALL_FLOATS) names.set(runtime.dtype(name).code, name);
+    smallFloatNames = names;
+  }
   const dtypes = new Map(); // (code, bits, lanes) -> { dtype: DataType, Arr: its element array class }
   // Parsed names ('float32', 'webgpu'), so a tensor's creation parses none.
   const dtypeNames = new Map();
@@ -615,8 +623,14 @@ function compactStrides(shape) {
   return s;
 }
 
+/** The small floats, which carry no width digits (their codes come from the core: see smallFloatNames). */
+const SMALL_FLOATS = ['float8_e3m4', 'float8_e4m3', 'float8_e4m3b11fnuz', 'float8_e4m3fn', 'float8_e4m3fnuz',
+  'float8_e5m2', 'float8_e5m2fnuz', 'float8_e8m0fnu', 'float6_e2m3fn', 'float6_e3m2fn', 'float4_e2m1fn'];
+let smallFloatNames = null; // code -> name, filled from the first runtime
+
 function dtypeText(code, bits, lanes) {
-  const base = code === 6 ? 'bool' : `${{ 0: 'int', 1: 'uint', 2: 'float', 4: 'bfloat' }[code] ?? `code${code}_`}${bits}`;
+  const small = smallFloatNames?.get(code);
+  const base = code === 6 ? 'bool' : small ?? `${{ 0: 'int', 1: 'uint', 2: 'float', 4: 'bfloat' }[code] ?? `code${code}_`}${bits}`;
   return lanes === 1 ? base : `${base}x${lanes}`;
 }
 

@@ -262,6 +262,6 @@ int wf_err_raise(const char* kind, const char* fmt, ...) {
   return -1;
 }
 
-int wf_err_raise_oom(size_t size) {
-  return wf_err_raise("MemoryError", "Failed to allocate %zu bytes", size);
+int wf_err_raise_oom(uint64_t size) {
+  return wf_err_raise("MemoryError", "Failed to allocate %llu bytes", (unsigned long long)size);
 }

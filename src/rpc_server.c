@@ -178,8 +178,10 @@ static int wf_rpc_upload(void* func, const TVMFFIAny* args, int32_t n, TVMFFIAny
     name.data++;
     name.size--;
   }
-  if (name.size == 0 || name.size > WF_RPC_MAX_FILE_NAME || memchr(name.data, '\0', name.size)) {
-    return wf_err_raise("ValueError", "%s: a file name is 1 to %d bytes, no NUL", fn,
+  /* listdir answers the names joined by commas: a comma in one would split it */
+  if (name.size == 0 || name.size > WF_RPC_MAX_FILE_NAME || memchr(name.data, '\0', name.size) ||
+      memchr(name.data, ',', name.size)) {
+    return wf_err_raise("ValueError", "%s: a file name is 1 to %d bytes, no NUL and no comma", fn,
                         WF_RPC_MAX_FILE_NAME);
   }
   wf_rpc_file* f = wf_rpc_file_find(p, name);

@@ -570,7 +570,8 @@ export function install(state) {
         heap.dv.setUint16(dt + DT.lanes, lanes, true);
         const out = alloc(ANY);
         check(state.w.TVMFFIDataTypeToString(dt, out));
-        return new DataType(code, bits, lanes, readAny(out, true));
+        // the opaque {handle, 0, 0} prints as "" in C (as upstream); named, so it shows
+        return new DataType(code, bits, lanes, readAny(out, true) || 'void');
       });
       dataTypes.set(key, d);
     }
