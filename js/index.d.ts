@@ -601,9 +601,27 @@ export const SESSION_LIMITS: Readonly<{ inFlight: number; name: number; remotes:
 /**
  * Globals a peer cannot call unless `serve`'s `expose` names them:
  * `testing.*`, `webffi.*`, `ffi.Module*`, `ffi.SystemLib`, `ffi.Function*`,
- * `ffi.GetGlobalFuncMetadata`, `ffi.MakeField*`.
+ * `ffi.GetGlobalFuncMetadata`, `ffi.MakeField*`, `ffi._*` (registry and
+ * type mutation).
  */
 export const PEER_DENIED: readonly string[];
+/** The runtime-wide budget every peer of a runtime is charged against together (docs/security.md). */
+export interface PeerBudget {
+  /** How far wasm memory may grow while a peer's request runs (default 1.5 GiB of the 2 GiB a build reaches; the rest is the owner's). */
+  memoryBytes: number;
+  /** Device memory all TVM RPC sessions may hold together (default 1 GiB). */
+  deviceBytes: number;
+  /** Device memory they hold now. */
+  readonly deviceHeld: number;
+  /** How long one runtime.RPCTimeEvaluator evaluation may run synchronously (default 2000 ms). */
+  timerMs: number;
+  /** Peer requests running now. */
+  readonly active: number;
+}
+/** The runtime's peer budget, or null for a core without one. */
+export function peerBudget(rt: Runtime): PeerBudget | null;
+/** Changes the runtime's peer budget (each field a positive integer); returns it. */
+export function setPeerBudget(rt: Runtime, budget: Partial<Pick<PeerBudget, 'memoryBytes' | 'deviceBytes' | 'timerMs'>>): PeerBudget;
 export interface ServeOptions {
   /**
    * The globals a peer may call: names and `prefix*` patterns (`'*'`: all),
@@ -692,8 +710,15 @@ export interface RPCListenOptions extends RPCServeOptions {
   port?: number;
   /** Default '127.0.0.1'. */
   host?: string;
-  /** Connections served at once (default 16). */
+  /**
+   * Connections served at once (default 16). A connection past it takes the
+   * slot of the oldest one still in its handshake, if any; else it is refused.
+   */
   maxConnections?: number;
+  /** How long a connection may take to send its handshake (ms; default 10000); past it, it is closed. */
+  handshakeMs?: number;
+  /** How long a connection may send nothing while the server owes it nothing (ms; default 300000; 0: no limit). */
+  idleMs?: number;
 }
 /** Serves a runtime to TVM RPC clients on TCP (Node). */
 export function listenRPC(rt: Runtime, options?: RPCListenOptions): Promise<{

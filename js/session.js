@@ -19,6 +19,7 @@ import { encodeValue, decodeValue } from './clone.js';
 import { makeError, FFITypeError, FFIError, ValueError } from './errors.js';
 import { isHandle } from './objects.js';
 import { RemoteObject, makeRemote, endedError } from './remote.js';
+import { asPeer } from './peers.js';
 
 /** The session protocol version; both ends must speak the same. */
 export const PROTOCOL_VERSION = 2;
@@ -43,6 +44,8 @@ export const SESSION_LIMITS = Object.freeze({
  */
 export const PEER_DENIED = Object.freeze([
   'testing.*', 'webffi.*', 'ffi.Module*', 'ffi.SystemLib', 'ffi.Function*', 'ffi.GetGlobalFuncMetadata', 'ffi.MakeField*',
+  // registry and type mutation (`ffi._RegisterFFIInit` writes type attributes for good)
+  'ffi._*',
 ]);
 
 /** A predicate for a list of names and `prefix*` patterns. */
@@ -402,9 +405,12 @@ export function serve(target, port, options = {}) {
     const held = []; // handles made for the call: released after it unless the reply keeps them
     let result;
     try {
-      const args = decodeValue(c.args, { runtime: rt, remote: table.lookup }); // an array: checked to be an encoded one
-      for (const h of args) if (isHandle(h) && !table.has(h)) held.push(h);
-      result = invoke(rt, c, args, held);
+      // the synchronous part is the peer's: charged to the runtime's peer budget (js/peers.js)
+      result = asPeer(rt, () => {
+        const args = decodeValue(c.args, { runtime: rt, remote: table.lookup }); // an array: checked to be an encoded one
+        for (const h of args) if (isHandle(h) && !table.has(h)) held.push(h);
+        return invoke(rt, c, args, held);
+      });
       if (typeof result?.then === 'function') result = await result;
       if (c.mode === 'value') result = await byValue(result, held);
       if (!c.live()) return null;

@@ -8,6 +8,7 @@
 
 #include "backtrace.h"
 #include "object.h"
+#include "peer_budget.h"
 #include "platform.h"
 #include <webffi/webffi.h>
 
@@ -263,5 +264,12 @@ int wf_err_raise(const char* kind, const char* fmt, ...) {
 }
 
 int wf_err_raise_oom(uint64_t size) {
+  uint64_t ceiling = wf_peer_take_refusal();
+  if (ceiling != 0) {
+    return wf_err_raise("MemoryError",
+                        "Failed to allocate %llu bytes: a peer's request may not grow memory past "
+                        "the runtime's peer budget of %llu bytes (the rest is kept for the owner)",
+                        (unsigned long long)size, (unsigned long long)ceiling);
+  }
   return wf_err_raise("MemoryError", "Failed to allocate %llu bytes", (unsigned long long)size);
 }

@@ -13,6 +13,7 @@ typedef struct wf_unwind_mark {
   int32_t release_nesting;
   int32_t repr_depth;
   int32_t once_held;
+  int32_t peer_depth;
 } wf_unwind_mark;
 
 /* The state now (stack_pointer left 0: only the wasm glue can read it). */
@@ -28,5 +29,8 @@ int32_t wf_repr_depth_now(void);
 void wf_repr_depth_unwind(int32_t depth);
 int32_t wf_once_held_now(void);
 void wf_once_unwind(int32_t held);
+/* (peer_budget.h) */
+int32_t wf_peer_depth_now(void);
+void wf_peer_depth_unwind(int32_t depth);
 
 #endif /* WEBFFI_SRC_UNWIND_H_ */

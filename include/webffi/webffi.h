@@ -77,6 +77,24 @@ TVM_FFI_DLL void* WebFFIUnwindMarkCell(void);
 TVM_FFI_DLL uint32_t WebFFIStackPointer(void);
 TVM_FFI_DLL void WebFFIStackRestore(uint32_t sp);
 
+/*
+ * The runtime-wide budget of peers (TVM RPC clients, worker-session peers),
+ * which every peer's requests are charged against together, whatever each
+ * one's own limits: while a request runs (between WebFFIPeerEnter and
+ * WebFFIPeerLeave; the RPC endpoint enters by itself) wasm memory may not
+ * grow past `memory_bytes` (default 1.5 GiB: the rest is the owner's),
+ * RPC endpoints together hand out at most `device_bytes` of device memory
+ * (default 1 GiB), and a runtime.RPCTimeEvaluator evaluation runs at most
+ * `timer_ms` synchronously (default 2000). 0 keeps a setting.
+ * WebFFIPeerBudgetGet(0..4): memory, device budget, device held, timer ms,
+ * peer requests running now.
+ */
+TVM_FFI_DLL void WebFFIPeerEnter(void);
+TVM_FFI_DLL void WebFFIPeerLeave(void);
+TVM_FFI_DLL void WebFFIPeerBudgetSet(uint64_t memory_bytes, uint64_t device_bytes,
+                                     uint32_t timer_ms);
+TVM_FFI_DLL uint64_t WebFFIPeerBudgetGet(int32_t what);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
