@@ -607,7 +607,7 @@ export const SESSION_LIMITS: Readonly<{ inFlight: number; name: number; remotes:
 export const PEER_DENIED: readonly string[];
 /** The runtime-wide budget every peer of a runtime is charged against together (docs/security.md). */
 export interface PeerBudget {
-  /** How far wasm memory may grow while a peer's request runs (default 1.5 GiB of the 2 GiB a build reaches; the rest is the owner's). */
+  /** How many bytes the wasm heap may hold in use while a peer's request runs (default 1.5 GiB of the 2 GiB a build reaches; the rest is the owner's). */
   memoryBytes: number;
   /** Device memory all TVM RPC sessions may hold together (default 1 GiB). */
   deviceBytes: number;
@@ -617,11 +617,17 @@ export interface PeerBudget {
   timerMs: number;
   /** Peer requests running now. */
   readonly active: number;
+  /** Bytes of the wasm heap in use now (all of it, the owner's included). */
+  readonly heapInUse: number;
+  /** JS data (strings, bytes) the worker sessions of this thread may keep for their peers together (default 512 MiB). */
+  keptBytes: number;
+  /** Kept now. */
+  readonly kept: number;
 }
 /** The runtime's peer budget, or null for a core without one. */
 export function peerBudget(rt: Runtime): PeerBudget | null;
 /** Changes the runtime's peer budget (each field a positive integer); returns it. */
-export function setPeerBudget(rt: Runtime, budget: Partial<Pick<PeerBudget, 'memoryBytes' | 'deviceBytes' | 'timerMs'>>): PeerBudget;
+export function setPeerBudget(rt: Runtime, budget: Partial<Pick<PeerBudget, 'memoryBytes' | 'deviceBytes' | 'timerMs' | 'keptBytes'>>): PeerBudget;
 export interface ServeOptions {
   /**
    * The globals a peer may call: names and `prefix*` patterns (`'*'`: all),

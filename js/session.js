@@ -19,7 +19,7 @@ import { encodeValue, decodeValue } from './clone.js';
 import { makeError, FFITypeError, FFIError, ValueError } from './errors.js';
 import { isHandle } from './objects.js';
 import { RemoteObject, makeRemote, endedError } from './remote.js';
-import { asPeer } from './peers.js';
+import { asPeer, heldBytes, holdForPeer, releaseForPeer } from './peers.js';
 
 /** The session protocol version; both ends must speak the same. */
 export const PROTOCOL_VERSION = 2;
@@ -213,9 +213,11 @@ class RemoteTable {
     if (this.byId.size >= this.max) {
       throw makeError('RPCError', `webffi session: too many remote objects alive in this session (at most ${this.max}); dispose some`);
     }
+    const bytes = heldBytes(v);
+    holdForPeer(bytes); // JS data kept for peers shares one budget (js/peers.js)
     id = this.next++;
     const meta = describeRemote(v);
-    this.byId.set(id, { value: v, refs: 1, meta });
+    this.byId.set(id, { value: v, refs: 1, meta, bytes });
     this.byValue.set(v, id);
     return ['R', id, meta];
   }
@@ -225,6 +227,7 @@ class RemoteTable {
     if (e === undefined || --e.refs > 0) return;
     this.byId.delete(id);
     this.byValue.delete(e.value);
+    releaseForPeer(e.bytes);
     release(e.value);
   }
 
@@ -232,7 +235,10 @@ class RemoteTable {
     const entries = [...this.byId.values()];
     this.byId.clear();
     this.byValue.clear();
-    for (const e of entries) release(e.value);
+    for (const e of entries) {
+      releaseForPeer(e.bytes);
+      release(e.value);
+    }
   }
 }
 

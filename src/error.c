@@ -267,8 +267,8 @@ int wf_err_raise_oom(uint64_t size) {
   uint64_t ceiling = wf_peer_take_refusal();
   if (ceiling != 0) {
     return wf_err_raise("MemoryError",
-                        "Failed to allocate %llu bytes: a peer's request may not grow memory past "
-                        "the runtime's peer budget of %llu bytes (the rest is kept for the owner)",
+                        "Failed to allocate %llu bytes: a peer's request may not take the heap past "
+                        "the runtime's peer budget of %llu bytes in use (the rest is kept for the owner)",
                         (unsigned long long)size, (unsigned long long)ceiling);
   }
   return wf_err_raise("MemoryError", "Failed to allocate %llu bytes", (unsigned long long)size);

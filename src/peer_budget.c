@@ -12,6 +12,7 @@ static uint64_t wf_peer_device = WF_PEER_DEVICE_DEFAULT;
 static uint64_t wf_peer_device_in_use;
 static uint32_t wf_peer_timer = WF_PEER_TIMER_MS_DEFAULT;
 static uint64_t wf_peer_refused; /* the ceiling of the last refused growth */
+uint64_t wf_heap_live;
 
 /* A refusal is told by the request that met it, never by a later one. */
 void wf_peer_enter(void) {
@@ -23,8 +24,8 @@ void wf_peer_leave(void) {
 int32_t wf_peer_depth_now(void) { return wf_peer_depth; }
 void wf_peer_depth_unwind(int32_t depth) { wf_peer_depth = depth; }
 
-int wf_peer_memory_allows(uint64_t new_size) {
-  if (wf_peer_depth == 0 || new_size <= wf_peer_memory) return 1;
+int wf_peer_heap_allows(uint64_t live, uint64_t size) {
+  if (wf_peer_depth == 0 || (live <= wf_peer_memory && size <= wf_peer_memory - live)) return 1;
   wf_peer_refused = wf_peer_memory;
   return 0;
 }
@@ -65,6 +66,7 @@ uint64_t WebFFIPeerBudgetGet(int32_t what) {
     case 2: return wf_peer_device_in_use;
     case 3: return wf_peer_timer;
     case 4: return (uint64_t)wf_peer_depth;
+    case 5: return wf_heap_live;
     default: return 0;
   }
 }

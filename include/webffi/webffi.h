@@ -86,8 +86,8 @@ TVM_FFI_DLL void WebFFIStackRestore(uint32_t sp);
  * RPC endpoints together hand out at most `device_bytes` of device memory
  * (default 1 GiB), and a runtime.RPCTimeEvaluator evaluation runs at most
  * `timer_ms` synchronously (default 2000). 0 keeps a setting.
- * WebFFIPeerBudgetGet(0..4): memory, device budget, device held, timer ms,
- * peer requests running now.
+ * WebFFIPeerBudgetGet(0..5): memory, device budget, device held, timer ms,
+ * peer requests running now, heap bytes in use (wasm builds count them).
  */
 TVM_FFI_DLL void WebFFIPeerEnter(void);
 TVM_FFI_DLL void WebFFIPeerLeave(void);

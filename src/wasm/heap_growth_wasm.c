@@ -12,8 +12,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../peer_budget.h"
-
 
 #define WF_PAGE ((size_t)65536)
 #define WF_GROWTH_STEP_MAX ((size_t)256 << 20)
@@ -35,10 +33,8 @@ int __real_emscripten_resize_heap(size_t size);
 
 int __wrap_emscripten_resize_heap(size_t size) {
   size_t current = __builtin_wasm_memory_size(0) * WF_PAGE;
-  if (!wf_peer_memory_allows(size)) return 0; /* a peer's request: within the ceiling */
   ++wf_heap_growths;
   size_t want = wf_heap_exact ? size : wf_heap_target(current, size);
-  if (want > size && !wf_peer_memory_allows(want)) want = size;
   if (want > size && __real_emscripten_resize_heap(want)) return 1;
   return __real_emscripten_resize_heap(size);
 }
@@ -58,15 +54,10 @@ void* __wrap_sbrk(intptr_t increment) {
   uintptr_t next = wf_heap_break + (uintptr_t)increment;
   if (next > end) {
     size_t need = (next - end + WF_PAGE - 1) / WF_PAGE;
-    if (!wf_peer_memory_allows((uint64_t)end + need * WF_PAGE)) { /* a peer's request */
-      errno = ENOMEM;
-      return (void*)-1;
-    }
     size_t pages = need;
     if (!wf_heap_exact) {
       size_t want = wf_heap_target(end, next);
       pages = (want - end + WF_PAGE - 1) / WF_PAGE;
-      if (!wf_peer_memory_allows((uint64_t)end + pages * WF_PAGE)) pages = need;
     }
     ++wf_heap_growths;
     if (__builtin_wasm_memory_grow(0, pages) == SIZE_MAX &&
