@@ -12,7 +12,7 @@
 static int wf_once_lock; /* 0 free, 1 held (compiler atomics) */
 /* Set while this thread runs an init function: a nested call would
  * wait forever on the lock it holds, so it raises instead. */
-static WF_THREAD_LOCAL int wf_once_holder;
+#define wf_once_holder (wf_counters.once_held) /* unwind.h */
 
 static int wf_once_acquire(void) {
   if (wf_once_holder) {
@@ -29,8 +29,6 @@ static void wf_once_release(void) {
   wf_once_holder = 0;
   __atomic_clear(&wf_once_lock, __ATOMIC_RELEASE);
 }
-
-int32_t wf_once_held_now(void) { return wf_once_holder; }
 
 /* After an unwind (unwind.h): a lock taken by a skipped frame is freed. */
 void wf_once_unwind(int32_t held) {

@@ -92,7 +92,7 @@ void wf_obj_plain_deleter(void* self, int flags) {
  * any depth, and releasing needs no allocation.
  */
 #define WF_OBJ_RELEASE_NESTING 32
-static WF_THREAD_LOCAL int wf_obj_release_nesting;
+#define wf_obj_release_nesting (wf_counters.release_nesting) /* unwind.h */
 static WF_THREAD_LOCAL TVMFFIObject* wf_obj_release_waiting;
 
 static void wf_obj_run_deleter(TVMFFIObject* obj, int flags) {
@@ -111,8 +111,6 @@ static void wf_obj_run_waiting(void) {
   }
   --wf_obj_release_nesting;
 }
-
-int32_t wf_obj_release_nesting_now(void) { return wf_obj_release_nesting; }
 
 /* After an unwind (unwind.h): the deleters whose frames were skipped count
  * no more; at the outermost level the objects left waiting are released. */

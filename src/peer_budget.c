@@ -5,8 +5,9 @@
 #include <webffi/webffi.h>
 
 #include "platform.h"
+#include "unwind.h"
 
-static WF_THREAD_LOCAL int32_t wf_peer_depth;
+#define wf_peer_depth (wf_counters.peer_depth) /* unwind.h */
 static uint64_t wf_peer_memory = WF_PEER_MEMORY_DEFAULT;
 static uint64_t wf_peer_device = WF_PEER_DEVICE_DEFAULT;
 static uint64_t wf_peer_device_in_use;
@@ -21,8 +22,6 @@ void wf_peer_enter(void) {
 void wf_peer_leave(void) {
   if (wf_peer_depth > 0 && --wf_peer_depth == 0) wf_peer_refused = 0;
 }
-int32_t wf_peer_depth_now(void) { return wf_peer_depth; }
-void wf_peer_depth_unwind(int32_t depth) { wf_peer_depth = depth; }
 
 int wf_peer_heap_allows(uint64_t live, uint64_t size) {
   if (wf_peer_depth == 0 || (live <= wf_peer_memory && size <= wf_peer_memory - live)) return 1;

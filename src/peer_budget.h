@@ -20,8 +20,6 @@
 /* Requests of a peer run between these (they nest). */
 void wf_peer_enter(void);
 void wf_peer_leave(void);
-int32_t wf_peer_depth_now(void);
-void wf_peer_depth_unwind(int32_t depth);
 
 /* Whether `size` more heap bytes may be taken when `live` are in use:
  * always outside a peer's request; within one, while live + size stays

@@ -136,10 +136,7 @@ static void wf_repr_tensor(wf_repr_ctx* c, TVMFFIObject* obj) {
 /* Types may print themselves: the `__ffi_repr__` attribute, a function
  * (self, fn_repr) -> str, where fn_repr(value) prints a part. Parts print
  * in their own context; hooks nest at most WF_MAX_NESTING deep. */
-static WF_THREAD_LOCAL int wf_repr_hook_depth;
-
-int32_t wf_repr_depth_now(void) { return wf_repr_hook_depth; }
-void wf_repr_depth_unwind(int32_t depth) { wf_repr_hook_depth = depth; }
+#define wf_repr_hook_depth (wf_counters.repr_depth) /* unwind.h */
 
 static int wf_repr_part(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)self;

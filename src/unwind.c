@@ -5,20 +5,16 @@
 #include <stddef.h>
 #include <webffi/webffi.h>
 
-void wf_unwind_save(wf_unwind_mark* m) {
-  m->stack_pointer = 0;
-  m->release_nesting = wf_obj_release_nesting_now();
-  m->repr_depth = wf_repr_depth_now();
-  m->once_held = wf_once_held_now();
-  m->peer_depth = wf_peer_depth_now();
-}
+WF_THREAD_LOCAL wf_call_counters wf_counters;
 
 void wf_unwind_restore(const wf_unwind_mark* m) {
-  wf_repr_depth_unwind(m != NULL ? m->repr_depth : 0);
-  wf_once_unwind(m != NULL ? m->once_held : 0);
-  wf_peer_depth_unwind(m != NULL ? m->peer_depth : 0);
+  static const wf_call_counters outside = {0, 0, 0, 0};
+  const wf_call_counters* c = m != NULL ? &m->counters : &outside;
+  wf_counters.repr_depth = c->repr_depth;
+  wf_counters.peer_depth = c->peer_depth;
+  wf_once_unwind(c->once_held);
   /* last: at the outermost level it runs the releases left waiting */
-  wf_obj_release_unwind(m != NULL ? m->release_nesting : 0);
+  wf_obj_release_unwind(c->release_nesting);
 }
 
 uint32_t WebFFIUnwind(const void* mark) {

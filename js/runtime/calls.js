@@ -828,20 +828,16 @@ export function install(state) {
 
   /**
    * The `webffi.call_js` import: C calls the JS function behind handle h.
-   * The callback's mark (where C stood when it called) is kept while it
-   * runs, for calls it makes that an exception unwinds (poison.js).
+   * The callback's mark (where C stood when it called it) is kept while it
+   * runs, for its calls into wasm that an exception unwinds (poison.js):
+   * trap.depth is restored on every way out, the rare exception that
+   * escapes included.
    */
   function webffiCallJS(h, argsPtr, n, resultPtr) {
     fresh();
-    callbackMarks.push(markWord ? U32[markWord] : 0);
-    try {
-      return callJSBody(h, argsPtr, n, resultPtr);
-    } finally {
-      callbackMarks.pop();
-    }
-  }
-
-  function callJSBody(h, argsPtr, n, resultPtr) {
+    const depth = trap.depth;
+    callbackMarks[depth] = markWord !== 0 ? U32[markWord] : 0;
+    trap.depth = depth + 1;
     const fn = jsValues[h];
     const frame = sp;
     const mark = cleanups.length;
@@ -883,21 +879,45 @@ export function install(state) {
       }
     } catch (e) {
       if (raiseLimit) Error.stackTraceLimit = limit;
-      if (trap.poisoned) throw e; // a nested call trapped: unwind the wasm frames too
-      sp = frame;
-      runCleanups(mark);
-      // Raising reads the thrown value (its kind, message, stack), which may
-      // throw again (a Proxy's traps): raiseFromJS falls back to a plain
-      // message and never lets an exception unwind the wasm frames below.
-      state.raiseFromJS(e);
-      sp = frame;
-      runCleanups(mark);
+      if (trap.poisoned) {
+        trap.depth = depth;
+        throw e; // a nested call trapped: unwind the wasm frames too
+      }
+      callJSFailed(e, frame, mark, depth);
       return -1;
     }
     // Each path releases the frame itself: no try/finally around the call.
     sp = frame;
-    if (cleanups.length !== mark) runCleanups(mark);
+    if (cleanups.length !== mark) endCallJS(mark, depth);
+    trap.depth = depth;
     return 0;
+  }
+
+  /** A callback's frame released (its depth restored also if that throws). */
+  function endCallJS(mark, depth) {
+    try {
+      runCleanups(mark);
+    } catch (e) {
+      trap.depth = depth;
+      throw e;
+    }
+  }
+
+  /** The error a callback threw raised into C, its frame released. */
+  function callJSFailed(e, frame, mark, depth) {
+    try {
+      sp = frame;
+      runCleanups(mark);
+      // Raising reads the thrown value (its kind, message, stack), which may
+      // throw again (a Proxy's traps): raiseFromJS falls back to a plain
+      // message and never lets an exception unwind the wasm frames below
+      // (short of having no stack left even for that).
+      state.raiseFromJS(e);
+      sp = frame;
+      runCleanups(mark);
+    } finally {
+      trap.depth = depth;
+    }
   }
 
   /** Converts a JS value to an FFI handle (e.g. a JS function to a Function). */

@@ -36,8 +36,10 @@ export function install(state) {
   // its mark (calls.js keeps one per running callback, read from the cell
   // src/wasm/js_function.c sets), outside every callback the stack
   // pointer read here before any call.
+  // marks[0 .. trap.depth): the running callbacks' marks, innermost last
   const marks = [];
   state.callbackMarks = marks;
+  trap.depth = 0;
   const markCell = typeof x.WebFFIUnwindMarkCell === 'function' ? x.WebFFIUnwindMarkCell() : 0;
   state.markCell = markCell;
   const canUnwind = markCell !== 0 && typeof x.WebFFIUnwind === 'function' && typeof x.WebFFIStackRestore === 'function';
@@ -53,7 +55,7 @@ export function install(state) {
       trap.unwound = false;
       return;
     }
-    const mark = marks.length ? marks[marks.length - 1] : 0;
+    const mark = trap.depth > 0 ? marks[trap.depth - 1] : 0;
     try {
       x.WebFFIStackRestore(mark ? new Uint32Array(memory.buffer, mark, 1)[0] : stackBase);
       x.WebFFIUnwind(mark);
@@ -67,7 +69,7 @@ export function install(state) {
         try {
           queueMicrotask(() => {
             retryQueued = false;
-            if (marks.length === 0) unwindPending();
+            if (trap.depth === 0) unwindPending();
           });
         } catch {
           retryQueued = false;

@@ -44,14 +44,14 @@ static int wf_js_safe_call(void* func, const TVMFFIAny* args, int32_t num_args,
                            TVMFFIAny* result) {
   int32_t handle = (int32_t)(uintptr_t)wf_func_self((TVMFFIObject*)func);
   wf_unwind_mark mark;
-  wf_unwind_save(&mark);
+  mark.counters = wf_counters;
   mark.stack_pointer = wf_stack_pointer_now();
   const wf_unwind_mark* outer = wf_js_mark;
   wf_js_mark = &mark;
   int rc = wf_host_call_js(handle, args, num_args, result);
   wf_js_mark = outer;
   /* whatever the callback's own calls into wasm left unbalanced */
-  wf_unwind_restore(&mark);
+  if (wf_counters_differ(&wf_counters, &mark.counters)) wf_unwind_restore(&mark);
   return rc;
 }
 
