@@ -117,6 +117,12 @@ export function createBackendRegistry(runtime) {
     const type = entry.deviceType;
     const current = installed.get(type);
     if (current && current !== entry && current.priority >= entry.priority && current.status === 'ready') return;
+    if (runtime.coreKind !== 'webffi') {
+      // A library TVM compiled reaches its devices through TVM's own
+      // protocol (globals the backend registered), not webffi's device table.
+      installed.set(type, entry);
+      return;
+    }
     const dev = entry.backend.device;
     const memory = runtime.exports.memory;
     const setDeviceAPI = runtime.getGlobal('webffi.SetDeviceAPI');

@@ -56,16 +56,18 @@ export function install(state) {
    * The exports wrapped so that a trap in any of them poisons (cold paths:
    * the hot ones guard their calls themselves).
    */
+  const guard = (f) => function guardedExport(...args) {
+    try {
+      return f(...args);
+    } catch (e) {
+      return state.poison(e);
+    }
+  };
   const guarded = {};
-  for (const [name, f] of Object.entries(x)) {
-    if (typeof f !== 'function') continue;
-    guarded[name] = function guardedExport(...args) {
-      try {
-        return f(...args);
-      } catch (e) {
-        return state.poison(e);
-      }
-    };
+  // A core's entries may differ from its raw exports (js/core/tvm_core.js).
+  for (const [name, f] of Object.entries(state.core.entries ?? x)) {
+    if (typeof f === 'function') guarded[name] = guard(f);
   }
   state.w = guarded;
+  state.guard = guard;
 }

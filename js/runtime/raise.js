@@ -5,8 +5,15 @@ import { jsStackToBacktrace, crossedWasmFrames, takeCapture } from '../backtrace
 import { makeError, makeDeferredError, kindOf, messageOf } from '../errors.js';
 
 export function install(state) {
-  const { w: x, L, heap, jsValues, jsOpaque } = state; // exports guarded: a trap poisons
+  const { w: x, L, heap, jsValues, jsOpaque, core } = state; // exports guarded: a trap poisons
   const { OBJ, ERR, T_OPAQUE, OPAQUE_HANDLE, ANY, BA_DATA, BA_SIZE } = L;
+  // The core's ways of raising and of keeping a JS value with an error (js/core/).
+  const moveFromRaised = state.guard(core.moveFromRaised);
+  const opaqueFromJS = state.guard(core.opaqueFromJS);
+  const errorCreate = state.guard(core.errorCreate);
+  const errorSetRaised = state.guard(core.errorSetRaised);
+  const errorExtra = core.errorExtra ?? ((err) => heap.u32[(err + OBJ + ERR.extra) >> 2]);
+  const opaqueHandle = core.opaqueHandle ?? ((obj) => heap.u32[(obj + OBJ + OPAQUE_HANDLE) >> 2]);
 
   /** The text of the TVMFFIByteArray at p. */
   function byteArrayText(p) {
@@ -25,7 +32,7 @@ export function install(state) {
     const out = state.alloc(ANY);
     // Errors raised from C strings come with their stack captured but not
     // formatted: formatting waits until someone reads it (makeDeferredError).
-    const capture = takeCapture(state.w.WebFFIErrorMoveFromRaisedPending(out));
+    const capture = takeCapture(moveFromRaised(out));
     state.fresh();
     const err = heap.u32[out >> 2];
     if (!err) return makeError('RuntimeError', 'a call failed without raising an error');
@@ -36,10 +43,9 @@ export function install(state) {
 
   function errorFromObject(err, callee, capture = null, captureHere = true) {
     const cell = err + OBJ;
-    const U32 = heap.u32;
-    const extra = U32[(cell + ERR.extra) >> 2];
+    const extra = errorExtra(err);
     if (extra && state.objectTypeIndex(extra) === T_OPAQUE) {
-      const h = U32[(extra + OBJ + OPAQUE_HANDLE) >> 2];
+      const h = opaqueHandle(extra);
       if (jsOpaque[h] === extra) {
         const original = jsValues[h];
         if (original !== null && (typeof original === 'object' || typeof original === 'function')) {
@@ -93,16 +99,16 @@ export function install(state) {
     const out = alloc(ANY);
     const h = state.addHandle(value);
     let opaque = 0;
-    if (x.WebFFIOpaqueFromJS(h, out) === 0) {
+    if (opaqueFromJS(h, out) === 0) {
       opaque = heap.u32[out >> 2];
       jsOpaque[h] = opaque;
     } else {
       state.releaseHandle(h);
-      x.TVMFFIErrorMoveFromRaised(out); // drop the MemoryError: raise the original kind
+      moveFromRaised(out); // drop the MemoryError: raise the original kind
       if (heap.u32[out >> 2]) x.TVMFFIObjectDecRef(heap.u32[out >> 2]);
     }
     fresh();
-    const rc = x.TVMFFIErrorCreateWithCauseAndExtraContext(kind, message, bt, 0, opaque, out);
+    const rc = errorCreate(kind, message, bt, opaque, out);
     fresh();
     if (opaque) x.TVMFFIObjectDecRef(opaque);
     if (rc !== 0) return 0;
@@ -176,7 +182,7 @@ export function install(state) {
       }
     }
     if (err) {
-      x.TVMFFIErrorSetRaised(err);
+      errorSetRaised(err);
       x.TVMFFIObjectDecRef(err);
     } else {
       // Even the error could not be allocated: the core raises its MemoryError.

@@ -22,8 +22,16 @@ const REQUIRED_LIMITS = {
   maxComputeWorkgroupStorageSize: 8192,
   maxUniformBufferBindingSize: 256,
 };
-// Requested at the adapter's maximum so large tensors fit.
-const RAISED_LIMITS = ['maxBufferSize', 'maxStorageBufferBindingSize'];
+// Requested at the adapter's maximum: large tensors fit, and kernels TVM
+// compiled (which ask for workgroups of 256 invocations, 32 KiB of
+// workgroup memory and more storage buffers than the defaults) run.
+const RAISED_LIMITS = [
+  'maxBufferSize', 'maxStorageBufferBindingSize', 'maxComputeInvocationsPerWorkgroup',
+  'maxComputeWorkgroupSizeX', 'maxComputeWorkgroupSizeY', 'maxComputeWorkgroupSizeZ',
+  'maxComputeWorkgroupStorageSize', 'maxStorageBuffersPerShaderStage', 'maxComputeWorkgroupsPerDimension',
+];
+// Enabled where the adapter has them (TVM's f16 and subgroup kernels use them).
+const OPTIONAL_FEATURES = ['shader-f16', 'subgroups'];
 const LOST_GRACE_MS = 250;
 const REPORTED_LIMITS = [
   'maxBufferSize',
@@ -288,6 +296,11 @@ class WebGPUBackend {
     return this.#checkHandle(handle, what);
   }
 
+  /** The current device's state (tvm_shaders.js). */
+  _current(what) {
+    return this.#current(what);
+  }
+
   async #acquire() {
     const gpu = this.#gpu;
     if (!gpu || typeof gpu.requestAdapter !== 'function') {
@@ -316,8 +329,10 @@ class WebGPUBackend {
       }
     }
     const requiredLimits = {};
-    for (const key of RAISED_LIMITS) requiredLimits[key] = adapter.limits[key];
-    const requiredFeatures = adapter.features.has('shader-f16') ? ['shader-f16'] : [];
+    for (const key of RAISED_LIMITS) {
+      if (adapter.limits[key] !== undefined) requiredLimits[key] = adapter.limits[key];
+    }
+    const requiredFeatures = OPTIONAL_FEATURES.filter((f) => adapter.features.has(f));
     let device;
     try {
       device = await adapter.requestDevice({ requiredLimits, requiredFeatures, label: 'webffi' });
