@@ -97,7 +97,7 @@ function checkIndex(index) {
       names.add(r.name);
       if (!Array.isArray(r.shape) || !r.shape.every(isCount)) throw makeError('ValueError', `${at}: invalid shape ${describe(r.shape)}`);
       const bytes = DTYPE_BYTES[r.dtype];
-      if (!bytes) throw makeError('TypeError', `${at}: unsupported dtype ${describe(r.dtype)}`);
+      if (!bytes) throw makeError('TypeError', `${at}: unsupported dtype ${JSON.stringify(r.dtype)}`);
       if (!isCount(r.byteOffset) || !isCount(r.nbytes)) throw makeError('ValueError', `${at}: invalid byteOffset or nbytes`);
       if (r.byteOffset + r.nbytes > shard.nbytes) {
         throw makeError('ValueError', `${at}: bytes [${r.byteOffset}, ${r.byteOffset + r.nbytes}) lie outside the shard's ${shard.nbytes}`);
@@ -107,7 +107,7 @@ function checkIndex(index) {
       let stored;
       if (format === 'raw') stored = count * bytes;
       else if (format === 'f32-to-bf16' && r.dtype === 'float32') stored = count * 2;
-      else throw makeError('ValueError', `${at}: unsupported format ${describe(format)} for dtype ${r.dtype} (supported: raw, f32-to-bf16 for float32)`);
+      else throw makeError('ValueError', `${at}: unsupported format ${JSON.stringify(format)} for dtype ${r.dtype} (supported: raw, f32-to-bf16 for float32)`);
       if (stored !== r.nbytes) throw makeError('ValueError', `${at}: ${r.nbytes} bytes stored, its shape and format need ${stored}`);
     }
   });
