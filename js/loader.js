@@ -7,7 +7,7 @@ import { createWasi } from './wasi.js';
 import { createRuntime } from './runtime.js';
 import { coreKindOf, WEBFFI_CORE } from './core/detect.js';
 import { webffiCore } from './core/webffi_core.js';
-import { tvmLibraryCore } from './core/tvm_core.js';
+import { tvmLibraryCore, registerDeviceFallbacks } from './core/tvm_core.js';
 import { defaultWasmUrl } from './locate.js';
 import { RuntimeError, FFITypeError } from './errors.js';
 import { optionsOf, describe } from './runtime/checks.js';
@@ -123,6 +123,7 @@ export async function load(options) {
   const instance = await WebAssembly.instantiate(module, core.imports);
   const { runtime, imports: impl } = createRuntime(core.attach(instance), { logger, backtraces });
   Object.assign(hooks, impl);
+  if (runtime.coreKind !== WEBFFI_CORE) registerDeviceFallbacks(runtime);
   const backends = createBackendRegistry(runtime);
   const { Tensor, TensorView, tensor, empty } = createTensorSupport(runtime, backends);
   Object.assign(runtime, { backends, Tensor, TensorView, tensor, empty });

@@ -363,3 +363,20 @@ export function tvmLibraryCore({ logger, hooks }) {
     },
   };
 }
+
+/**
+ * The globals TVM's web glue looks up when the system library loads
+ * (its WebGPU module asks for `wasm.WebGPUCreateShader` at creation), so a
+ * library loads, and its CPU functions and metadata work, without a WebGPU
+ * backend; using the device then says what is missing. A WebGPU backend
+ * registers the real ones over these.
+ */
+export function registerDeviceFallbacks(runtime) {
+  const missing = (what) => () => {
+    throw new RuntimeError(what);
+  };
+  const text = 'this library runs kernels on WebGPU, and no WebGPU backend is registered: ' +
+    'load({ backends: [...] }) or let load() discover one (in Node: npm webgpu)';
+  runtime.registerGlobal('wasm.WebGPUCreateShader', missing(text));
+  runtime.registerGlobal('wasm.WebGPUDeviceAPI', missing(text));
+}
