@@ -109,9 +109,10 @@ export const IndexError = makeErrorClass('IndexError', RangeError);
 export const OverflowError = makeErrorClass('OverflowError', RangeError);
 export const MemoryError = makeErrorClass('MemoryError', Error);
 export const AssertionError = makeErrorClass('AssertionError', Error);
-// The kinds tvm-ffi registers on top of RuntimeError (TVM's InternalError,
-// RPCError, OpError, DiagnosticError, ScheduleError): one `instanceof
-// RuntimeError` catches them all, and each still has its own class.
+// apache/tvm's error classes (InternalError, RPCError, OpError,
+// DiagnosticError, ScheduleError; its Python package registers them under
+// TVMError, a RuntimeError; tvm-ffi registers only the built-in kinds): one
+// `instanceof RuntimeError` catches them all, and each has its own class.
 export const InternalError = makeErrorClass('InternalError', RuntimeError);
 /** A remote call failed for a reason other than the remote function's own error. */
 export const RPCError = makeErrorClass('RPCError', RuntimeError);

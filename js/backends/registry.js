@@ -11,7 +11,8 @@
 //                upload(handle, byteOffset, Uint8Array),
 //                download(handle, byteOffset, nbytes, out?: Uint8Array) -> Promise<Uint8Array>,
 //                copy(src, srcOffset, dst, dstOffset, nbytes) },
-//     ready? (false after a loss: the next use initialises it again) }
+//     ready? (false after a loss: the next use initialises it again),
+//     dispose?() (the runtime is disposed: release the device and what it holds) }
 import { makeError } from '../errors.js';
 
 const CPU = 1;
@@ -145,8 +146,24 @@ export function createBackendRegistry(runtime) {
     installed.set(type, entry);
   }
 
+  /** rt.dispose(): every backend releases what it holds; none serves the runtime again. */
+  function dispose() {
+    installed.clear();
+    for (const entry of entries.values()) {
+      try {
+        entry.backend.dispose?.();
+      } catch (e) {
+        logger.warn?.(`webffi: backend ${entry.name} failed to dispose: ${e?.message ?? e}`);
+      }
+      entry.status = 'disposed';
+      entry.promise = Promise.reject(makeError('ValueError', `backend ${entry.name}: the runtime was disposed`));
+      entry.promise.catch(() => {});
+    }
+  }
+
   return {
     register,
+    dispose,
     /** Records how to get a backend for a device none serves, for the error that reports it. */
     explainMissing(device, text) {
       missing.set(runtime.device(device).deviceType, String(text));
