@@ -14,6 +14,11 @@ const BRAND = Symbol('webffi.error');
 const CAPTURE = Symbol('webffi.capture');
 const BACKTRACE = Symbol('webffi.backtrace');
 
+/** Sets an internal field, not enumerable: console.error(e) and util.inspect do not show it. */
+function hide(error, key, value) {
+  Object.defineProperty(error, key, { value, writable: true, configurable: true });
+}
+
 /**
  * Makes instances of cls FFI errors: branded, named by their kind (so
  * String(e) is `KIND: MESSAGE`) and with a `traceback`. Done once per class,
@@ -40,7 +45,7 @@ function brandClass(cls) {
         }
         return text;
       },
-      set(value) { this[BACKTRACE] = value; },
+      set(value) { hide(this, BACKTRACE, value); },
       configurable: true,
     },
     traceback: {
@@ -177,9 +182,9 @@ export function makeDeferredError(kind, message, capture, limit) {
   const error = new (errorClass(kind))(message);
   error.kind = kind;
   capture.limit = limit;
-  error[CAPTURE] = capture;
+  hide(error, CAPTURE, capture);
   if (Object.hasOwn(error, 'backtrace')) error.backtrace = capturedBacktrace(capture); // a class field shadows the accessor
-  else error[BACKTRACE] = undefined;
+  else hide(error, BACKTRACE, undefined);
   Object.defineProperty(error, 'stack', deferredStack);
   return error;
 }
