@@ -101,8 +101,15 @@ export class ShapeObject extends ContainerObject implements Iterable<number | bi
 }
 
 export class ModuleObject extends FFIObject {
-  /** NAME as a callable that keeps the module alive, or null when absent. */
-  getFunction(name: string, options?: { queryImports?: boolean }): FFIFunction | null;
+  /**
+   * NAME as a callable that keeps the module alive. One rule for lookups by
+   * name: a miss throws (here an AttributeError, `Module has no function
+   * 'NAME'`; `Runtime.getGlobal`'s is a ValueError), and `{ optional: true }`
+   * returns null instead.
+   */
+  getFunction(name: string, options?: { queryImports?: boolean; optional?: false }): FFIFunction;
+  getFunction(name: string, options: { queryImports?: boolean; optional: true }): FFIFunction | null;
+  getFunction(name: string, options?: { queryImports?: boolean; optional?: boolean }): FFIFunction | null;
   implementsFunction(name: string, options?: { queryImports?: boolean }): boolean;
   /** `library` for modules of C code. */
   readonly kind: string;
@@ -592,7 +599,9 @@ export class RemoteFunction extends RemoteObject {
 }
 /** A remote module (remote.loadModule). */
 export class RemoteModule extends RemoteObject {
-  getFunction(name: string, options?: CallOptions): Promise<RemoteFunction>;
+  /** The module's function; a miss rejects with an AttributeError, or resolves null with `{ optional: true }`. */
+  getFunction(name: string, options?: CallOptions & { optional?: false }): Promise<RemoteFunction>;
+  getFunction(name: string, options: CallOptions & { optional: true }): Promise<RemoteFunction | null>;
 }
 export function isRemote(value: unknown): value is RemoteObject;
 
@@ -756,7 +765,9 @@ export class RPCObject implements Disposable {
   fetch(): Promise<never>;
 }
 export class RPCModule extends RPCObject {
-  getFunction(name: string, options?: { queryImports?: boolean }): Promise<RPCFunction | null>;
+  /** The module's function; a miss rejects with an AttributeError, or resolves null with `{ optional: true }`. */
+  getFunction(name: string, options?: { queryImports?: boolean; optional?: false }): Promise<RPCFunction>;
+  getFunction(name: string, options: { queryImports?: boolean; optional: true }): Promise<RPCFunction | null>;
   timeEvaluator(name: string, device?: Device | string, options?: TimeEvaluatorOptions): RPCTimer;
 }
 export class RPCTensor extends RPCObject {

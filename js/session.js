@@ -482,10 +482,10 @@ export function serve(target, port, options = {}) {
       case 'tensor':
         return makeTensor(rt, args, c.call);
       case 'getFunction': {
-        const [m, name] = args;
+        const [m, name, optional] = args;
         if (!isHandle(m) || m.typeKey !== 'ffi.Module') throw new FFITypeError('webffi session: getFunction is asked of a remote module');
         if (typeof name !== 'string') throw new FFITypeError('webffi session: getFunction(name): name is a string');
-        return m.getFunction(name);
+        return m.getFunction(name, { optional: optional === true });
       }
       case 'loadModule': {
         const source = args[0];

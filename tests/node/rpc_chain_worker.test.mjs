@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import {
   load, listenRPC, joinRPCProxy, connectRuntime, connect, connectRPC, RemoteTensor, RemoteFunction, RemoteModule,
-  RemoteObject, RPCError, ValueError, FFITypeError,
+  RemoteObject, RPCError, ValueError, FFITypeError, AttributeError,
 } from '../../js/index.js';
 import { startProxy } from '../support/rpc_proxy.mjs';
 
@@ -106,7 +106,8 @@ test('a module uploaded through the worker: its functions are remote functions',
   const addInt = await m.getFunction('add_int');
   assert.ok(addInt instanceof RemoteFunction);
   assert.equal(await addInt.call([41]), 42);
-  assert.equal(await m.getFunction('no_such_function'), null);
+  await assert.rejects(m.getFunction('no_such_function'), (e) => e instanceof AttributeError && e.message === "Module has no function 'no_such_function'");
+  assert.equal(await m.getFunction('no_such_function', { optional: true }), null);
   const raise = await m.getFunction('raise_error');
   await assert.rejects(raise.call(['in the module']), (e) => e instanceof ValueError && /in the module/.test(e.message));
   // a URL is fetched in the worker, then uploaded
