@@ -18,13 +18,40 @@ const ANY_FIELDS = { 'TVMFFIAny.type_index': 0, 'TVMFFIAny.small_str_len': 4, 'T
 
 const isNodeFileUrl = (url) => url.protocol === 'file:';
 
-async function fetchModule(url, logger) {
+/**
+ * A failed fetch of the wasm. The default URL is next to webffi's JS: a
+ * bundler that moved the JS and not the wasm (esbuild, a worker bundled
+ * apart) lands here, so that case says how to hand the URL over.
+ */
+function fetchFailure(url, why, byDefault) {
+  const hint = byDefault
+    ? ' (the default: dist/webffi.wasm next to webffi\'s js/ folder). Bundled, where the wasm is not next to ' +
+      'the JS (esbuild, a worker bundled on its own), import its URL and pass it: ' +
+      '`import wasm from \'webffi/webffi.wasm\'` (esbuild: --loader:.wasm=file) and `load({ wasm })`'
+    : ' (the `wasm` given to load())';
+  return new RuntimeError(`webffi: cannot fetch ${url}: ${why}${hint}`);
+}
+
+async function fetchModule(url, logger, byDefault) {
   // Node's file reading through process.getBuiltinModule, not an import: the
   // module graph names nothing from Node, so bundlers build it for browsers.
   const readFile = isNodeFileUrl(url) && globalThis.process?.getBuiltinModule?.('node:fs/promises')?.readFile;
-  if (readFile) return WebAssembly.compile(await readFile(url));
-  const response = await fetch(url);
-  if (!response.ok) throw new RuntimeError(`webffi: cannot fetch ${url}: HTTP ${response.status}`);
+  if (readFile) {
+    let bytes;
+    try {
+      bytes = await readFile(url);
+    } catch (e) {
+      throw fetchFailure(url, e?.code ?? e?.message ?? String(e), byDefault);
+    }
+    return WebAssembly.compile(bytes);
+  }
+  let response;
+  try {
+    response = await fetch(url);
+  } catch (e) {
+    throw fetchFailure(url, e?.message ?? String(e), byDefault);
+  }
+  if (!response.ok) throw fetchFailure(url, `HTTP ${response.status}`, byDefault);
   const type = response.headers.get('content-type') ?? '';
   if (typeof WebAssembly.compileStreaming === 'function' && type.startsWith('application/wasm')) {
     try {
@@ -37,12 +64,12 @@ async function fetchModule(url, logger) {
 }
 
 /** Compiles a wasm source: a WebAssembly.Module, bytes, a URL or a URL string. */
-async function compile(source, logger) {
+async function compile(source, logger, byDefault = false) {
   if (source instanceof WebAssembly.Module) return source;
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return WebAssembly.compile(source);
   if (source instanceof URL || typeof source === 'string') {
     const base = globalThis.location?.href;
-    return fetchModule(base ? new URL(source, base) : new URL(source), logger);
+    return fetchModule(base ? new URL(source, base) : new URL(source), logger, byDefault);
   }
   throw new TypeError('webffi.load: `wasm` must be a URL, a string, bytes or a WebAssembly.Module');
 }
@@ -102,7 +129,7 @@ export async function load(options) {
   }
   // Read by the host imports at each raise; set by runtime.setBacktraces.
   const backtraces = { on: options.backtraces !== false };
-  const module = await compile(options.wasm ?? defaultWasmUrl(), logger);
+  const module = await compile(options.wasm ?? defaultWasmUrl(), logger, options.wasm === undefined);
   const wasi = createWasi({
     // Called from inside the core (a WASI import): a logger that throws must
     // not unwind the wasm frames below, so its errors stop here.
