@@ -30,7 +30,10 @@ export async function discoverBackends(registry, { appDir, logger, importPackage
   const gpu = globalThis.navigator?.gpu;
   if (gpu) {
     registry.register(webgpuRuntimeBackend(() => gpu), 'webgpu');
-  } else if (isNode) {
+  } else if (!isNode) {
+    registry.explainMissing?.('webgpu', 'this browser exposes no WebGPU (navigator.gpu is undefined): it needs a ' +
+      'secure context (https, or http on localhost) and a browser that has WebGPU');
+  } else {
     const dawn = await importPackage('webgpu');
     if (dawn) {
       registry.register(webgpuRuntimeBackend(() => dawnGPU(dawn.create)), 'webgpu');
