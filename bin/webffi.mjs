@@ -340,7 +340,7 @@ function compileAll(opts, work, extra) {
   return [...objects, ...forwardingArchives(opts, work, () => cxxLink(opts), (source, object) => {
     const [tool, args] = compileArgs(opts, source, object, extra);
     runCompiler(opts, tool, args);
-  })];
+  }, objects)];
 }
 
 /**
