@@ -476,12 +476,7 @@ async function buildModule(opts, work) {
     die('a module cannot define main(); build a command program without --module');
   }
   // Functions only (T, W: weak), not the loader's data (__tvm_ffi__library_ctx, __tvm_ffi__metadata_*).
-  if (![...symbols].some(([name, type]) => /^__tvm_ffi_[^_]/.test(name) && 'TW'.includes(type))) {
-    console.error(`webffi: warning: ${opts.out}: no source defines a \`__tvm_ffi_*\` function, so the module ` +
-      'loads with none to call; export each as `TVM_FFI_DLL_EXPORT int __tvm_ffi_NAME(void* self, ' +
-      'const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result)` (C++ on upstream\'s headers: ' +
-      'TVM_FFI_DLL_EXPORT_TYPED_FUNC(NAME, fn))');
-  }
+  const exportsFunctions = [...symbols].some(([name, type]) => /^__tvm_ffi_[^_]/.test(name) && 'TW'.includes(type));
   const cxx = cxxLink(opts);
   // A C module exports all it defines (SIDE_MODULE=1). A C++ module
   // exports its `__tvm_ffi_*` symbols only (SIDE_MODULE=2), so the link
@@ -504,6 +499,12 @@ async function buildModule(opts, work) {
       '-Wl,-Bsymbolic');
   }
   run(cxx ? 'em++' : 'emcc', [...link, '-o', opts.out]);
+  if (!exportsFunctions && !registersGlobals(readFileSync(opts.out))) {
+    console.error(`webffi: warning: ${opts.out}: no source defines a \`__tvm_ffi_*\` function or registers a ` +
+      'global, so the module loads with nothing to call; export each function as `TVM_FFI_DLL_EXPORT int ' +
+      '__tvm_ffi_NAME(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result)` (C++ on ' +
+      'upstream\'s headers: TVM_FFI_DLL_EXPORT_TYPED_FUNC(NAME, fn))');
+  }
   const declaration = JSON.stringify({
     name: opts.name,
     module_abi_version: defined('webffi/module.h', 'WEBFFI_MODULE_ABI_VERSION'),
@@ -513,6 +514,16 @@ async function buildModule(opts, work) {
   writeFileSync(opts.out, withCustomSection(withModuleName(readFileSync(opts.out), opts.name),
     'webffi.module', declaration));
   await checkModuleImports(opts);
+}
+
+/**
+ * Whether a linked module registers globals or types when it loads (its
+ * constructors call the runtime for it, as the test fixtures' module and
+ * upstream's TVM_FFI_STATIC_INIT_BLOCK do): it imports what they call.
+ */
+function registersGlobals(wasm) {
+  return WebAssembly.Module.imports(new WebAssembly.Module(wasm))
+    .some(({ name }) => /^TVMFFI(FunctionSetGlobal|TypeGetOrAllocIndex|TypeRegister)/.test(name));
 }
 
 /**

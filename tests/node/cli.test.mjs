@@ -540,15 +540,29 @@ test('--module with no __tvm_ffi_* function builds, with a warning saying how to
     'static int __tvm_ffi_private(void) { return helper(1); }\nint use(void) { return __tvm_ffi_private(); }\n');
   const run = webffi('build', '--module', `${dir}/helpers.c`, '-o', `${dir}/helpers.wasm`);
   assert.equal(run.status, 0, run.stderr);
-  assert.equal(run.stderr, `webffi: warning: ${dir}/helpers.wasm: no source defines a \`__tvm_ffi_*\` function, so the ` +
-    'module loads with none to call; export each as `TVM_FFI_DLL_EXPORT int __tvm_ffi_NAME(void* self, const TVMFFIAny* ' +
-    'args, int32_t num_args, TVMFFIAny* result)` (C++ on upstream\'s headers: TVM_FFI_DLL_EXPORT_TYPED_FUNC(NAME, fn))\n');
+  assert.equal(run.stderr, `webffi: warning: ${dir}/helpers.wasm: no source defines a \`__tvm_ffi_*\` function or ` +
+    'registers a global, so the module loads with nothing to call; export each function as `TVM_FFI_DLL_EXPORT int ' +
+    '__tvm_ffi_NAME(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result)` (C++ on upstream\'s ' +
+    'headers: TVM_FFI_DLL_EXPORT_TYPED_FUNC(NAME, fn))\n');
   assert.ok(existsSync(`${dir}/helpers.wasm`));
-  // With one, nothing is said.
+  // With one, nothing is said; nor for a module whose constructor registers a global instead.
   writeFileSync(`${dir}/answer.c`, answerSource);
   const ok = webffi('build', '--module', `${dir}/answer.c`, '-o', `${dir}/answer.wasm`);
   assert.equal(ok.status, 0, ok.stderr);
   assert.equal(ok.stderr, '');
+  writeFileSync(`${dir}/registers.c`, `#include <tvm/ffi/c_api.h>
+static int answer(void* s, const TVMFFIAny* a, int32_t n, TVMFFIAny* r) {
+  (void)s; (void)a; (void)n; r->type_index = kTVMFFIInt; r->zero_padding = 0; r->v_int64 = 42; return 0;
+}
+__attribute__((constructor)) static void registers(void) {
+  TVMFFIObjectHandle f;
+  TVMFFIByteArray name = {"registers.answer", 16};
+  if (TVMFFIFunctionCreate(0, answer, 0, &f) == 0) { TVMFFIFunctionSetGlobal(&name, f, 1); TVMFFIObjectDecRef(f); }
+}
+`);
+  const registers = webffi('build', '--module', `${dir}/registers.c`, '-o', `${dir}/registers.wasm`);
+  assert.equal(registers.status, 0, registers.stderr);
+  assert.equal(registers.stderr, '');
 });
 
 test('upstream\'s export macros (EMSCRIPTEN_KEEPALIVE) on C++ classes: no warning, and the module keeps only what its functions reach', async (t) => {
