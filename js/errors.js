@@ -14,6 +14,11 @@ const BRAND = Symbol('webffi.error');
 const CAPTURE = Symbol('webffi.capture');
 const BACKTRACE = Symbol('webffi.backtrace');
 
+/** Sets an internal field, not enumerable: console.error(e) and util.inspect do not show it. */
+function hide(error, key, value) {
+  Object.defineProperty(error, key, { value, writable: true, configurable: true });
+}
+
 /**
  * Makes instances of cls FFI errors: branded, named by their kind (so
  * String(e) is `KIND: MESSAGE`) and with a `traceback`. Done once per class,
@@ -40,7 +45,7 @@ function brandClass(cls) {
         }
         return text;
       },
-      set(value) { this[BACKTRACE] = value; },
+      set(value) { hide(this, BACKTRACE, value); },
       configurable: true,
     },
     traceback: {
@@ -109,9 +114,10 @@ export const IndexError = makeErrorClass('IndexError', RangeError);
 export const OverflowError = makeErrorClass('OverflowError', RangeError);
 export const MemoryError = makeErrorClass('MemoryError', Error);
 export const AssertionError = makeErrorClass('AssertionError', Error);
-// The kinds tvm-ffi registers on top of RuntimeError (TVM's InternalError,
-// RPCError, OpError, DiagnosticError, ScheduleError): one `instanceof
-// RuntimeError` catches them all, and each still has its own class.
+// apache/tvm's error classes (InternalError, RPCError, OpError,
+// DiagnosticError, ScheduleError; its Python package registers them under
+// TVMError, a RuntimeError; tvm-ffi registers only the built-in kinds): one
+// `instanceof RuntimeError` catches them all, and each has its own class.
 export const InternalError = makeErrorClass('InternalError', RuntimeError);
 /** A remote call failed for a reason other than the remote function's own error. */
 export const RPCError = makeErrorClass('RPCError', RuntimeError);
@@ -176,9 +182,9 @@ export function makeDeferredError(kind, message, capture, limit) {
   const error = new (errorClass(kind))(message);
   error.kind = kind;
   capture.limit = limit;
-  error[CAPTURE] = capture;
+  hide(error, CAPTURE, capture);
   if (Object.hasOwn(error, 'backtrace')) error.backtrace = capturedBacktrace(capture); // a class field shadows the accessor
-  else error[BACKTRACE] = undefined;
+  else hide(error, BACKTRACE, undefined);
   Object.defineProperty(error, 'stack', deferredStack);
   return error;
 }

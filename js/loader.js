@@ -17,13 +17,40 @@ import { discoverBackends, autoloadEnabled } from './backends/discover.js';
 
 const isNodeFileUrl = (url) => url.protocol === 'file:';
 
-async function fetchModule(url, logger) {
+/**
+ * A failed fetch of the wasm. The default URL is next to webffi's JS: a
+ * bundler that moved the JS and not the wasm (esbuild, a worker bundled
+ * apart) lands here, so that case says how to hand the URL over.
+ */
+function fetchFailure(url, why, byDefault) {
+  const hint = byDefault
+    ? ' (the default: dist/webffi.wasm next to webffi\'s js/ folder). Bundled, where the wasm is not next to ' +
+      'the JS (esbuild, a worker bundled on its own), import its URL and pass it: ' +
+      '`import wasm from \'webffi/webffi.wasm\'` (esbuild: --loader:.wasm=file) and `load({ wasm })`'
+    : ' (the `wasm` given to load())';
+  return new RuntimeError(`webffi: cannot fetch ${url}: ${why}${hint}`);
+}
+
+async function fetchModule(url, logger, byDefault) {
   // Node's file reading through process.getBuiltinModule, not an import: the
   // module graph names nothing from Node, so bundlers build it for browsers.
   const readFile = isNodeFileUrl(url) && globalThis.process?.getBuiltinModule?.('node:fs/promises')?.readFile;
-  if (readFile) return WebAssembly.compile(await readFile(url));
-  const response = await fetch(url);
-  if (!response.ok) throw new RuntimeError(`webffi: cannot fetch ${url}: HTTP ${response.status}`);
+  if (readFile) {
+    let bytes;
+    try {
+      bytes = await readFile(url);
+    } catch (e) {
+      throw fetchFailure(url, e?.code ?? e?.message ?? String(e), byDefault);
+    }
+    return WebAssembly.compile(bytes);
+  }
+  let response;
+  try {
+    response = await fetch(url);
+  } catch (e) {
+    throw fetchFailure(url, e?.message ?? String(e), byDefault);
+  }
+  if (!response.ok) throw fetchFailure(url, `HTTP ${response.status}`, byDefault);
   const type = response.headers.get('content-type') ?? '';
   if (typeof WebAssembly.compileStreaming === 'function' && type.startsWith('application/wasm')) {
     try {
@@ -46,7 +73,7 @@ function urlOf(source) {
 }
 
 /** Compiles a wasm source: a WebAssembly.Module, bytes, a Response, a URL or a URL string. */
-async function compile(source, logger) {
+async function compile(source, logger, byDefault = false) {
   if (source instanceof WebAssembly.Module) return source;
   try {
     if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return await WebAssembly.compile(source);
@@ -54,7 +81,7 @@ async function compile(source, logger) {
       if (!source.ok) throw new RuntimeError(`webffi: cannot load ${source.url || 'the response'}: HTTP ${source.status}`);
       return await WebAssembly.compile(await source.arrayBuffer());
     }
-    if (source instanceof URL || typeof source === 'string') return await fetchModule(urlOf(source), logger);
+    if (source instanceof URL || typeof source === 'string') return await fetchModule(urlOf(source), logger, byDefault);
   } catch (e) {
     if (e instanceof WebAssembly.CompileError) {
       throw new RuntimeError(`webffi: not a valid WebAssembly module (a truncated or corrupt file?): ${e.message}`, { cause: e });
@@ -114,7 +141,7 @@ export async function load(options) {
   // Read by the host imports at each raise; set by runtime.setBacktraces.
   const backtraces = { on: options.backtraces !== false };
   const source = options.wasm ?? defaultWasmUrl();
-  const module = await compile(source, logger);
+  const module = await compile(source, logger, options.wasm === undefined);
   // The runtime is made after instantiation; the imports reach it through this.
   const hooks = {};
   const core = coreKindOf(module, sourceName(source)) === WEBFFI_CORE

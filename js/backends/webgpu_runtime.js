@@ -21,6 +21,7 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
   const allocations = new Map(); // handle -> WebGPUAllocation
   let nextHandle = 1;
   let lastAlloc = null; // the allocation alloc() made last (a kernel's output, see kernelGlobal)
+  let disposed = false;
 
   function allocation(handle, what) {
     const a = allocations.get(handle);
@@ -201,8 +202,13 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
       return be;
     },
     async init(runtime) {
+      if (disposed) throw makeError('ValueError', 'webgpu: the runtime was disposed');
       be ??= createWebGPUBackend({ gpu: await getGPU(), makeError, logger: runtime.logger });
       const info = await be.init();
+      if (disposed) {
+        be.dispose(); // disposed while the device was being acquired
+        throw makeError('ValueError', 'webgpu: the runtime was disposed');
+      }
       if (info.generation !== generation) {
         pool.clear(); // the buffers of a lost device are gone with it
         pooledBytes = 0;
@@ -226,6 +232,15 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
       const e = readFailure;
       readFailure = null;
       if (e) throw e;
+    },
+    /** rt.dispose(): frees every buffer and destroys the GPU device this backend created. */
+    dispose() {
+      disposed = true;
+      if (!be) return;
+      allocations.clear();
+      pool.clear();
+      pooledBytes = 0;
+      be.dispose();
     },
   };
 }

@@ -1,7 +1,7 @@
 // The public surface: the runtime object load() returns, and the internals
 // js/tensor.js and the backends reach through runtime[INTERNALS].
 import { PTR, RUNTIME, INTERNALS, AS_POD, isHandle, runtimeOf, stampRuntime } from '../objects.js';
-import { isTrap } from './poison.js';
+import { isTrap, DISPOSED } from './poison.js';
 import { moduleLoader, ModuleLoadError } from '../dylink.js';
 import { DataType, Device } from '../values.js';
 import { makeError } from '../errors.js';
@@ -135,7 +135,29 @@ export function install(state) {
     },
     /** The trap that poisoned this instance, or null. */
     get poisoned() {
-      return state.trap.poisoned;
+      const p = state.trap.poisoned;
+      return p === DISPOSED ? null : p;
+    },
+    /**
+     * Releases what the runtime holds outside its wasm memory (the device
+     * backends: the GPU device it created) and refuses every later use
+     * with a ValueError; the memory goes with the last reference. Handles
+     * of the runtime then dispose as no-ops. Idempotent.
+     */
+    dispose() {
+      if (state.trap.poisoned === DISPOSED) return;
+      try {
+        runtime.backends?.dispose();
+      } finally {
+        state.trap.poisoned = DISPOSED;
+      }
+    },
+    [Symbol.dispose]() {
+      runtime.dispose();
+    },
+    /** Whether dispose() was called. */
+    get disposed() {
+      return state.trap.poisoned === DISPOSED;
     },
     logger: state.logger,
   };

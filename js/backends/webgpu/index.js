@@ -49,17 +49,19 @@ function defaultMakeError(kind, message) {
   return e;
 }
 
-const NO_GPU_HINT =
-  'WebGPU is not available: no GPU object (navigator.gpu is undefined). In Chromium ' +
-  'WebGPU needs a secure context (https or localhost) and, on machines without a ' +
-  'supported GPU, --enable-unsafe-webgpu; in Node pass `create([...])` from npm `webgpu` ' +
-  "as `gpu` (on Linux without a GPU: create(['backend=opengles']) with " +
-  'EGL_PLATFORM=surfaceless and Mesa installed)';
+// The advice fits where the code runs: a page's reader gets browser advice, Node's Node advice.
+const IN_NODE = typeof process !== 'undefined' && !!process.versions?.node;
+const NO_GPU_HINT = 'WebGPU is not available: no GPU object (navigator.gpu is undefined). ' + (IN_NODE
+  ? "In Node pass `create([...])` from npm `webgpu` as `gpu` (on Linux without a GPU: create(['backend=opengles']) " +
+    'with EGL_PLATFORM=surfaceless and Mesa installed)'
+  : 'WebGPU needs a secure context (https, or http on localhost) and a browser that has it; ' +
+    'Chromium on a machine without a supported GPU needs --enable-unsafe-webgpu');
 const noAdapterHint = (levels) =>
-  `No WebGPU adapter found: requestAdapter() returned null at feature level ${levels.join(' and ')}. ` +
-  'The browser or driver offers no usable GPU; in Chromium try --enable-unsafe-webgpu ' +
-  "(SwiftShader), in Node create(['backend=opengles']) with EGL_PLATFORM=surfaceless and " +
-  'Mesa (libegl1 libegl-mesa0 libgl1-mesa-dri)';
+  `No WebGPU adapter found: requestAdapter() returned null at feature level ${levels.join(' and ')}. ` + (IN_NODE
+    ? "Dawn found no usable GPU; create(['backend=opengles']) with EGL_PLATFORM=surfaceless runs on Mesa's " +
+      'llvmpipe (libegl1 libegl-mesa0 libgl1-mesa-dri)'
+    : 'The browser offers no usable GPU (its GPU or driver may be blocklisted: chrome://gpu says why in Chromium); ' +
+      'Chromium on a machine without a supported GPU needs --enable-unsafe-webgpu (SwiftShader)');
 
 /** One acquired GPUDevice and everything that lives and dies with it. */
 class DeviceState {
