@@ -24,9 +24,14 @@ before(async () => {
     return JSON.parse(exec.getFunction('_metadata')());
   });
   cacheDir = writeTensorCache(fs.mkdtempSync(path.join(os.tmpdir(), 'webffi-page-cache-')), makeTensorCache(meta.params));
+  // tvmjs ships CommonJS: re-exported by name for tvmjs_reference.mjs's `import * as tvmjs`.
   await esbuild.build({
-    entryPoints: ['@mlc-ai/web-runtime'], bundle: true, format: 'esm', platform: 'browser', logLevel: 'error',
-    outfile: path.join(root, 'build/test/tvmjs.js'), absWorkingDir: root,
+    stdin: {
+      contents: "import t from '@mlc-ai/web-runtime'; export const { instantiate, createPolyfillWASI } = t;",
+      resolveDir: root,
+    },
+    bundle: true, format: 'esm', platform: 'browser', logLevel: 'error',
+    outfile: path.join(root, 'build/test/tvmjs.js'),
     external: ['fs', 'path', 'crypto', 'perf_hooks', 'ws', 'url', 'child_process', 'worker_threads'],
   });
   server = await startServer({ mounts: { '/models/': MODELS_DIR, '/cache/': cacheDir } });

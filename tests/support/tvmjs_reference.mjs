@@ -15,11 +15,11 @@ globalThis.GPUShaderStage ??= { VERTEX: 1, FRAGMENT: 2, COMPUTE: 4 };
 
 /**
  * @param {object} o { wasm: Uint8Array, device: GPUDevice, cache: makeTensorCache's result,
- *   inputs: { ids, mask }, fn = 'prefill', repeat = 1 }
+ *   inputs: { ids, mask }, fn = 'prefill', repeat = 1, prebuild: compile every pipeline ahead (web-llm does) }
  * @returns {Promise<{ output: Float32Array, shape: number[], ms: number[] }>} the output
  *   and each call's time (ms: from the call to the result's bytes on the host)
  */
-export async function runWithTvmjs({ wasm, device, cache, inputs, fn = 'prefill', repeat = 1 }) {
+export async function runWithTvmjs({ wasm, device, cache, inputs, fn = 'prefill', repeat = 1, prebuild = true }) {
   const wasi = tvmjs.createPolyfillWASI();
   // The library imports TVM's thread-pool hooks, which tvmjs leaves to its embedder.
   Object.assign(wasi.imports.env, {
@@ -33,7 +33,7 @@ export async function runWithTvmjs({ wasm, device, cache, inputs, fn = 'prefill'
   try {
     const dev = tvm.webgpu();
     const vm = tvm.detachFromCurrentScope(tvm.createVirtualMachine(dev));
-    await tvm.asyncLoadWebGPUPipelines(vm.getInternalModule());
+    if (prebuild) await tvm.asyncLoadWebGPUPipelines(vm.getInternalModule());
     const names = [];
     for (const shard of cache.index.records) {
       const shardBytes = cache.shards[shard.dataPath];
