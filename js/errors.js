@@ -16,7 +16,7 @@ const BACKTRACE = Symbol('webffi.backtrace');
 
 /**
  * Makes instances of cls FFI errors: branded, named by their kind (so
- * String(e) is `KIND: MESSAGE`) and with a `traceback`. Done once per class,
+ * String(e) is `KIND: MESSAGE`) and with a `backtrace`. Done once per class,
  * on the prototype: constructing an error then costs what a plain one does.
  */
 function brandClass(cls) {
@@ -29,7 +29,7 @@ function brandClass(cls) {
       configurable: true,
     },
     backtrace: {
-      /** ABI backtrace text, most recent call first. */
+      /** ABI backtrace text, most recent call first (as `stack`). */
       get() {
         let text = this[BACKTRACE];
         if (text === undefined) {
@@ -43,21 +43,7 @@ function brandClass(cls) {
       set(value) { this[BACKTRACE] = value; },
       configurable: true,
     },
-    traceback: {
-      /** The C-style traceback, oldest frame first, ending in `KIND: MESSAGE`. */
-      get() { return formatTraceback(this.kind, this.message, this.backtrace); },
-      configurable: true,
-    },
   });
-}
-
-/**
- * The display form of an ABI backtrace (stored most recent call first):
- * `Traceback (most recent call last):`, the frames reversed, `KIND: MESSAGE`.
- */
-export function formatTraceback(kind, message, backtrace) {
-  const lines = String(backtrace ?? '').split('\n').filter(Boolean).reverse();
-  return ['Traceback (most recent call last):', ...lines, `${kind}: ${message}`].join('\n') + '\n';
 }
 
 // Kind -> class; every class makeErrorClass builds enters under its kind.
@@ -181,6 +167,15 @@ export function makeDeferredError(kind, message, capture, limit) {
   else error[BACKTRACE] = undefined;
   Object.defineProperty(error, 'stack', deferredStack);
   return error;
+}
+
+/** The deferred capture of an error raised in C (undefined for others). */
+export function captureOf(error) {
+  try {
+    return error[CAPTURE];
+  } catch {
+    return undefined; // a Proxy's trap
+  }
 }
 
 /** The kind a thrown JS value crosses C with. */

@@ -8,6 +8,7 @@ import { defaultWasmUrl } from './locate.js';
 import { RuntimeError, FFITypeError } from './errors.js';
 import { optionsOf, describe } from './runtime/checks.js';
 import { createTensorSupport } from './tensor.js';
+import { registerInstance, readDebugInfo } from './symbols.js';
 import { createBackendRegistry } from './backends/registry.js';
 import { discoverBackends, autoloadEnabled } from './backends/discover.js';
 
@@ -93,6 +94,9 @@ function readMetadata(exports, heapText) {
  * @param {boolean} [options.backtraces] false: errors raised in C carry no
  *   C frames (kind, message and the JS stack stay), which makes them several
  *   times cheaper; runtime.setBacktraces switches it later.
+ * @param {true|URL|string|ArrayBuffer|ArrayBufferView} [options.debugInfo]
+ *   the runtime's line table (`dist/webffi.lines`; true: the file beside
+ *   the wasm), so its own frames show file and line too.
  */
 export async function load(options) {
   options = optionsOf(options, 'load');
@@ -102,7 +106,10 @@ export async function load(options) {
   }
   // Read by the host imports at each raise; set by runtime.setBacktraces.
   const backtraces = { on: options.backtraces !== false };
-  const module = await compile(options.wasm ?? defaultWasmUrl(), logger);
+  const wasmSource = options.wasm ?? defaultWasmUrl();
+  const module = await compile(wasmSource, logger);
+  const debugInfo = options.debugInfo === undefined || options.debugInfo === false ? null
+    : await readDebugInfo(options.debugInfo, wasmSource instanceof URL || typeof wasmSource === 'string' ? wasmSource : null, module, logger);
   const wasi = createWasi({
     // Called from inside the core (a WASI import): a logger that throws must
     // not unwind the wasm frames below, so its errors stop here.
@@ -127,6 +134,7 @@ export async function load(options) {
     }, backtraces),
   };
   const instance = await WebAssembly.instantiate(module, imports);
+  registerInstance(instance, module, debugInfo);
   const x = instance.exports;
   memory = x.memory;
   wasi.setMemory(memory);

@@ -128,7 +128,7 @@ export function sessionTests(webffi, env) {
       const c = throws(() => rt.getGlobal('testing.test_raise_error')('KeyError', 'from C'), 'raise');
       const back = decodeValue(await post(encodeValue(c)));
       ok(/testing_raise_error/.test(back.backtrace), back.backtrace);
-      same(back.traceback, c.traceback, 'traceback');
+      same(back.backtrace, c.backtrace, 'backtrace');
       // Plain JS errors cross as their name.
       const js = decodeValue(await post(encodeValue(new TypeError('plain'))));
       ok(js instanceof TypeError && js.kind === 'TypeError' && js.message === 'plain', String(js));
