@@ -796,13 +796,19 @@ function encodeTable({ codeStart, buildId, strings, rows, funcs }) {
   w.uleb(kept.length);
   let address = 0;
   let line = 0;
+  let lastFile = -1;
   for (const [a, file, l, column] of kept) {
+    // the line step, doubled, with the low bit set when the file changes
+    // (rarely: most rows stay in their file)
+    const step = l - line;
+    const zig = step >= 0 ? 2 * step : -2 * step - 1;
     w.uleb(a - address);
-    w.uleb(file);
-    w.zigzag(l - line);
+    w.uleb(2 * zig + (file !== lastFile ? 1 : 0));
+    if (file !== lastFile) w.uleb(file);
     w.uleb(column);
     address = a;
     line = l;
+    lastFile = file;
   }
   funcs.sort((a, b) => a.low - b.low || b.high - a.high);
   w.uleb(funcs.length);

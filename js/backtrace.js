@@ -12,6 +12,7 @@ import { sourceFrames } from './symbols.js';
 const V8_WASM = /^\s*at (?:(.+?) \()?(\S*wasm-function\[\d+\]:0x[0-9a-f]+)\)?$/;
 const GECKO_WASM = /^(.*?)@(\S*wasm-function\[\d+\]:0x[0-9a-f]+)$/;
 const WASM_OFFSET = /:0x([0-9a-f]+)$/;
+const DUPLICATE_SUFFIX = /\.\d+$/;
 // V8: "at NAME (URL:LINE:COL)" or "at URL:LINE:COL"; Gecko: "NAME@URL:LINE:COL".
 const V8_JS = /^\s*at (?:(.+?) \()?(.*?):(\d+):\d+\)?$/;
 const GECKO_JS = /^(.*?)@(.*?):(\d+):\d+$/;
@@ -52,6 +53,7 @@ class SiteJsFrame {
     this.site = site;
     this.func = func;
     this.glue = func !== null && GLUE_NAME.test(func);
+    this.bridge = func === BRIDGE_NAME;
     this.wasm = false;
     this.cachedText = null;
   }
@@ -73,6 +75,8 @@ class SiteJsFrame {
   }
 }
 const GLUE_NAME = /^webffi[A-Z]\w*$/;
+/** The JS function a module's call of its own weak symbol goes through (js/dylink.js): C calling C. */
+const BRIDGE_NAME = 'webffiSelfImport';
 
 /** A V8 CallSite's frame. */
 function siteFrame(site) {
@@ -86,7 +90,8 @@ function siteFrame(site) {
   const position = site.getPosition?.() ?? 0;
   const instance = site.getThis?.();
   const index = site.getFunction?.();
-  const name = site.getFunctionName?.() ?? '';
+  // (the linker numbers a name that recurs, `f.1`: not part of the name)
+  const name = (site.getFunctionName?.() ?? '').replace(DUPLICATE_SUFFIX, '');
   let location;
   let display;
   if (typeof index === 'number') {
@@ -97,7 +102,7 @@ function siteFrame(site) {
     const text = String(site);
     const m = V8_WASM.exec(`at ${text}`);
     location = m ? m[2] : text;
-    display = m?.[1] ?? location;
+    display = m?.[1]?.replace(DUPLICATE_SUFFIX, '') ?? location;
   }
   if (instance instanceof WebAssembly.Instance && !scriptInstances.has(file)) scriptInstances.set(file, new WeakRef(instance));
   return {
@@ -111,7 +116,7 @@ function textFrame(line) {
   const w = V8_WASM.exec(line) ?? GECKO_WASM.exec(line);
   if (w) {
     const location = w[2];
-    const display = w[1] || location;
+    const display = w[1]?.replace(DUPLICATE_SUFFIX, '') || location;
     const file = location.slice(0, location.lastIndexOf(':wasm-function['));
     const instance = scriptInstances.get(file)?.deref() ?? null;
     const dot = display.indexOf('.');
@@ -124,7 +129,11 @@ function textFrame(line) {
   const m = V8_JS.exec(line) ?? GECKO_JS.exec(line);
   if (!m) return null;
   const text = line.replace(/^\s*at /, '');
-  return { wasm: false, glue: GLUE_LINE.test(line), func: m[1] || null, file: m[2], line: Number(m[3]), text, key: text };
+  const func = m[1] || null;
+  return {
+    wasm: false, glue: GLUE_LINE.test(line), bridge: func !== null && func.endsWith(BRIDGE_NAME), func,
+    file: m[2], line: Number(m[3]), text, key: text,
+  };
 }
 
 /** The frames of a capture: V8 CallSites, or stack text (its first line is the header). */
@@ -171,14 +180,23 @@ export function currentFrames(limit, above) {
   return framesOf(captureStack(limit, above));
 }
 
-/** [start, end) of the first run of wasm frames at or after `from` (start -1: none). */
+/**
+ * [start, end) of the first run of wasm frames at or after `from` (start
+ * -1: none). A module's call of its own weak symbol goes through a JS
+ * bridge: C calling C, inside the run.
+ */
 function wasmRun(frames, from = 0) {
   let start = from;
   while (start < frames.length && !frames[start].wasm) start++;
   if (start === frames.length) return [-1, -1];
   let end = start;
-  while (end < frames.length && frames[end].wasm) end++;
-  return [start, end];
+  for (;;) {
+    while (end < frames.length && frames[end].wasm) end++;
+    let next = end;
+    while (next < frames.length && frames[next].bridge) next++;
+    if (next === end || next >= frames.length || !frames[next].wasm) return [start, end];
+    end = next;
+  }
 }
 
 // ------------------------------------------------------------ symbolising
@@ -406,6 +424,31 @@ export function capturedStack(capture, header, limit) {
   const [start, end] = captureSegment(capture);
   const own = stackLines(frames, start, end, Infinity);
   return [header, ...own, ...stackLines(frames, end, frames.length, limit)].join('\n');
+}
+
+/**
+ * ABI backtrace text as the lines of a JS error's stack (`    at FUNC
+ * (FILE:LINE)`; a frame without a line keeps its location), for errors whose
+ * C frames came as text.
+ */
+export function backtraceStackLines(text) {
+  const lines = [];
+  for (const line of String(text).split('\n')) {
+    const m = /^\s*File "(.*)", line (\d+|unknown), in (.*?)( \[inlined\])?$/.exec(line);
+    if (!m) continue;
+    lines.push(m[2] === 'unknown' ? `    at ${m[3]} (${m[1]})` : `    at ${m[3]}${m[4] ?? ''} (${m[1]}:${m[2]})`);
+  }
+  return lines;
+}
+
+/**
+ * A JS stack for an error whose C frames came as ABI text: `header`, those
+ * frames, then the JS frames of `holder` (a V8 capture, formatting
+ * deferred, or null).
+ */
+export function textBacktraceStack(header, text, holder) {
+  const below = holder === null ? [] : String(holder.stack ?? '').split('\n').slice(1);
+  return [header, ...backtraceStackLines(text), ...below].join('\n');
 }
 
 // ------------------------------------------------- JS stacks as backtraces

@@ -428,7 +428,10 @@ class ModuleLoader {
         env[imp.name] = x[imp.name];
       } else if (how === 'self') {
         const symbol = imp.name;
-        env[symbol] = (...args) => selfBound.get(symbol)(...args);
+        // (named so backtraces see through it: C calling C, via JS)
+        env[symbol] = function webffiSelfImport(...args) {
+          return selfBound.get(symbol)(...args);
+        };
       } else if (how === 'host') {
         env[imp.name] = LIBC_HOST[imp.name](x);
       } else if (how === 'tag') {

@@ -3,7 +3,7 @@
 // `TypeError` kind is `instanceof TypeError`), and every FFI error, whatever
 // its base, answers `instanceof FFIError`.
 
-import { capturedBacktrace, capturedStack } from './backtrace.js';
+import { capturedBacktrace, capturedStack, textBacktraceStack } from './backtrace.js';
 
 const BRAND = Symbol('webffi.error');
 // An error raised in C holds its stack captured but not formatted (see
@@ -166,6 +166,28 @@ export function makeDeferredError(kind, message, capture, limit) {
   if (Object.hasOwn(error, 'backtrace')) error.backtrace = capturedBacktrace(capture); // a class field shadows the accessor
   else error[BACKTRACE] = undefined;
   Object.defineProperty(error, 'stack', deferredStack);
+  return error;
+}
+
+const HOLDER = Symbol('webffi.stackHolder');
+const textStack = {
+  get() {
+    const text = textBacktraceStack(Error.prototype.toString.call(this), this.backtrace, this[HOLDER]);
+    Reflect.defineProperty(this, 'stack', { value: text, writable: true, configurable: true });
+    return text;
+  },
+  set(value) { Reflect.defineProperty(this, 'stack', { value, writable: true, configurable: true }); },
+  configurable: true,
+};
+
+/**
+ * Gives an error made from C text a stack that shows its C frames too: the
+ * backtrace's frames, then those of `holder` (a V8 capture of the JS
+ * frames below, formatting deferred, or null for none), formatted when read.
+ */
+export function withTextStack(error, holder) {
+  Object.defineProperty(error, HOLDER, { value: holder });
+  Object.defineProperty(error, 'stack', textStack);
   return error;
 }
 

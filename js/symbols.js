@@ -78,7 +78,7 @@ export function sourceFrames(instance, position) {
 const decoder = new TextDecoder();
 
 /** A decoded `webffi.lines` table. */
-class LineTable {
+export class LineTable {
   constructor(bytes) {
     let pos = 0;
     const uleb = () => {
@@ -119,18 +119,23 @@ class LineTable {
       if (i > strings.length) throw new RangeError('line table string index out of range');
       return i === 0 ? null : strings[i - 1];
     };
-    const rows = count(4);
+    const rows = count(3); // the fewest bytes an entry takes
     this.rowAddress = new Uint32Array(rows);
     this.rowFile = new Uint32Array(rows);
     this.rowLine = new Uint32Array(rows);
     this.rowColumn = new Uint32Array(rows);
     let address = 0;
     let line = 0;
+    let file = 0;
     for (let i = 0; i < rows; i++) {
       address += uleb();
-      const file = uleb();
-      str(file);
-      line += zigzag();
+      const step = uleb(); // the line step (zigzag) doubled, plus 1 when a file index follows
+      if (step % 2 === 1) {
+        file = uleb();
+        str(file);
+      }
+      const zig = Math.floor(step / 2);
+      line += zig % 2 === 0 ? zig / 2 : -(zig + 1) / 2;
       this.rowAddress[i] = address;
       this.rowFile[i] = file;
       this.rowLine[i] = line;
@@ -149,7 +154,7 @@ class LineTable {
       this.funcName[i] = uleb();
       str(this.funcName[i]);
       const scopes = [];
-      for (let n = count(7), s = 0; s < n; s++) {
+      for (let n = count(6), s = 0; s < n; s++) {
         const scope = { depth: uleb(), name: str(uleb()), callFile: str(uleb()), callLine: uleb(), callColumn: uleb(), ranges: [] };
         for (let r = count(2), k = 0; k < r; k++) {
           const from = low + zigzag();

@@ -12,7 +12,7 @@
 import {
   currentFrames, wasmRun, backtraceText, matchCrossing, framesOf, captureFrames, captureSegment, takeCapture,
 } from '../backtrace.js';
-import { makeError, makeDeferredError, kindOf, messageOf, captureOf } from '../errors.js';
+import { makeError, makeDeferredError, kindOf, messageOf, captureOf, withTextStack } from '../errors.js';
 
 /** How deep a cause chain is followed either way (a chain is a list: no cycle can loop, a long one stops). */
 const CAUSE_DEPTH = 16;
@@ -191,6 +191,19 @@ export function install(state) {
     let e;
     if (callee === undefined && capture === null) {
       e = makeError(kind, message, byteArrayText(cell + ERR.backtrace));
+    } else if (capture === null && heap.u32[(cell + ERR.backtrace + BA_SIZE) >> 2] !== 0) {
+      // C frames as text (an error C made itself, TVMFFIBacktrace's): the
+      // stack shows them, then the JS frames from the user's call
+      const limit = Error.stackTraceLimit;
+      const holder = {};
+      try {
+        Error.stackTraceLimit = undefined; // the error's own: not captured
+        e = makeError(kind, message, byteArrayText(cell + ERR.backtrace));
+      } finally {
+        Error.stackTraceLimit = limit;
+      }
+      Error.captureStackTrace?.(holder, callee);
+      withTextStack(e, holder.stack === undefined ? null : holder);
     } else {
       // Capturing from the callee leaves the glue's frames out of the stack and
       // costs less: V8 spends most of an error's time on its stack, per frame.
@@ -226,9 +239,9 @@ export function install(state) {
     }
     Object.defineProperty(e, HELD, { value: err });
     if (cause && depth < CAUSE_DEPTH && state.objectTypeIndex(cause) === T_ERROR) {
-      Object.defineProperty(e, 'cause', {
-        value: errorFromObject(cause, undefined, null, true, depth + 1), writable: true, configurable: true, enumerable: false,
-      });
+      // a cause has no JS stack of its own: its stack is its C frames
+      const c = withTextStack(errorFromObject(cause, undefined, null, true, depth + 1), null);
+      Object.defineProperty(e, 'cause', { value: c, writable: true, configurable: true, enumerable: false });
     }
     if (extra) {
       const p = state.alloc(ANY);
