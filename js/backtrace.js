@@ -451,6 +451,25 @@ export function textBacktraceStack(header, text, holder) {
   return [header, ...backtraceStackLines(text), ...below].join('\n');
 }
 
+/**
+ * The frames of whoever called `above` (skipped with the frames above it),
+ * marked as the caller's: in an async function after an await these are
+ * V8's async frames, the awaits that led here. For an error that arrives
+ * from elsewhere (a worker), so its stack shows which call on this side
+ * failed. `{ stack: lines, backtrace: ABI text }`.
+ */
+export function callerFrames(above) {
+  const frames = currentFrames(typeof Error.stackTraceLimit === 'number' ? Error.stackTraceLimit : 10, above);
+  const stack = [];
+  let backtrace = '';
+  for (const f of frames) {
+    if (f.wasm || f.glue) continue;
+    stack.push(`    at ${f.text}`);
+    backtrace += abiLine(`[caller] ${f.file}`, f.line, f.func ?? '<anonymous>');
+  }
+  return { stack, backtrace };
+}
+
 // ------------------------------------------------- JS stacks as backtraces
 /**
  * A JS stack (Error.prototype.stack) as ABI backtrace lines. When the stack

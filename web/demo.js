@@ -376,8 +376,10 @@
       let where = m[1];
       const remote = where.startsWith('[remote] ');
       if (remote) where = where.slice('[remote] '.length);
+      const caller = where.startsWith('[caller] '); // the await on this side, for a worker's error
+      if (caller) where = where.slice('[caller] '.length);
       const lang = isC(where) ? 'C' : 'JS';
-      frames.push({ lang, name: m[3], where: m[2] === 'unknown' ? where : `${where}:${m[2]}`, remote });
+      frames.push({ lang, name: m[3], where: m[2] === 'unknown' ? where : `${where}:${m[2]}`, remote, caller });
     }
     return frames;
   }
