@@ -78,6 +78,9 @@ const GLUE_NAME = /^webffi[A-Z]\w*$/;
 /** The JS function a module's call of its own weak symbol goes through (js/dylink.js): C calling C. */
 const BRIDGE_NAME = 'webffiSelfImport';
 
+/** Wasm script name -> code offset -> what a frame there shows (the same for every instance of the module). */
+const wasmSites = new Map();
+
 /** A V8 CallSite's frame. */
 function siteFrame(site) {
   const file = site.getFileName?.() ?? '';
@@ -88,7 +91,21 @@ function siteFrame(site) {
   }
   if (!wasm) return new SiteJsFrame(site, site.getFunctionName?.() ?? null);
   const position = site.getPosition?.() ?? 0;
+  let byPosition = wasmSites.get(file);
+  if (!byPosition) wasmSites.set(file, (byPosition = new Map()));
+  let info = byPosition.get(position);
+  if (info === undefined) {
+    info = wasmSiteInfo(site, file, position);
+    byPosition.set(position, info);
+  }
   const instance = site.getThis?.();
+  if (!(instance instanceof WebAssembly.Instance)) return { wasm: true, ...info, instance: null, position };
+  if (!scriptInstances.has(file)) scriptInstances.set(file, new WeakRef(instance));
+  return { wasm: true, name: info.name, display: info.display, location: info.location, key: info.key, instance, position };
+}
+
+/** The names and location of a wasm frame: { name, display (with the module's name), location, key }. */
+function wasmSiteInfo(site, file, position) {
   const index = site.getFunction?.();
   // (the linker numbers a name that recurs, `f.1`: not part of the name)
   const name = (site.getFunctionName?.() ?? '').replace(DUPLICATE_SUFFIX, '');
@@ -104,11 +121,7 @@ function siteFrame(site) {
     location = m ? m[2] : text;
     display = m?.[1]?.replace(DUPLICATE_SUFFIX, '') ?? location;
   }
-  if (instance instanceof WebAssembly.Instance && !scriptInstances.has(file)) scriptInstances.set(file, new WeakRef(instance));
-  return {
-    wasm: true, name: name || display, display, location,
-    instance: instance instanceof WebAssembly.Instance ? instance : null, position, key: location,
-  };
+  return { name: name || display, display, location, key: location };
 }
 
 /** A frame of stack text (one line), or null for a line that is no frame. */

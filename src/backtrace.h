@@ -26,7 +26,14 @@ void wf_bt_collect_platform(wf_buf* out, int skip);
  * wf_bt_format_pending (appends the frames as wf_bt_collect_platform would
  * have at the capture) and wf_bt_drop_pending.
  */
+#ifdef __wasm__
+/* Inline: each call level is a frame the host's capture walks (and the
+ * runtime's link keeps line tables, so binaryen inlines nothing itself). */
+#include "wasm/host_imports.h"
+static inline int32_t wf_bt_capture_pending(void) { return wf_host_backtrace_capture(); }
+#else
 int32_t wf_bt_capture_pending(void);
+#endif
 void wf_bt_format_pending(int32_t token, wf_buf* out);
 void wf_bt_drop_pending(int32_t token);
 

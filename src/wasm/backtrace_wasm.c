@@ -16,8 +16,6 @@ void wf_bt_collect_platform(wf_buf* out, int skip) {
   wf_bt_append_host_text(out, wf_host_backtrace(wf_bt_frames, (int32_t)sizeof(wf_bt_frames), skip));
 }
 
-int32_t wf_bt_capture_pending(void) { return wf_host_backtrace_capture(); }
-
 void wf_bt_format_pending(int32_t token, wf_buf* out) {
   wf_bt_append_host_text(
       out, wf_host_backtrace_frames(token, wf_bt_frames, (int32_t)sizeof(wf_bt_frames)));
