@@ -576,18 +576,27 @@ function readLineForm(r, form, offsetSize, sec) {
 }
 
 // ------------------------------------------------------------ names
-/** The name a subprogram or inlined subroutine DIE stands for, qualified by its scopes (C++). */
-function qualifiedName(die, dies) {
+/**
+ * The name a subprogram or inlined subroutine DIE stands for, qualified by
+ * its scopes (C++): namespaces, classes, and for a local class (a lambda)
+ * the function it is in.
+ */
+function qualifiedName(die, dies, depth = 0) {
   for (let d = die, hops = 0; d && hops < 16; hops++) {
     const next = dies.get(d.attrs[AT.abstract_origin] ?? d.attrs[AT.specification]);
     if (d.attrs[AT.name] !== undefined && typeof d.attrs[AT.name] === 'string') {
-      const parts = [d.attrs[AT.name]];
+      const own = d.attrs[AT.name];
+      const parts = [own];
       for (let p = d.parent; p; p = p.parent) {
-        if (p.tag === TAG.namespace) parts.unshift(p.attrs[AT.name] ?? '(anonymous namespace)');
-        else if (p.tag === TAG.class_type || p.tag === TAG.structure_type || p.tag === TAG.union_type) {
-          if (p.attrs[AT.name] !== undefined) parts.unshift(p.attrs[AT.name]);
+        if (p.tag === TAG.namespace) {
+          parts.unshift(p.attrs[AT.name] ?? '(anonymous namespace)');
+        } else if (p.tag === TAG.class_type || p.tag === TAG.structure_type || p.tag === TAG.union_type) {
+          parts.unshift(p.attrs[AT.name] ?? (own === 'operator()' ? '(lambda)' : '(anonymous class)'));
         } else if (p.tag === TAG.subprogram) {
-          break; // a local class's method: its own name is enough
+          // a local class's method: qualified by the function around it
+          const outer = depth < 4 ? qualifiedName(p, dies, depth + 1) : null;
+          if (outer !== null) parts.unshift(outer);
+          break;
         }
       }
       return parts.join('::');

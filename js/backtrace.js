@@ -27,7 +27,8 @@ const RUNTIME_FRAME = /^(wf_|TVMFFI|WebFFI)/;
  */
 const ERROR_MACHINERY = new RegExp('^(wf_err_|wf_bt_|TVMFFIError|TVMFFIBacktrace|WebFFIError|' +
   'wf_func_trampoline$|wf_func_call$|TVMFFIFunctionCall$|WebFFIFunctionCall|wf_js_safe_call$|' +
-  'tvm::ffi::details::|tvm::ffi::Function::|__libc_)');
+  'tvm::ffi::details::|tvm::ffi::Function|__libc_)');
+/** Upstream's headers of that plumbing, and the C++ library's: calls inlined from them are left out. */
 const PLUMBING_FILE = /include\/(tvm\/ffi\/(error|function_details|function|any)\.h|c\+\+\/)/;
 
 // The glue's own JS frames (named webffiCall, webffiCallJS, ...) are left out.
@@ -235,13 +236,14 @@ function shownFrames(frame) {
   } else if (sources === null || sources.every((s) => s.file === null)) {
     shown = RUNTIME_FRAME.test(frame.name) ? [] : [{ func: frame.display, file: null, line: 0, column: 0, inlined: false }];
   } else {
+    // (the outermost is the wasm function itself: its name-section name
+    // carries a C++ function's whole signature, return type first, as the
+    // names upstream's exclusions are written against)
     shown = sources
-      .filter((s) => !(s.func !== null && ERROR_MACHINERY.test(s.func)) && !(s.file !== null && PLUMBING_FILE.test(s.file)))
+      .filter((s) => !(s.func !== null && ERROR_MACHINERY.test(s.func)) &&
+        !(s.inlined && s.file !== null && PLUMBING_FILE.test(s.file)) &&
+        !(!s.inlined && ERROR_MACHINERY.test(frame.name)))
       .map((s) => ({ ...s, func: s.func ?? frame.name }));
-    // a frame whose every source frame is plumbing still shows where it is
-    if (shown.length === 0 && !sources.some((s) => s.func !== null && ERROR_MACHINERY.test(s.func))) {
-      shown = [{ ...sources[sources.length - 1], func: sources[sources.length - 1].func ?? frame.name }];
-    }
   }
   byPosition.set(cacheKey, shown);
   return shown;

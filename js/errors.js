@@ -191,6 +191,15 @@ export function withTextStack(error, holder) {
   return error;
 }
 
+/** The capture of the JS frames below an error made from C text (undefined for others). */
+export function stackHolderOf(error) {
+  try {
+    return error[HOLDER] ?? undefined;
+  } catch {
+    return undefined; // a Proxy's trap
+  }
+}
+
 /** The deferred capture of an error raised in C (undefined for others). */
 export function captureOf(error) {
   try {

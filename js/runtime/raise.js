@@ -12,7 +12,7 @@
 import {
   currentFrames, wasmRun, backtraceText, matchCrossing, framesOf, captureFrames, captureSegment, takeCapture,
 } from '../backtrace.js';
-import { makeError, makeDeferredError, kindOf, messageOf, captureOf, withTextStack } from '../errors.js';
+import { makeError, makeDeferredError, kindOf, messageOf, captureOf, stackHolderOf, withTextStack } from '../errors.js';
 
 /** How deep a cause chain is followed either way (a chain is a list: no cycle can loop, a long one stops). */
 const CAUSE_DEPTH = 16;
@@ -52,6 +52,7 @@ export function install(state) {
     let t = trails.get(value);
     if (t !== undefined) return t;
     const capture = captureOf(value);
+    const holder = capture === undefined ? stackHolderOf(value) : undefined;
     let frames;
     let consumed;
     let text;
@@ -60,15 +61,20 @@ export function install(state) {
       frames = captureFrames(capture);
       consumed = captureSegment(capture)[1];
       text = String(value.backtrace);
+    } else if (holder !== undefined) {
+      // raised in C with its C frames as text: the JS frames below come after them
+      frames = holder === null ? [] : framesOf(String(holder.stack));
+      consumed = 0;
+      text = String(value.backtrace);
     } else {
       const stack = safeGet(value, 'stack');
       frames = framesOf(typeof stack === 'string' ? stack : '');
       const own = safeGet(value, 'backtrace');
       const [firstWasm] = wasmRun(frames);
       if (typeof own === 'string' && own !== '') {
-        // made from C text (or given one): its JS frames come after it
+        // given a backtrace (a worker's error, the user's): its JS frames come after it
         text = own;
-        consumed = firstWasm < 0 ? 0 : firstWasm;
+        consumed = 0;
       } else {
         // made in JS: the frames down to the C that called it (all when none did)
         consumed = firstWasm < 0 ? frames.length : firstWasm;
