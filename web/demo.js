@@ -379,7 +379,9 @@
       const caller = where.startsWith('[caller] '); // the await on this side, for a worker's error
       if (caller) where = where.slice('[caller] '.length);
       const lang = isC(where) ? 'C' : 'JS';
-      frames.push({ lang, name: m[3], where: m[2] === 'unknown' ? where : `${where}:${m[2]}`, remote, caller });
+      const inlined = m[3].endsWith(' [inlined]'); // a helper the compiler inlined, a frame of its own
+      const name = inlined ? m[3].slice(0, -' [inlined]'.length) : m[3];
+      frames.push({ lang, name, where: m[2] === 'unknown' ? where : `${where}:${m[2]}`, remote, caller, inlined });
     }
     return frames;
   }
