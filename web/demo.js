@@ -395,7 +395,8 @@
       const where = m[2];
       if (isC(where)) continue; // C frames: the backtrace has them
       const internal = /webffi\.iife\.js/.test(where);
-      frames.push({ lang: 'JS', name: m[1] ?? '(anonymous)', where, internal });
+      // (V8 marks the frames an await led through `async`: the same functions)
+      frames.push({ lang: 'JS', name: (m[1] ?? '(anonymous)').replace(/^async /, ''), where, internal });
     }
     return frames;
   }
