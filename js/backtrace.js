@@ -219,34 +219,43 @@ const symbolised = new WeakMap();
 const noInstance = {};
 
 /**
- * What one wasm frame shows: `[]` when it is left out, else its source
- * frames innermost first, `{ func, file, line, column, inlined }`, with
- * `file` null when no line table covers it (the frame keeps its location).
+ * The source frames one wasm frame stands for, innermost first:
+ * `{ func, file, line, column, inlined, hidden, machinery }`, with `file`
+ * null when no line table covers it (the frame keeps its location).
+ * `hidden` ones are left out of what is shown; `machinery` ones (the error
+ * machinery, the call plumbing) are not even counted as frames.
  */
-function shownFrames(frame) {
+function sourceEntries(frame) {
   const key = frame.instance ?? noInstance;
   let byPosition = symbolised.get(key);
   if (!byPosition) symbolised.set(key, (byPosition = new Map()));
   const cacheKey = frame.instance ? frame.position : frame.location;
-  let shown = byPosition.get(cacheKey);
-  if (shown !== undefined) return shown;
+  let entries = byPosition.get(cacheKey);
+  if (entries !== undefined) return entries;
   const sources = frame.instance ? sourceFrames(frame.instance, frame.position) : null;
-  if (ERROR_MACHINERY.test(frame.name)) {
-    shown = [];
-  } else if (sources === null || sources.every((s) => s.file === null)) {
-    shown = RUNTIME_FRAME.test(frame.name) ? [] : [{ func: frame.display, file: null, line: 0, column: 0, inlined: false }];
+  const wholeMachinery = ERROR_MACHINERY.test(frame.name);
+  if (sources === null || sources.every((s) => s.file === null)) {
+    entries = [{
+      func: frame.display, file: null, line: 0, column: 0, inlined: false,
+      hidden: wholeMachinery || RUNTIME_FRAME.test(frame.name), machinery: wholeMachinery,
+    }];
   } else {
     // (the outermost is the wasm function itself: its name-section name
     // carries a C++ function's whole signature, return type first, as the
     // names upstream's exclusions are written against)
-    shown = sources
-      .filter((s) => !(s.func !== null && ERROR_MACHINERY.test(s.func)) &&
-        !(s.inlined && s.file !== null && PLUMBING_FILE.test(s.file)) &&
-        !(!s.inlined && ERROR_MACHINERY.test(frame.name)))
-      .map((s) => ({ ...s, func: s.func ?? frame.name }));
+    entries = sources.map((s) => {
+      const machinery = (s.func !== null && ERROR_MACHINERY.test(s.func)) || (!s.inlined && wholeMachinery);
+      const plumbing = s.inlined && s.file !== null && PLUMBING_FILE.test(s.file);
+      return { ...s, func: s.func ?? frame.name, hidden: machinery || plumbing, machinery };
+    });
   }
-  byPosition.set(cacheKey, shown);
-  return shown;
+  byPosition.set(cacheKey, entries);
+  return entries;
+}
+
+/** What one wasm frame shows (its source frames not hidden). */
+function shownFrames(frame) {
+  return sourceEntries(frame).filter((e) => !e.hidden);
 }
 
 /** One ABI backtrace line. A frame without a line says so (never `line 0`). */
@@ -255,12 +264,15 @@ export function abiLine(file, line, func, inlined = false) {
   return `  File "${file}", ${where}, in ${func}${inlined ? ' [inlined]' : ''}\n`;
 }
 
-/** A wasm frame's ABI lines; `skip` source frames at its top are left out (see backtraceText). */
-function wasmAbiText(frame, skip = 0) {
+/** A wasm frame's ABI lines; `skip.n` of its frames (machinery not counted) are left out, shown or not. */
+function wasmAbiText(frame, skip = { n: 0 }) {
   let out = '';
-  const shown = shownFrames(frame);
-  for (let i = skip; i < shown.length; i++) {
-    const s = shown[i];
+  for (const s of sourceEntries(frame)) {
+    if (skip.n > 0 && !s.machinery) {
+      skip.n--;
+      continue;
+    }
+    if (s.hidden) continue;
     out += s.file === null ? abiLine(frame.location, 0, s.func) : abiLine(s.file, s.line, s.func, s.inlined);
   }
   return out;
@@ -275,24 +287,19 @@ function jsAbiText(frame) {
 /**
  * ABI backtrace text for frames[from, to): wasm frames symbolised (or
  * left out), JS frames but the glue's, most recent first. `skip` source
- * frames are left out at the top (TVMFFIBacktrace's explicit frame stands
- * for its caller's).
+ * frames are left out at the top, shown ones or not (TVMFFIBacktrace's
+ * explicit frame stands for its caller's, whatever the caller is).
  */
 export function backtraceText(frames, from = 0, to = frames.length, skip = 0) {
   let out = '';
+  const counter = { n: skip };
   for (let i = from; i < to; i++) {
     const f = frames[i];
     if (!f.wasm) {
       out += jsAbiText(f);
       continue;
     }
-    if (skip > 0) {
-      const n = shownFrames(f).length;
-      out += wasmAbiText(f, Math.min(skip, n));
-      skip -= Math.min(skip, n);
-    } else {
-      out += wasmAbiText(f);
-    }
+    out += wasmAbiText(f, counter);
   }
   return out;
 }

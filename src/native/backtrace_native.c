@@ -12,7 +12,16 @@ void wf_bt_collect_platform(wf_buf* out, int skip) {
   int n = backtrace(pcs, WF_BT_MAX_FRAMES);
   char** symbols = backtrace_symbols(pcs, n);
   if (symbols == NULL) return;
+  /* The frames above TVMFFIBacktrace are the collector's own (and, under
+   * sanitizers, their interceptors): the caller's frames start below it. */
+  int first = 0;
   for (int i = 0; i < n; ++i) {
+    if (strstr(symbols[i], "(TVMFFIBacktrace+") != NULL) {
+      first = i + 1;
+      break;
+    }
+  }
+  for (int i = first; i < n; ++i) {
     /* "binary(func+0x1a) [0x...]": keep frames that carry a name. */
     const char* s = symbols[i];
     const char* open = strchr(s, '(');
