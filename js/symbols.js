@@ -195,12 +195,12 @@ export class LineTable {
       ? { file: null, line: 0, column: 0 }
       : { file, line: this.rowLine[r], column: this.rowColumn[r] };
     if (!inFunc) return [{ func: null, ...here, inlined: false }];
-    // The inlined calls that contain the address, outermost first: a scope
-    // counts only when its parent (the one before it, one level up) does.
+    // The inlined calls that contain the address, outermost first. Scopes
+    // come in pre-order, and siblings never overlap: a scope is looked at
+    // only one level below the deepest one holding the address so far.
     const chain = [];
     for (const scope of this.funcScopes[f]) {
-      if (scope.depth > chain.length + 1) continue;
-      chain.length = scope.depth - 1;
+      if (scope.depth !== chain.length + 1) continue;
       for (let i = 0; i < scope.ranges.length; i += 2) {
         if (address >= scope.ranges[i] && address < scope.ranges[i + 1]) {
           chain.push(scope);

@@ -140,6 +140,7 @@ export function install(state) {
    */
   const HELD = Symbol('webffi.heldError');
   const heldErrors = new Map(); // error address -> WeakRef(JS error)
+  let sweepAt = 64;
 
   /**
    * The raised error as a JS value (the original JS object when it came from
@@ -240,8 +241,10 @@ export function install(state) {
     x.TVMFFIObjectIncRef(err);
     state.finalizer.register(e, err);
     heldErrors.set(err, new WeakRef(e));
-    if (heldErrors.size > 64) {
+    if (heldErrors.size > sweepAt) {
+      // entries of collected errors go now and then: amortised, never per error
       for (const [p, ref] of heldErrors) if (ref.deref() === undefined) heldErrors.delete(p);
+      sweepAt = Math.max(64, 2 * heldErrors.size);
     }
     Object.defineProperty(e, HELD, { value: err });
     if (cause && depth < CAUSE_DEPTH && state.objectTypeIndex(cause) === T_ERROR) {
