@@ -21,6 +21,7 @@ import { basename, delimiter, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { forwardingArchives, isForwardingArchive } from './cxx_forward.mjs';
 import { objectSymbols } from './object_symbols.mjs';
+import { withLineTable, debugLink } from './debug_build.mjs';
 import { ARCHIVE, emscriptenVersion, prebuiltRuntime } from './prebuilt_runtime.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -74,7 +75,13 @@ build:
                the package's ${ARCHIVE}, when it matches src/ and emcc)
   --verbose    print each command run, and where the runtime comes from
   -I DIR, -D NAME[=VALUE], -U NAME, -isystem DIR, -include FILE, -std=...,
-  -O0..-O3, -g, -fno-exceptions, ...
+  -g           file, line and function in every C frame of a backtrace:
+               the link keeps the DWARF (for a debugger) and adds
+               webffi's line table (the \`webffi.lines\` section)
+  -gline-tables-only
+               the line table only, DWARF dropped: for release builds
+               (docs/debugging.md)
+  -O0..-O3, -fno-exceptions, ...
                passed to the compiler, as are other flags starting with -;
                the link gets -Wl,..., -Xlinker X, -l, -L, -u and -s SETTINGs.
                A flag webffi does not know takes no value: write its value
@@ -484,7 +491,7 @@ async function buildModule(opts, work) {
   // A side module links its objects whole: the forwarding archive goes with
   // the C++ runtime below, where only what the code uses is taken.
   const link = [opts.opt, cxx ? '-sSIDE_MODULE=2' : '-sSIDE_MODULE=1', '--profiling-funcs',
-    ...objects.filter((o) => !isForwardingArchive(o)), ...userLinkFlags(opts)];
+    ...objects.filter((o) => !isForwardingArchive(o)), ...userLinkFlags(opts), ...debugLink(opts.flags)];
   if (cxx) {
     for (const name of symbols.keys()) if (name.startsWith('__tvm_ffi_')) link.push(`-Wl,--export=${name}`);
     if (cxxModuleLTO(opts)) link.push('-flto');
@@ -511,8 +518,8 @@ async function buildModule(opts, work) {
     tvm_ffi_version: ['MAJOR', 'MINOR', 'PATCH'].map((part) =>
       defined('tvm/ffi/c_api.h', `TVM_FFI_VERSION_${part}`)),
   });
-  writeFileSync(opts.out, withCustomSection(withModuleName(readFileSync(opts.out), opts.name),
-    'webffi.module', declaration));
+  const linked = withLineTable(readFileSync(opts.out), opts.flags, note);
+  writeFileSync(opts.out, withCustomSection(withModuleName(linked, opts.name), 'webffi.module', declaration));
   await checkModuleImports(opts);
 }
 
@@ -687,12 +694,13 @@ function buildSystemLib(opts, work, emscripten) {
   // the user's link flags (-Wl,..., -l..., -L..., -sSETTING) reach the link too
   const userLink = userLinkFlags(opts);
   const link = [opts.opt, '-mmutable-globals', `-I${include}`, ...objects, ...runtime,
-    ...runtimeLinkFlags(), ...abi.filter((f) => !userLink.includes(f)), ...userLink];
+    ...runtimeLinkFlags(), ...abi.filter((f) => !userLink.includes(f)), ...userLink, ...debugLink(opts.flags)];
   // A command program is a reactor too (so the host sets up module loading
   // before main runs): it exports main and exit (which flushes stdio).
   if (main !== null) link.push(`-Wl,--export=${main}`, '-Wl,--export=exit');
   if (cxx && !exceptionsOff(opts)) link.push('-fwasm-exceptions');
   run(cxx ? 'em++' : 'emcc', [...link, '-o', opts.out]);
+  if (debugLink(opts.flags).length > 0) writeFileSync(opts.out, withLineTable(readFileSync(opts.out), opts.flags, note));
   if (main !== null) {
     writeFileSync(opts.out, withCustomSection(readFileSync(opts.out), 'webffi.command',
       JSON.stringify({ main })));

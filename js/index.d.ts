@@ -152,10 +152,17 @@ export function asFloat(value: number): FloatValue;
 export interface FFIErrorFields {
   /** The error kind, e.g. `ValueError`; also the error's `name`. */
   kind: string;
-  /** ABI backtrace lines, most recent call first. */
+  /**
+   * ABI backtrace lines (`  File "FILE", line N, in FUNC`), most recent call
+   * first, as `stack`: C frames (file and line from a module's line table,
+   * inlined calls marked `[inlined]`; `line unknown` without one) and the JS
+   * frames the error passed through.
+   */
   backtrace: string;
-  /** `Traceback (most recent call last):` ... `KIND: MESSAGE`. */
-  readonly traceback: string;
+  /** Raised in C with a cause chain: the cause, as a JS error. */
+  cause?: unknown;
+  /** Raised in C with an extra context: that object (its handle). */
+  readonly extraContext?: unknown;
 }
 
 type ErrorClass<Base extends new (message?: string) => Error> =
@@ -165,7 +172,7 @@ type ErrorClass<Base extends new (message?: string) => Error> =
 export class FFIError extends Error implements FFIErrorFields {
   kind: string;
   backtrace: string;
-  readonly traceback: string;
+  readonly extraContext?: unknown;
 }
 export const RuntimeError: ErrorClass<ErrorConstructor>;
 export type RuntimeError = Error & FFIErrorFields;
@@ -211,7 +218,6 @@ export class FatalError extends Error {}
 
 /** Makes errors of `kind` instances of `cls` (constructed as `new cls(message)`). */
 export function registerError(kind: string, cls: new (message?: string) => Error): void;
-export function formatTraceback(kind: string, message: string, backtrace: string): string;
 
 export interface Logger {
   log?(message: string): void;
@@ -351,6 +357,13 @@ export interface LoadOptions {
    * `new Error()` does. Default true. `Runtime.setBacktraces` switches it later.
    */
   backtraces?: boolean;
+  /**
+   * The runtime's own line table (`dist/webffi.lines`; `true`: the file
+   * beside the wasm), so frames in the runtime show file and line; a file
+   * made for another build is refused with one warning. Modules built with
+   * `webffi build -g` carry their own.
+   */
+  debugInfo?: true | string | HostURL | ArrayBuffer | ArrayBufferView;
 }
 
 export interface Runtime {

@@ -12,6 +12,7 @@ import { defaultWasmUrl } from './locate.js';
 import { RuntimeError, FFITypeError } from './errors.js';
 import { optionsOf, describe } from './runtime/checks.js';
 import { createTensorSupport } from './tensor.js';
+import { registerInstance, readDebugInfo } from './symbols.js';
 import { createBackendRegistry } from './backends/registry.js';
 import { discoverBackends, autoloadEnabled } from './backends/discover.js';
 
@@ -131,6 +132,9 @@ const logWrite = (logger) => (fd, text) => {
  * @param {boolean} [options.backtraces] false: errors raised in C carry no
  *   C frames (kind, message and the JS stack stay), which makes them several
  *   times cheaper; runtime.setBacktraces switches it later.
+ * @param {true|URL|string|ArrayBuffer|ArrayBufferView} [options.debugInfo]
+ *   the runtime's line table (`dist/webffi.lines`; true: the file beside
+ *   the wasm), so its own frames show file and line too.
  */
 export async function load(options) {
   options = optionsOf(options, 'load');
@@ -142,12 +146,15 @@ export async function load(options) {
   const backtraces = { on: options.backtraces !== false };
   const source = options.wasm ?? defaultWasmUrl();
   const module = await compile(source, logger, options.wasm === undefined);
+  const debugInfo = options.debugInfo === undefined || options.debugInfo === false ? null
+    : await readDebugInfo(options.debugInfo, source instanceof URL || typeof source === 'string' ? source : null, module, logger);
   // The runtime is made after instantiation; the imports reach it through this.
   const hooks = {};
   const core = coreKindOf(module, sourceName(source)) === WEBFFI_CORE
     ? webffiCore({ wasi: createWasi({ write: logWrite(logger) }), hooks, backtraces })
     : tvmLibraryCore({ logger, hooks });
   const instance = await WebAssembly.instantiate(module, core.imports);
+  registerInstance(instance, module, debugInfo);
   const { runtime, imports: impl } = createRuntime(core.attach(instance), { logger, backtraces });
   Object.assign(hooks, impl);
   if (runtime.coreKind !== WEBFFI_CORE) registerDeviceFallbacks(runtime);

@@ -17,6 +17,7 @@
 // the server exposes (see serve()).
 import { encodeValue, decodeValue } from './clone.js';
 import { makeError, FFITypeError, FFIError, ValueError } from './errors.js';
+import { backtraceStackLines, callerFrames } from './backtrace.js';
 import { isHandle } from './objects.js';
 import { RemoteObject, makeRemote, endedError } from './remote.js';
 
@@ -833,7 +834,7 @@ export class Session {
     if (why !== null) {
       throw makeError('RPCError', `webffi session: the ${this.#name} answered ${what} with a malformed error (${why})`);
     }
-    throw r.local ? e : markRemote(e);
+    throw r.local ? e : markRemote(e, callerFrames(this.#invoke));
   }
 
   /**
@@ -995,10 +996,26 @@ function encodeFailure(error) {
   }
 }
 
-/** Marks an error's frames (and its causes') as remote. */
-function markRemote(e) {
+/**
+ * Marks an error's frames (and its causes') as remote, and adds the
+ * caller's: the frames that awaited the call on this side, marked
+ * `[caller]` in the backtrace, and shown under the remote frames in its stack.
+ */
+function markRemote(e, caller) {
   for (let x = e; x instanceof Error; x = x.cause) {
     if (typeof x.backtrace === 'string') x.backtrace = x.backtrace.replace(/^(\s*File ")/gm, `$1${REMOTE}`);
+  }
+  if (e instanceof Error && typeof e.backtrace === 'string') {
+    const remote = backtraceStackLines(e.backtrace).map((line) => line.replace(/^ {4}at /, `    at ${REMOTE}`)
+      .replace(`(${REMOTE}`, '('));
+    try {
+      Object.defineProperty(e, 'stack', {
+        value: [Error.prototype.toString.call(e), ...remote, ...caller.stack].join('\n'), writable: true, configurable: true,
+      });
+      e.backtrace += caller.backtrace;
+    } catch {
+      // a frozen error keeps its stack
+    }
   }
   return e;
 }

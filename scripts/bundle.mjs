@@ -13,6 +13,8 @@ import { HASH_FILE, sourceHash } from './source_hash.mjs';
 const root = fileURLToPath(new URL('../', import.meta.url));
 mkdirSync(`${root}dist`, { recursive: true });
 copyFileSync(`${root}build/wasm/webffi.wasm`, `${root}dist/webffi.wasm`);
+// its line table, for load({ debugInfo }) (scripts/split_debug.mjs)
+copyFileSync(`${root}build/wasm/webffi.lines`, `${root}dist/webffi.lines`);
 // The test fixtures (testing.*) as a module of their own, loaded on demand
 // (rt.loadModule): the runtime above has none of them.
 copyFileSync(`${root}build/wasm/webffi_testing.wasm`, `${root}dist/webffi_testing.wasm`);

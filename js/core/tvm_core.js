@@ -340,7 +340,8 @@ export function tvmLibraryCore({ logger, hooks }) {
           x.TVMFFIErrorMoveFromRaised(outPtr);
           return 0;
         },
-        errorCreate(kind, message, backtrace, extra, outPtr) {
+        /** 0.1.x errors have no cause chain: the cause is not kept. */
+        errorCreate(kind, message, backtrace, cause, extra, outPtr) {
           const rc = errorCreate(kind, message, backtrace, outPtr);
           if (rc !== 0 || !extra) return rc;
           const err = dv().getUint32(outPtr, true);

@@ -76,9 +76,8 @@ export function webffiCore({ wasi, hooks, backtraces }) {
         opaqueHandle: null, // read from the opaque object's cell
         /** Moves the raised error to *out; returns the token of its deferred capture (0: none). */
         moveFromRaised: x.WebFFIErrorMoveFromRaisedPending,
-        /** An ffi.Error carrying extra (an opaque JS value, or 0) as its extra_context. */
-        errorCreate: (kind, message, backtrace, extra, out) =>
-          x.TVMFFIErrorCreateWithCauseAndExtraContext(kind, message, backtrace, 0, extra, out),
+        /** An ffi.Error with its cause (an ffi.Error, or 0) and extra (an opaque JS value, or 0) as extra_context. */
+        errorCreate: x.TVMFFIErrorCreateWithCauseAndExtraContext,
         errorExtra: null, // read from the error's extra_context
         errorSetRaised: x.TVMFFIErrorSetRaised,
         /** Tensors are allocated through the env allocator the core supplies. */

@@ -341,7 +341,7 @@ export function install(state) {
     if (v instanceof Map) return writeMap(w, v);
     if (v[AS_POD]) return writePod(w, v); // a tensor as DLTensor*, a handed-off object
     if (isPlainObject(v)) return writeRecord(w, v);
-    if (v instanceof FFIError) return writeError(w, v);
+    if (v instanceof Error || v instanceof FFIError) return writeError(w, v); // any error, as upstream converts any exception
     throw new FFITypeError(`Cannot convert a JS ${describe(v)} to an FFI value`);
   }
 
@@ -373,9 +373,9 @@ export function install(state) {
     return proto === Object.prototype || proto === null;
   }
 
-  /** An FFI error passed as a value becomes an ffi.Error holding the JS object. */
+  /** An error passed as a value becomes an ffi.Error holding the JS object. */
   function writeError(w, e) {
-    const errPtr = state.makeRaisableError(e, e.backtrace ?? '');
+    const errPtr = state.errorValue(e);
     writeObject(w, queueDecref(errPtr), T_ERROR);
   }
 

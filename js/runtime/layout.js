@@ -26,6 +26,8 @@ export function layoutOf(meta, opaqueTypeIndex = meta.type_index['ffi.OpaquePyOb
       message: off['TVMFFIErrorCell.message'],
       backtrace: off['TVMFFIErrorCell.backtrace'],
       extra: off['TVMFFIErrorCell.extra_context'],
+      cause: off['TVMFFIErrorCell.cause_chain'],
+      update: off['TVMFFIErrorCell.update_backtrace'],
     },
     OPAQUE_HANDLE: off['TVMFFIOpaqueObjectCell.handle'],
     DT: { code: off['DLDataType.code'], bits: off['DLDataType.bits'], lanes: off['DLDataType.lanes'] },

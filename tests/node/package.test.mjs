@@ -86,7 +86,7 @@ test('prepack refuses a missing dist/ or one without its source hash', (t) => {
   rmSync(join(dir, 'dist'), { recursive: true });
   const none = prepack(dir);
   assert.equal(none.status, 1);
-  assert.match(none.stderr, /dist\/webffi\.wasm, dist\/libwebffi\.a, dist\/libwebffi\.json, dist\/webffi\.cjs, dist\/webffi\.iife\.js, dist\/sources\.sha256 missing/);
+  assert.match(none.stderr, /dist\/webffi\.wasm, dist\/webffi\.lines, dist\/libwebffi\.a, dist\/libwebffi\.json, dist\/webffi\.cjs, dist\/webffi\.iife\.js, dist\/sources\.sha256 missing/);
 });
 
 test('sideEffects names the modules that register at import, and bundlers keep them', async () => {

@@ -131,7 +131,7 @@ export function sessionTests(webffi, env) {
       const c = throws(() => rt.getGlobal('testing.test_raise_error')('KeyError', 'from C'), 'raise');
       const back = decodeValue(await post(encodeValue(c)));
       ok(/testing_raise_error/.test(back.backtrace), back.backtrace);
-      same(back.traceback, c.traceback, 'traceback');
+      same(back.backtrace, c.backtrace, 'backtrace');
       // Plain JS errors cross as their name.
       const js = decodeValue(await post(encodeValue(new TypeError('plain'))));
       ok(js instanceof TypeError && js.kind === 'TypeError' && js.message === 'plain', String(js));
@@ -279,6 +279,17 @@ export function sessionTests(webffi, env) {
       same(e.kind, 'IndexError');
       same(e.message, 'remote oops');
       ok(/^ {2}File "\[remote\] .*in webffi_testing\.testing_raise_error$/m.test(e.backtrace), e.backtrace);
+      // the caller's frames: the await on this side that failed, marked as the caller's
+      async function awaitingCaller() {
+        return await s.call('testing.test_raise_error', ['ValueError', 'whose call?']);
+      }
+      const w = await rejects((async () => { await awaitingCaller(); })(), 'raise, awaited');
+      const lines = w.stack.split('\n');
+      same(lines[0], 'ValueError: whose call?');
+      ok(/^ {4}at \[remote\] webffi_testing\.testing_raise_error \(/.test(lines[1]), w.stack);
+      ok(lines.slice(2).some((l) => /^ {4}at async awaitingCaller \(/.test(l)), `the awaiting caller in the stack:\n${w.stack}`);
+      ok(/^ {2}File "\[caller\] [^"]+", line \d+, in awaitingCaller$/m.test(w.backtrace), w.backtrace);
+      ok(w.backtrace.indexOf('[remote]') < w.backtrace.indexOf('[caller]'), 'remote frames first');
       const t = await rejects(s.call('test.js_error', ['bad arg']), 'js error');
       ok(t instanceof TypeError && t.kind === 'TypeError' && t.message === 'bad arg', String(t));
       const c = await rejects(s.call('test.with_cause'), 'cause');
