@@ -8,6 +8,6 @@ export {
   encodeValue, decodeValue, registerValueCodec, VALUE_LIMITS, EncodeOptions, ValueCodec, ValueEncodeContext, ValueDecodeContext,
   FFIError, RuntimeError, ValueError, FFITypeError, AttributeError, KeyError, IndexError,
   OverflowError, MemoryError, AssertionError, InternalError, RPCError, RPCSessionTimeoutError,
-  OpError, DiagnosticError, ScheduleError, FatalError, registerError, formatTraceback,
+  OpError, DiagnosticError, ScheduleError, FatalError, registerError,
   Device, DataType, IntValue, FloatValue, asInt, asFloat,
 } from './index.js';

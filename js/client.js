@@ -12,6 +12,6 @@ export {
   FFIError, RuntimeError, ValueError, FFITypeError, AttributeError, KeyError, IndexError,
   OverflowError, MemoryError, AssertionError, InternalError, RPCError, RPCSessionTimeoutError,
   OpError, DiagnosticError, ScheduleError,
-  FatalError, registerError, formatTraceback,
+  FatalError, registerError,
 } from './errors.js';
 export { Device, DataType, IntValue, FloatValue, asInt, asFloat } from './values.js';

@@ -509,6 +509,40 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi_fail(void* s, const TVMFFIAny* a, int32_t n, TV
   }
 });
 
+test('-g keeps the link\'s DWARF and adds the line table; -gline-tables-only keeps the table alone; a link with no DWARF says so', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'webffi-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(`${dir}/k.c`, `#include <tvm/ffi/c_api.h>
+TVM_FFI_DLL_EXPORT int __tvm_ffi_fail(void* s, const TVMFFIAny* a, int32_t n, TVMFFIAny* r) {
+  (void)s; (void)a; (void)n; (void)r;
+  TVMFFIErrorSetRaisedFromCStr("ValueError", "failed on purpose");
+  return -1;
+}`);
+  const sections = (file) => {
+    const m = new WebAssembly.Module(readFileSync(file));
+    return ['webffi.lines', '.debug_info', '.debug_line'].map((s) => WebAssembly.Module.customSections(m, s).length);
+  };
+  for (const [flag, expected] of [['-g', [1, 1, 1]], ['-gline-tables-only', [1, 0, 0]], ['-g0', [0, 0, 0]]]) {
+    const run = webffi('build', '--module', flag, `${dir}/k.c`, '-o', `${dir}/k.wasm`);
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stderr, '', flag);
+    assert.deepEqual(sections(`${dir}/k.wasm`), expected, flag);
+  }
+  // objects compiled without -g, linked with it: nothing to read, one warning, still built
+  let run = webffi('build', '-c', '--module', `${dir}/k.c`, '-o', `${dir}/k.o`);
+  assert.equal(run.status, 0, run.stderr);
+  run = webffi('build', '--module', '-g', `${dir}/k.o`, '-o', `${dir}/k.wasm`);
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stderr, /^webffi: warning: the link kept no DWARF line table \(were the sources compiled without -g\?\)/);
+  assert.deepEqual(sections(`${dir}/k.wasm`), [0, 0, 0]);
+  // -c with -g, then the link: the table is made at the link
+  run = webffi('build', '-c', '--module', '-gline-tables-only', `${dir}/k.c`, '-o', `${dir}/k.o`);
+  assert.equal(run.status, 0, run.stderr);
+  run = webffi('build', '--module', '-gline-tables-only', `${dir}/k.o`, '-o', `${dir}/k.wasm`);
+  assert.equal(run.status, 0, run.stderr);
+  assert.deepEqual(sections(`${dir}/k.wasm`), [1, 0, 0]);
+});
+
 test('upstream\'s C++ headers without --tvm-ffi-include: the error names the header and how to give them', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'webffi-cli-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -617,37 +651,4 @@ extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi_count(void*, const TVMFFIAny*, int32
   const count = (await rt.loadModule(readFileSync(`${dir}/count.wasm`))).getFunction('count');
   assert.equal(count(), 1);
   assert.equal(count(), 2);
-
-test('-g keeps the link\'s DWARF and adds the line table; -gline-tables-only keeps the table alone; a link with no DWARF says so', (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'webffi-cli-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  writeFileSync(`${dir}/k.c`, `#include <tvm/ffi/c_api.h>
-TVM_FFI_DLL_EXPORT int __tvm_ffi_fail(void* s, const TVMFFIAny* a, int32_t n, TVMFFIAny* r) {
-  (void)s; (void)a; (void)n; (void)r;
-  TVMFFIErrorSetRaisedFromCStr("ValueError", "failed on purpose");
-  return -1;
-}`);
-  const sections = (file) => {
-    const m = new WebAssembly.Module(readFileSync(file));
-    return ['webffi.lines', '.debug_info', '.debug_line'].map((s) => WebAssembly.Module.customSections(m, s).length);
-  };
-  for (const [flag, expected] of [['-g', [1, 1, 1]], ['-gline-tables-only', [1, 0, 0]], ['-g0', [0, 0, 0]]]) {
-    const run = webffi('build', '--module', flag, `${dir}/k.c`, '-o', `${dir}/k.wasm`);
-    assert.equal(run.status, 0, run.stderr);
-    assert.equal(run.stderr, '', flag);
-    assert.deepEqual(sections(`${dir}/k.wasm`), expected, flag);
-  }
-  // objects compiled without -g, linked with it: nothing to read, one warning, still built
-  let run = webffi('build', '-c', '--module', `${dir}/k.c`, '-o', `${dir}/k.o`);
-  assert.equal(run.status, 0, run.stderr);
-  run = webffi('build', '--module', '-g', `${dir}/k.o`, '-o', `${dir}/k.wasm`);
-  assert.equal(run.status, 0, run.stderr);
-  assert.match(run.stderr, /^webffi: warning: the link kept no DWARF line table \(were the sources compiled without -g\?\)/);
-  assert.deepEqual(sections(`${dir}/k.wasm`), [0, 0, 0]);
-  // -c with -g, then the link: the table is made at the link
-  run = webffi('build', '-c', '--module', '-gline-tables-only', `${dir}/k.c`, '-o', `${dir}/k.o`);
-  assert.equal(run.status, 0, run.stderr);
-  run = webffi('build', '--module', '-gline-tables-only', `${dir}/k.o`, '-o', `${dir}/k.wasm`);
-  assert.equal(run.status, 0, run.stderr);
-  assert.deepEqual(sections(`${dir}/k.wasm`), [1, 0, 0]);
 });
