@@ -257,3 +257,30 @@ function wasmModule({ imports = [], exports = [] }) {
   }
   return new Uint8Array(bytes);
 }
+
+test('a model runtime served from a worker: calls, the library\'s errors by value, prefill in the worker', async () => {
+  const { Worker } = await import('node:worker_threads');
+  const { connectRuntime } = await import('../../js/index.js');
+  const { libraryParams } = await import('../support/model_fixture.mjs');
+  const weights = writeTensorCache(path.join(tmp, 'worker-weights'), makeTensorCache(await libraryParams(modelPath(ARCTIC_S))));
+  const worker = new Worker(new URL('../support/model_worker.mjs', import.meta.url), {
+    workerData: { library: modelPath(ARCTIC_S), weights },
+  });
+  const remote = await connectRuntime(worker, { handshakeTimeout: 300000 });
+  try {
+    assert.equal(await remote.getGlobal('testing.add_one')(41), 42);
+    await assert.rejects(remote.getGlobal('testing.add_one')(1.5), (e) => e instanceof FFITypeError &&
+      /Mismatched type on argument #0 when calling: `testing.add_one/.test(e.message));
+    await assert.rejects(remote.getGlobal('vm.builtin.tensor_cache.clear')(), /not expose/);
+    const { ids, mask } = makeInputs(8);
+    const embed = remote.getGlobal('model.embed');
+    const first = await embed([...ids], [...mask]);
+    assert.deepEqual(first.shape, [1, 8, 384]);
+    assert.ok(first.data instanceof Float32Array && first.data.length === 8 * 384 && first.data.every(Number.isFinite));
+    const again = await embed([...ids], [...mask]);
+    assert.deepEqual(again.data, first.data, 'the same input gives the same embeddings');
+  } finally {
+    remote.close();
+    await worker.terminate();
+  }
+});
