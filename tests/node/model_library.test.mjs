@@ -284,3 +284,31 @@ test('a model runtime served from a worker: calls, the library\'s errors by valu
     await worker.terminate();
   }
 });
+
+test('a model runtime as a TVM RPC device: the library\'s own RPC server, only for peers the owner trusts', async () => {
+  const { listenRPC, connectRPC } = await import('../../js/index.js');
+  const rt = await loadLibrary();
+  await assert.rejects(listenRPC(rt, { port: 0 }), /served by its own RPC server.*trustPeers: true/);
+  const server = await listenRPC(rt, { port: 0, trustPeers: true, key: 'mlc' });
+  try {
+    const s = await connectRPC(`127.0.0.1:${server.port}`, 'mlc');
+    assert.equal(s.serverKey, 'server:mlc');
+    assert.equal(await s.getGlobal('testing.add_one')(41), 42);
+    const t = await s.tensor(new Float32Array([1, 2, 3]));
+    assert.deepEqual([...(await t.data())], [1, 2, 3]);
+    // An error in the library's server ends its connection (its C++ cannot
+    // catch it), after the client got the error; the device serves on.
+    await assert.rejects(s.getGlobal('testing.add_one')('x'), /TypeError: Mismatched type on argument #0.*the connection ends/);
+    await s.close();
+    // TVM's web flow asks for the library's asynchronous session: WebGPU tensors.
+    await rt.backends.ensure('webgpu');
+    const w = await connectRPC(`127.0.0.1:${server.port}`, 'mlc', { sessionConstructor: ['rpc.WasmSession'] });
+    const g = await w.tensor(new Float32Array([4, 5, 6, 7]), { device: 'webgpu' });
+    assert.equal(String(g.device), 'webgpu:0');
+    assert.deepEqual([...(await g.data())], [4, 5, 6, 7]);
+    await w.close();
+    await assert.rejects(connectRPC(`127.0.0.1:${server.port}`, 'other'), /key/);
+  } finally {
+    await server.close();
+  }
+});
