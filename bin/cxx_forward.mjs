@@ -19,11 +19,25 @@ export function forwardingSources(opts, isCxx) {
 }
 
 /**
- * The archives to link after the user's objects: compile(source, object)
- * compiles one source with the user's flags.
+ * Whether any of the objects (and archives) calls into tvm::ffi without
+ * defining it: what upstream's library would define, so what the forwarding
+ * layer is for. Header-only code is defined in the objects themselves.
  */
-export function forwardingArchives(opts, work, isCxx, compile) {
-  return forwardingSources(opts, isCxx).map((source, i) => {
+function callsUpstreamLibrary(objects) {
+  const result = spawnSync('emnm', ['--undefined-only', ...objects], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (result.error || result.status !== 0) return true; // cannot tell: compile it, the link decides
+  return /3tvm3ffi/.test(result.stdout);
+}
+
+/**
+ * The archives to link after the user's objects: compile(source, object)
+ * compiles one source with the user's flags. None when the objects do not
+ * call upstream's library (compiling the layer is most of a small build).
+ */
+export function forwardingArchives(opts, work, isCxx, compile, objects = null) {
+  const sources = forwardingSources(opts, isCxx);
+  if (sources.length === 0 || (objects !== null && !callsUpstreamLibrary(objects))) return [];
+  return sources.map((source, i) => {
     const object = join(work, `forward_${i}.o`);
     const archive = join(work, `forward_${i}.a`);
     compile(source, object);

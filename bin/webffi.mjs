@@ -21,6 +21,7 @@ import { basename, delimiter, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { forwardingArchives, isForwardingArchive } from './cxx_forward.mjs';
 import { objectSymbols } from './object_symbols.mjs';
+import { withLineTable, debugLink } from './debug_build.mjs';
 import { ARCHIVE, emscriptenVersion, prebuiltRuntime } from './prebuilt_runtime.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -74,7 +75,13 @@ build:
                the package's ${ARCHIVE}, when it matches src/ and emcc)
   --verbose    print each command run, and where the runtime comes from
   -I DIR, -D NAME[=VALUE], -U NAME, -isystem DIR, -include FILE, -std=...,
-  -O0..-O3, -g, -fno-exceptions, ...
+  -g           file, line and function in every C frame of a backtrace:
+               the link keeps the DWARF (for a debugger) and adds
+               webffi's line table (the \`webffi.lines\` section)
+  -gline-tables-only
+               the line table only, DWARF dropped: for release builds
+               (docs/debugging.md)
+  -O0..-O3, -fno-exceptions, ...
                passed to the compiler, as are other flags starting with -;
                the link gets -Wl,..., -Xlinker X, -l, -L, -u and -s SETTINGs.
                A flag webffi does not know takes no value: write its value
@@ -118,6 +125,36 @@ function run(tool, args) {
   if (result.error) die(`cannot run ${tool}: ${result.error.message}`);
   if (result.status !== 0) die(`${tool} failed (exit ${result.status})`);
   return result.stdout;
+}
+
+/**
+ * Runs the compiler on one source. Its diagnostics pass through, except a
+ * missing tvm/ffi header: that says which headers those are and how to
+ * give them, instead of the compiler's error and emcc's command line.
+ */
+function runCompiler(opts, tool, args) {
+  if (verbose) note(`$ ${commandLine(tool, args)}`);
+  const result = spawnSync(tool, args, { stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8' });
+  if (result.error?.code === 'ENOENT') die(`${tool} is not on PATH: ${INSTALL_EMSCRIPTEN}`);
+  if (result.error) die(`cannot run ${tool}: ${result.error.message}`);
+  const missing = result.status === 0 ? null
+    : /^(.*?):? ?fatal error: '(tvm\/ffi\/[^']+)' file not found/m.exec(result.stderr);
+  if (missing) die(missingHeader(opts, missing[1], missing[2]));
+  process.stderr.write(result.stderr);
+  if (result.status !== 0) die(`${tool} failed (exit ${result.status})`);
+}
+
+/** The message for a tvm/ffi header the include path lacks (at `where`, the compiler's file:line:col). */
+function missingHeader(opts, where, header) {
+  const how = 'pass upstream\'s include folder: `--tvm-ffi-include DIR`, or `--tvm-ffi-include auto` ' +
+    'where tvm-ffi is installed (`pip install apache-tvm-ffi` puts its `tvm-ffi-config` on PATH), ' +
+    'or the TVM_FFI_INCLUDE variable';
+  if (opts.tvmFfiInclude.length > 0) {
+    return `${where}: \`${header}\` is not in --tvm-ffi-include ${opts.tvmFfiInclude.join(' ')}, ` +
+      `which should be upstream tvm-ffi's include folder (with tvm/ffi/function.h); ${how}`;
+  }
+  return `${where}: \`${header}\` is one of upstream tvm-ffi's C++ headers, which webffi does not ship ` +
+    `(it has the C ABI's: tvm/ffi/c_api.h, tvm/ffi/extra/c_env_api.h); to build against them, ${how}`;
 }
 
 /** The Emscripten versions webffi's tests run under. */
@@ -255,6 +292,34 @@ function includeFlags(opts) {
   return [...opts.tvmFfiInclude.map((dir) => `-I${dir}`), `-I${include}`];
 }
 
+/** Whether the user's flags define NAME (-DNAME, -DNAME=..., -D NAME...). */
+const userDefines = (opts, name) => opts.flagGroups.some(([flag, value]) =>
+  new RegExp(`^${name}(=|$)`).test(flag === '-D' ? value ?? '' : flag.startsWith('-D') ? flag.slice(2) : ''));
+
+/**
+ * Upstream's headers define TVM_FFI_DLL under Emscripten as
+ * EMSCRIPTEN_KEEPALIVE (`used`), which clang refuses on classes (`'used'
+ * attribute only applies to ...`, once per class) and which keeps every
+ * marked symbol in the link. Their definition for other platforms, default
+ * visibility, is what a wasm build needs: the link keeps what is called.
+ */
+function upstreamExportFlags(opts) {
+  if (opts.tvmFfiInclude.length === 0) return [];
+  const visible = '__attribute__((visibility("default")))';
+  return ['TVM_FFI_DLL', 'TVM_FFI_DLL_EXPORT'].filter((name) => !userDefines(opts, name))
+    .map((name) => `-D${name}=${visible}`);
+}
+
+/**
+ * C++ modules are compiled to LLVM bitcode and linked with link-time
+ * optimisation over Emscripten's bitcode C++ runtime: wasm-ld 14 exports
+ * (and imports again) every weak definition of a side module, inline C++
+ * functions and libc++'s templates included, which kept them all alive;
+ * LTO internalises what the module does not export, so the link keeps only
+ * what its `__tvm_ffi_*` functions reach. -fno-lto turns it off.
+ */
+const cxxModuleLTO = (opts) => !opts.flags.includes('-fno-lto');
+
 /** emcc or em++ arguments that compile one source to an object. */
 function compileArgs(opts, source, object, extra) {
   const cxx = isCxx(opts, source);
@@ -264,10 +329,11 @@ function compileArgs(opts, source, object, extra) {
     if (!exceptionsOff(opts)) lang.push('-fwasm-exceptions');
     // a .c file given with --cxx
     if (opts.cxx && !CXX_EXTENSIONS.has(extname(source))) lang.push('-x', 'c++');
+    if (extra.includes('-sSIDE_MODULE=1') && cxxModuleLTO(opts)) lang.push('-flto');
   }
   return [cxx ? 'em++' : 'emcc',
-    [opts.opt, '-c', ...extra, ...lang, ...includeFlags(opts), ...opts.flags, source, '-o',
-      object]];
+    [opts.opt, '-c', ...extra, ...lang, ...includeFlags(opts), ...upstreamExportFlags(opts), ...opts.flags,
+      source, '-o', object]];
 }
 
 function compileAll(opts, work, extra) {
@@ -275,13 +341,13 @@ function compileAll(opts, work, extra) {
     if (isObject(source)) return source;
     const object = join(work, `${i}_${basename(source)}.o`);
     const [tool, args] = compileArgs(opts, source, object, extra);
-    run(tool, args);
+    runCompiler(opts, tool, args);
     return object;
   });
   return [...objects, ...forwardingArchives(opts, work, () => cxxLink(opts), (source, object) => {
     const [tool, args] = compileArgs(opts, source, object, extra);
-    run(tool, args);
-  })];
+    runCompiler(opts, tool, args);
+  }, objects)];
 }
 
 /**
@@ -392,10 +458,13 @@ function defined(file, name) {
   return Number(new RegExp(`#define ${name} (\\d+)`).exec(header)[1]);
 }
 
-/** The C++ runtime a C++ module links statically: Emscripten's position-independent archives. */
-function cxxRuntimeArchives() {
+/**
+ * The C++ runtime a C++ module links statically: Emscripten's
+ * position-independent archives (their bitcode builds, for LTO).
+ */
+function cxxRuntimeArchives(lto) {
   const sysroot = run('em-config', ['CACHE']).trim();
-  const dir = join(sysroot, 'sysroot/lib/wasm32-emscripten/pic');
+  const dir = join(sysroot, `sysroot/lib/wasm32-emscripten/${lto ? 'lto-pic' : 'pic'}`);
   // libc and compiler-rt too: libc++ needs string conversions (strtol,
   // wcs*, ...) the runtime does not export; malloc and free still come
   // from the runtime (libdlmalloc is not linked), so memory is shared.
@@ -413,6 +482,8 @@ async function buildModule(opts, work) {
   if (main !== null) {
     die('a module cannot define main(); build a command program without --module');
   }
+  // Functions only (T, W: weak), not the loader's data (__tvm_ffi__library_ctx, __tvm_ffi__metadata_*).
+  const exportsFunctions = [...symbols].some(([name, type]) => /^__tvm_ffi_[^_]/.test(name) && 'TW'.includes(type));
   const cxx = cxxLink(opts);
   // A C module exports all it defines (SIDE_MODULE=1). A C++ module
   // exports its `__tvm_ffi_*` symbols only (SIDE_MODULE=2), so the link
@@ -420,29 +491,46 @@ async function buildModule(opts, work) {
   // A side module links its objects whole: the forwarding archive goes with
   // the C++ runtime below, where only what the code uses is taken.
   const link = [opts.opt, cxx ? '-sSIDE_MODULE=2' : '-sSIDE_MODULE=1', '--profiling-funcs',
-    ...objects.filter((o) => !isForwardingArchive(o)), ...userLinkFlags(opts)];
+    ...objects.filter((o) => !isForwardingArchive(o)), ...userLinkFlags(opts), ...debugLink(opts.flags)];
   if (cxx) {
     for (const name of symbols.keys()) if (name.startsWith('__tvm_ffi_')) link.push(`-Wl,--export=${name}`);
+    if (cxxModuleLTO(opts)) link.push('-flto');
     if (!exceptionsOff(opts)) link.push('-fwasm-exceptions');
     link.push('-sWASM_BIGINT'); // i64 at the boundary as BigInt: no setTempRet0 imports
     // Archives after --no-whole-archive: only the members the code uses.
     // -Bsymbolic binds the module's own definitions locally (no GOT
     // entries for them); weak C++ runtime functions stay importable and
     // the loader resolves them to the module's own exports.
-    const archives = [...objects.filter(isForwardingArchive), ...cxxRuntimeArchives()];
+    const archives = [...objects.filter(isForwardingArchive), ...cxxRuntimeArchives(cxxModuleLTO(opts))];
     link.push('-Wl,--no-whole-archive', ...archives.map((a) => `-Wl,${a}`),
       '-Wl,-Bsymbolic');
   }
   run(cxx ? 'em++' : 'emcc', [...link, '-o', opts.out]);
+  if (!exportsFunctions && !registersGlobals(readFileSync(opts.out))) {
+    console.error(`webffi: warning: ${opts.out}: no source defines a \`__tvm_ffi_*\` function or registers a ` +
+      'global, so the module loads with nothing to call; export each function as `TVM_FFI_DLL_EXPORT int ' +
+      '__tvm_ffi_NAME(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result)` (C++ on ' +
+      'upstream\'s headers: TVM_FFI_DLL_EXPORT_TYPED_FUNC(NAME, fn))');
+  }
   const declaration = JSON.stringify({
     name: opts.name,
     module_abi_version: defined('webffi/module.h', 'WEBFFI_MODULE_ABI_VERSION'),
     tvm_ffi_version: ['MAJOR', 'MINOR', 'PATCH'].map((part) =>
       defined('tvm/ffi/c_api.h', `TVM_FFI_VERSION_${part}`)),
   });
-  writeFileSync(opts.out, withCustomSection(withModuleName(readFileSync(opts.out), opts.name),
-    'webffi.module', declaration));
+  const linked = withLineTable(readFileSync(opts.out), opts.flags, note);
+  writeFileSync(opts.out, withCustomSection(withModuleName(linked, opts.name), 'webffi.module', declaration));
   await checkModuleImports(opts);
+}
+
+/**
+ * Whether a linked module registers globals or types when it loads (its
+ * constructors call the runtime for it, as the test fixtures' module and
+ * upstream's TVM_FFI_STATIC_INIT_BLOCK do): it imports what they call.
+ */
+function registersGlobals(wasm) {
+  return WebAssembly.Module.imports(new WebAssembly.Module(wasm))
+    .some(({ name }) => /^TVMFFI(FunctionSetGlobal|TypeGetOrAllocIndex|TypeRegister)/.test(name));
 }
 
 /**
@@ -608,12 +696,13 @@ function buildSystemLib(opts, work, emscripten) {
   // the user's link flags (-Wl,..., -l..., -L..., -sSETTING) reach the link too
   const userLink = userLinkFlags(opts);
   const link = [opts.opt, '-mmutable-globals', `-I${include}`, ...objects, ...runtime,
-    ...runtimeLinkFlags(), ...abi.filter((f) => !userLink.includes(f)), ...userLink];
+    ...runtimeLinkFlags(), ...abi.filter((f) => !userLink.includes(f)), ...userLink, ...debugLink(opts.flags)];
   // A command program is a reactor too (so the host sets up module loading
   // before main runs): it exports main and exit (which flushes stdio).
   if (main !== null) link.push(`-Wl,--export=${main}`, '-Wl,--export=exit');
   if (cxx && !exceptionsOff(opts)) link.push('-fwasm-exceptions');
   run(cxx ? 'em++' : 'emcc', [...link, '-o', opts.out]);
+  if (debugLink(opts.flags).length > 0) writeFileSync(opts.out, withLineTable(readFileSync(opts.out), opts.flags, note));
   if (main !== null) {
     writeFileSync(opts.out, withCustomSection(readFileSync(opts.out), 'webffi.command',
       JSON.stringify({ main })));
@@ -626,7 +715,7 @@ function compileOnly(opts) {
     const object = opts.out ?? `${basename(source, extname(source))}.o`;
     const [tool, args] = compileArgs(opts, source, object,
       opts.module ? ['-sSIDE_MODULE=1'] : ['-mmutable-globals']);
-    run(tool, args);
+    runCompiler(opts, tool, args);
   }
 }
 

@@ -54,7 +54,8 @@ function(_webffi_build target mode)
   add_custom_command(
     OUTPUT "${ARG_OUTPUT}"
     COMMAND "${WEBFFI_NODE}" "${WEBFFI_ROOT}/bin/webffi.mjs" ${args} ${sources}
-    DEPENDS ${sources} ${deps} "${WEBFFI_ROOT}/bin/webffi.mjs"
+    DEPENDS ${sources} ${deps} "${WEBFFI_ROOT}/bin/webffi.mjs" "${WEBFFI_ROOT}/bin/debug_build.mjs"
+      "${WEBFFI_ROOT}/bin/line_table.mjs"
     COMMENT "webffi build ${mode} ${target}"
     VERBATIM)
   add_custom_target(${target} ALL DEPENDS "${ARG_OUTPUT}")

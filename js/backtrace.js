@@ -1,61 +1,175 @@
-// Stack text from JS engines, turned into the ABI's backtrace lines
-// (`  File "FILE", line N, in FUNC\n`, most recent call first).
+// Stacks from JS engines as frames, and frames as text: the ABI's backtrace
+// lines (`  File "FILE", line N, in FUNC\n`, most recent call first) and
+// the lines of a JS error's `stack`. Wasm frames get file, line and
+// function (inlined calls as frames of their own) from the line tables of
+// js/symbols.js when the module has one; without one a frame keeps its
+// wasm location and says it has no line.
+
+import { sourceFrames } from './symbols.js';
 
 // V8: "at NAME (URL:wasm-function[N]:0xOFF)" or "at URL:wasm-function[N]:0xOFF";
-// Firefox and Safari: "NAME@URL:wasm-function[N]:0xOFF".
+// Firefox and Safari: "NAME@URL:wasm-function[N]:0xOFF". NAME may hold " (" (C++).
 const V8_WASM = /^\s*at (?:(.+?) \()?(\S*wasm-function\[\d+\]:0x[0-9a-f]+)\)?$/;
 const GECKO_WASM = /^(.*?)@(\S*wasm-function\[\d+\]:0x[0-9a-f]+)$/;
+const WASM_OFFSET = /:0x([0-9a-f]+)$/;
+const DUPLICATE_SUFFIX = /\.\d+$/;
 // V8: "at NAME (URL:LINE:COL)" or "at URL:LINE:COL"; Gecko: "NAME@URL:LINE:COL".
 const V8_JS = /^\s*at (?:(.+?) \()?(.*?):(\d+):\d+\)?$/;
 const GECKO_JS = /^(.*?)@(.*?):(\d+):\d+$/;
 
+/** Frames of the runtime's own code, left out unless its line table is loaded. */
 const RUNTIME_FRAME = /^(wf_|TVMFFI|WebFFI)/;
+/**
+ * Frames left out always: the machinery that raises and records errors
+ * (not where the error is), the runtime's call plumbing between a caller
+ * and the function it calls (upstream stops its backtraces there), and
+ * upstream's C++ plumbing between a packed call and the typed function.
+ */
+const ERROR_MACHINERY = new RegExp('^(wf_err_|wf_bt_|TVMFFIError|TVMFFIBacktrace|WebFFIError|' +
+  'wf_func_trampoline$|wf_func_call$|TVMFFIFunctionCall$|WebFFIFunctionCall|wf_js_safe_call$|' +
+  'tvm::ffi::details::|tvm::ffi::Function|__libc_)');
+/** Upstream's headers of that plumbing, and the C++ library's: calls inlined from them are left out. */
+const PLUMBING_FILE = /include\/(tvm\/ffi\/(error|function_details|function|any)\.h|c\+\+\/)/;
 
-/** A wasm frame of one stack line as [name, location], or null. */
-function wasmFrame(line) {
-  const m = V8_WASM.exec(line) ?? GECKO_WASM.exec(line);
-  return m ? [m[1] || m[2], m[2]] : null;
-}
+// The glue's own JS frames (named webffiCall, webffiCallJS, ...) are left out.
+const GLUE_FRAME = /(^|\.)webffi[A-Z]\w*( \[as \w+\])?$/;
+/** A stack line of one of the glue's frames (V8 or Gecko form). */
+const GLUE_LINE = /^(\s*at )?([\w$.]*\.)?webffi[A-Z]\w*( \[as \w+\])?( \(|@)/;
+
+// ------------------------------------------------------------ frames
+// A frame of a captured stack, made only when a stack is read:
+//   { wasm: true, name, display, location, instance, position, key }
+//   { wasm: false, glue, func, file, line, text, key }
+// `key` identifies the frame's code position across captures (the engine's
+// text for it), so two captures of one stack can be matched frame by frame.
 
 /** Script name -> whether its frames are wasm (decided once per script). */
 const wasmScripts = new Map();
-/** Wasm script name -> code offset -> [name, location]: formatting a frame costs more than a lookup. */
-const wasmSiteTexts = new Map();
+/** Wasm script name -> instance, learned from V8's call sites: stack text names no instance. */
+const scriptInstances = new Map();
 
-/** [name, location] of a V8 CallSite that is a wasm frame, or null. */
-function wasmCallSite(site) {
-  // Chromium and Node name wasm scripts differently (Chromium uses the URL it
-  // was fetched from); the text form of a frame is the same, so it decides,
-  // once per script: formatting every JS frame would cost more than the rest.
+/** A JS frame of a V8 CallSite: its text (most of a frame's cost) made when asked for. */
+class SiteJsFrame {
+  constructor(site, func) {
+    this.site = site;
+    this.func = func;
+    this.glue = func !== null && GLUE_NAME.test(func);
+    this.bridge = func === BRIDGE_NAME;
+    this.wasm = false;
+    this.cachedText = null;
+  }
+
+  get text() {
+    return (this.cachedText ??= String(this.site));
+  }
+
+  get key() {
+    return this.text;
+  }
+
+  get file() {
+    return this.site.getFileName?.() ?? '';
+  }
+
+  get line() {
+    return this.site.getLineNumber?.() ?? 0;
+  }
+}
+const GLUE_NAME = /^webffi[A-Z]\w*$/;
+/** The JS function a module's call of its own weak symbol goes through (js/dylink.js): C calling C. */
+const BRIDGE_NAME = 'webffiSelfImport';
+
+/** Wasm script name -> code offset -> what a frame there shows (the same for every instance of the module). */
+const wasmSites = new Map();
+
+/** A V8 CallSite's frame. */
+function siteFrame(site) {
   const file = site.getFileName?.() ?? '';
-  if (!file) return null; // eval'd or native JS: V8 names every wasm script
-  let wasm = wasmScripts.get(file);
-  if (wasm === false) return null;
-  const position = site.getPosition?.();
-  let texts = wasmSiteTexts.get(file);
-  let known = texts?.get(position);
-  if (known !== undefined) return known;
-  const text = String(site);
+  let wasm = file ? wasmScripts.get(file) : false;
   if (wasm === undefined) {
-    wasm = text.includes('wasm-function[');
+    wasm = String(site).includes('wasm-function[');
     wasmScripts.set(file, wasm);
-    if (!wasm) return null;
   }
-  const open = text.indexOf(' (');
-  known = open > 0 && text.endsWith(')') ? [text.slice(0, open), text.slice(open + 2, -1)] : [text, text];
-  if (position !== undefined) {
-    if (!texts) wasmSiteTexts.set(file, (texts = new Map()));
-    texts.set(position, known);
+  if (!wasm) return new SiteJsFrame(site, site.getFunctionName?.() ?? null);
+  const position = site.getPosition?.() ?? 0;
+  let byPosition = wasmSites.get(file);
+  if (!byPosition) wasmSites.set(file, (byPosition = new Map()));
+  let info = byPosition.get(position);
+  if (info === undefined) {
+    info = wasmSiteInfo(site, file, position);
+    byPosition.set(position, info);
   }
-  return known;
+  const instance = site.getThis?.();
+  if (!(instance instanceof WebAssembly.Instance)) return { wasm: true, ...info, instance: null, position };
+  if (!scriptInstances.has(file)) scriptInstances.set(file, new WeakRef(instance));
+  return { wasm: true, name: info.name, display: info.display, location: info.location, key: info.key, instance, position };
+}
+
+/** The names and location of a wasm frame: { name, display (with the module's name), location, key }. */
+function wasmSiteInfo(site, file, position) {
+  const index = site.getFunction?.();
+  // (the linker numbers a name that recurs, `f.1`: not part of the name)
+  const name = (site.getFunctionName?.() ?? '').replace(DUPLICATE_SUFFIX, '');
+  let location;
+  let display;
+  if (typeof index === 'number') {
+    location = `${file}:wasm-function[${index}]:0x${position.toString(16)}`;
+    const moduleName = /^wasm:\/\/wasm\/(.+)-[0-9a-f]+$/.exec(file)?.[1];
+    display = moduleName ? `${moduleName}.${name}` : name || location;
+  } else {
+    const text = String(site);
+    const m = V8_WASM.exec(`at ${text}`);
+    location = m ? m[2] : text;
+    display = m?.[1]?.replace(DUPLICATE_SUFFIX, '') ?? location;
+  }
+  return { name: name || display, display, location, key: location };
+}
+
+/** A frame of stack text (one line), or null for a line that is no frame. */
+function textFrame(line) {
+  const w = V8_WASM.exec(line) ?? GECKO_WASM.exec(line);
+  if (w) {
+    const location = w[2];
+    const display = w[1]?.replace(DUPLICATE_SUFFIX, '') || location;
+    const file = location.slice(0, location.lastIndexOf(':wasm-function['));
+    const instance = scriptInstances.get(file)?.deref() ?? null;
+    const dot = display.indexOf('.');
+    const name = dot > 0 && /^wasm:\/\/wasm\/.+-[0-9a-f]+$/.test(file) ? display.slice(dot + 1) : display;
+    return {
+      wasm: true, name, display, location, instance,
+      position: parseInt(WASM_OFFSET.exec(location)?.[1] ?? '0', 16), key: location,
+    };
+  }
+  const m = V8_JS.exec(line) ?? GECKO_JS.exec(line);
+  if (!m) return null;
+  const text = line.replace(/^\s*at /, '');
+  const func = m[1] || null;
+  return {
+    wasm: false, glue: GLUE_LINE.test(line), bridge: func !== null && func.endsWith(BRIDGE_NAME), func,
+    file: m[2], line: Number(m[3]), text, key: text,
+  };
+}
+
+/** The frames of a capture: V8 CallSites, or stack text (its first line is the header). */
+export function framesOf(raw) {
+  const frames = [];
+  if (Array.isArray(raw)) {
+    for (const site of raw) frames.push(siteFrame(site));
+  } else {
+    for (const line of String(raw ?? '').split('\n').slice(1)) {
+      const f = textFrame(line);
+      if (f) frames.push(f);
+    }
+  }
+  return frames;
 }
 
 const collectSites = (_, sites) => sites;
 
 /**
- * The current stack's frames below the caller of `above`, most recent first,
- * at most `limit`: V8 CallSites when the engine has them (structured: no
- * text is formatted), otherwise the engine's stack text.
+ * The current stack below the caller of `above`, most recent first, at
+ * most `limit` frames: V8 CallSites when the engine has them (structured:
+ * no text is formatted), otherwise the engine's stack text.
  */
 function captureStack(limit, above) {
   const savedLimit = Error.stackTraceLimit;
@@ -75,31 +189,139 @@ function captureStack(limit, above) {
   }
 }
 
-/**
- * The current stack's frames, most recent first, as [true, name, location]
- * for wasm frames and [false] for JS frames. V8 hands over structured call sites, which
- * skips formatting the whole stack as text; other engines parse the text.
- */
-function captureFrames(limit = 64) {
-  return framesOf(captureStack(limit, captureFrames));
+/** The current stack's frames below the caller of `above`, at most `limit`. */
+export function currentFrames(limit, above) {
+  return framesOf(captureStack(limit, above));
 }
 
-function framesOf(raw) {
-  const frames = [];
-  if (Array.isArray(raw)) {
-    for (const site of raw) {
-      const w = wasmCallSite(site);
-      frames.push(w ? [true, w[0], w[1]] : [false]);
-    }
+/**
+ * [start, end) of the first run of wasm frames at or after `from` (start
+ * -1: none). A module's call of its own weak symbol goes through a JS
+ * bridge: C calling C, inside the run.
+ */
+function wasmRun(frames, from = 0) {
+  let start = from;
+  while (start < frames.length && !frames[start].wasm) start++;
+  if (start === frames.length) return [-1, -1];
+  let end = start;
+  for (;;) {
+    while (end < frames.length && frames[end].wasm) end++;
+    let next = end;
+    while (next < frames.length && frames[next].bridge) next++;
+    if (next === end || next >= frames.length || !frames[next].wasm) return [start, end];
+    end = next;
+  }
+}
+
+// ------------------------------------------------------------ symbolising
+/** Instance -> position -> source frames (null: no table covers it); wasm frames recur. */
+const symbolised = new WeakMap();
+const noInstance = {};
+
+/**
+ * The source frames one wasm frame stands for, innermost first:
+ * `{ func, file, line, column, inlined, hidden, machinery }`, with `file`
+ * null when no line table covers it (the frame keeps its location).
+ * `hidden` ones are left out of what is shown; `machinery` ones (the error
+ * machinery, the call plumbing) are not even counted as frames.
+ */
+function sourceEntries(frame) {
+  const key = frame.instance ?? noInstance;
+  let byPosition = symbolised.get(key);
+  if (!byPosition) symbolised.set(key, (byPosition = new Map()));
+  const cacheKey = frame.instance ? frame.position : frame.location;
+  let entries = byPosition.get(cacheKey);
+  if (entries !== undefined) return entries;
+  const sources = frame.instance ? sourceFrames(frame.instance, frame.position) : null;
+  const wholeMachinery = ERROR_MACHINERY.test(frame.name);
+  if (sources === null || sources.every((s) => s.file === null)) {
+    entries = [{
+      func: frame.display, file: null, line: 0, column: 0, inlined: false,
+      hidden: wholeMachinery || RUNTIME_FRAME.test(frame.name), machinery: wholeMachinery,
+    }];
   } else {
-    for (const line of String(raw ?? '').split('\n').slice(1)) {
-      const w = wasmFrame(line);
-      frames.push(w ? [true, w[0], w[1]] : [false]);
+    // (the outermost is the wasm function itself: its name-section name
+    // carries a C++ function's whole signature, return type first, as the
+    // names upstream's exclusions are written against)
+    entries = sources.map((s) => {
+      const machinery = (s.func !== null && ERROR_MACHINERY.test(s.func)) || (!s.inlined && wholeMachinery);
+      const plumbing = s.inlined && s.file !== null && PLUMBING_FILE.test(s.file);
+      return { ...s, func: s.func ?? frame.name, hidden: machinery || plumbing, machinery };
+    });
+  }
+  byPosition.set(cacheKey, entries);
+  return entries;
+}
+
+/** What one wasm frame shows (its source frames not hidden). */
+function shownFrames(frame) {
+  return sourceEntries(frame).filter((e) => !e.hidden);
+}
+
+/** One ABI backtrace line. A frame without a line says so (never `line 0`). */
+export function abiLine(file, line, func, inlined = false) {
+  const where = line > 0 ? `line ${line}` : 'line unknown';
+  return `  File "${file}", ${where}, in ${func}${inlined ? ' [inlined]' : ''}\n`;
+}
+
+/** A wasm frame's ABI lines; `skip.n` of its frames (machinery not counted) are left out, shown or not. */
+function wasmAbiText(frame, skip = { n: 0 }) {
+  let out = '';
+  for (const s of sourceEntries(frame)) {
+    if (skip.n > 0 && !s.machinery) {
+      skip.n--;
+      continue;
+    }
+    if (s.hidden) continue;
+    out += s.file === null ? abiLine(frame.location, 0, s.func) : abiLine(s.file, s.line, s.func, s.inlined);
+  }
+  return out;
+}
+
+/** A JS frame's ABI line (glue frames: none). */
+function jsAbiText(frame) {
+  if (frame.glue) return '';
+  return abiLine(frame.file, frame.line, frame.func ?? '<anonymous>');
+}
+
+/**
+ * ABI backtrace text for frames[from, to): wasm frames symbolised (or
+ * left out), JS frames but the glue's, most recent first. `skip` source
+ * frames are left out at the top, shown ones or not (TVMFFIBacktrace's
+ * explicit frame stands for its caller's, whatever the caller is).
+ */
+export function backtraceText(frames, from = 0, to = frames.length, skip = 0) {
+  let out = '';
+  const counter = { n: skip };
+  for (let i = from; i < to; i++) {
+    const f = frames[i];
+    if (!f.wasm) {
+      out += jsAbiText(f);
+      continue;
+    }
+    out += wasmAbiText(f, counter);
+  }
+  return out;
+}
+
+/** `    at ...` lines of a JS error's stack for frames[from, to), at most `limit` (glue left out). */
+function stackLines(frames, from, to, limit) {
+  const lines = [];
+  for (let i = from; i < to && lines.length < limit; i++) {
+    const f = frames[i];
+    if (!f.wasm) {
+      if (!f.glue) lines.push(`    at ${f.text}`);
+      continue;
+    }
+    for (const s of shownFrames(f)) {
+      if (s.file === null) lines.push(`    at ${s.func} (${f.location})`);
+      else lines.push(`    at ${s.func}${s.inlined ? ' [inlined]' : ''} (${s.file}:${s.line}${s.column > 0 ? `:${s.column}` : ''})`);
     }
   }
-  return frames;
+  return lines;
 }
 
+// ------------------------------------------------------------ the host's imports
 /**
  * Frames first captured for the `webffi.backtrace` import: the import's own
  * and up to six of C. Each wasm frame costs V8 about half a microsecond to
@@ -108,36 +330,28 @@ function framesOf(raw) {
 const SEGMENT_LIMIT = 8;
 
 /**
- * The `webffi.backtrace` import's text: the wasm frames from the top of the
- * stack down to the first JS frame below them, i.e. the C that is running
- * now. Frames further down belong to outer calls, which add their own when
- * an error crosses them (crossedWasmFrames).
+ * The `webffi.backtrace` import's text: the ABI lines of the wasm frames
+ * from the top of the stack down to the first JS frame below them, i.e. the
+ * C that is running now, less `skip` source frames at the top. Frames
+ * further down belong to outer calls, which add their own when an error
+ * crosses them.
  */
-export function currentWasmFramesText() {
-  let segment = segmentText(framesOf(captureStack(SEGMENT_LIMIT, currentWasmFramesText)), SEGMENT_LIMIT);
-  // Deep C: the segment goes on below what was captured.
-  if (segment === null) segment = segmentText(framesOf(captureStack(64, currentWasmFramesText)), Infinity);
-  return segment;
-}
-
-/** The first run of wasm frames as import text; null when it may go on past `limit` frames. */
-function segmentText(frames, limit) {
-  let text = '';
-  for (const [wasm, name, location] of frames) {
-    if (!wasm) {
-      if (text) return text;
-      continue;
-    }
-    text += `${name}\t${location}\n`;
+export function currentWasmBacktrace(skip = 0) {
+  let frames = currentFrames(SEGMENT_LIMIT, currentWasmBacktrace);
+  let [start, end] = wasmRun(frames);
+  if (end === frames.length && frames.length >= SEGMENT_LIMIT) {
+    // Deep C: the segment goes on below what was captured.
+    frames = currentFrames(64, currentWasmBacktrace);
+    [start, end] = wasmRun(frames);
   }
-  return frames.length < limit ? text : null;
+  return start < 0 ? '' : backtraceText(frames, start, end, skip);
 }
 
 // ------------------------------------------------- deferred captures
 // An error raised in C is mostly caught and dropped unread. Its stack is
 // captured once, at the raise, and formatted (most of a capture's cost) only
 // when read: as its ABI backtrace (the C frames at the top) and as the JS
-// error's `stack` (the JS frames below them, from the user's call on).
+// error's `stack` (the C frames, then the JS frames from the user's call on).
 
 /**
  * Frames a capture keeps: up to 16 of C and the glue above the user's call,
@@ -166,16 +380,22 @@ function deferredCapture(above) {
   }
 }
 
-/** A capture's CallSites (V8, formatted once) or stack text. */
-function captureRaw(capture) {
-  if (capture.text !== undefined) return capture.text;
-  const savedPrepare = Error.prepareStackTrace;
-  try {
-    Error.prepareStackTrace = collectSites; // V8 formats on first read, here
-    return capture.stack;
-  } finally {
-    Error.prepareStackTrace = savedPrepare;
+/** A capture's frames (made on first use and kept). */
+export function captureFrames(capture) {
+  if (capture.frames !== undefined) return capture.frames;
+  let raw = capture.text;
+  if (raw === undefined) {
+    const savedPrepare = Error.prepareStackTrace;
+    try {
+      Error.prepareStackTrace = collectSites; // V8 formats on first read, here
+      raw = capture.stack;
+    } finally {
+      Error.prepareStackTrace = savedPrepare;
+    }
   }
+  capture.frames = framesOf(raw);
+  capture.stack = undefined;
+  return capture.frames;
 }
 
 /** Captures not yet formatted or dropped, by token (shared by every instance). */
@@ -204,82 +424,114 @@ export function takeCapture(token) {
   return capture;
 }
 
-/** The `webffi.backtrace_frames` import's text: what `webffi.backtrace` gave at the capture. */
-export function capturedWasmFramesText(capture) {
-  return segmentText(framesOf(captureRaw(capture)), Infinity);
+/** [start, end) of a capture's own C frames: the first run of wasm frames. */
+export function captureSegment(capture) {
+  const [start, end] = wasmRun(captureFrames(capture));
+  return start < 0 ? [0, 0] : [start, end];
 }
 
-/** A capture's C frames as ABI backtrace text (as the C core formats them). */
+/** A capture's C frames as ABI backtrace text (also the `webffi.backtrace_frames` import's). */
 export function capturedBacktrace(capture) {
-  let out = '';
-  for (const line of capturedWasmFramesText(capture).split('\n')) {
-    const tab = line.indexOf('\t');
-    if (tab > 0 && !RUNTIME_FRAME.test(line)) out += frameLine(line.slice(tab + 1), 0, line.slice(0, tab));
-  }
-  return out;
+  const [start, end] = captureSegment(capture);
+  return backtraceText(captureFrames(capture), start, end);
 }
 
 /**
- * A JS stack for an error raised in the captured C call: `header`, then the
- * JS frames below the C frames and the glue's, at most `limit`.
+ * A JS stack for an error raised in the captured C call: `header`, its C
+ * frames, then the frames below them and the glue's, at most `limit` of
+ * the user's.
  */
 export function capturedStack(capture, header, limit) {
-  const raw = captureRaw(capture);
-  // [is a wasm frame, the frame's line as V8 formats it]
-  const frames = Array.isArray(raw)
-    ? raw.map((site) => [wasmCallSite(site) !== null, `    at ${site}`])
-    : String(raw).split('\n').slice(1).map((line) => [wasmFrame(line) !== null, line]);
-  let i = frames.findIndex(([wasm]) => wasm); // the first C frame
-  if (i < 0) i = 0;
-  // The C frames of this call and the glue's below them; from the user's
-  // frame on, every frame as an eager capture shows it (outer C calls too).
-  while (i < frames.length && (frames[i][0] || GLUE_LINE.test(frames[i][1]))) i++;
-  return [header, ...frames.slice(i, i + limit).map(([, line]) => line)].join('\n');
+  const frames = captureFrames(capture);
+  const [start, end] = captureSegment(capture);
+  const own = stackLines(frames, start, end, Infinity);
+  return [header, ...own, ...stackLines(frames, end, frames.length, limit)].join('\n');
 }
 
-const frameLine = (file, line, func) => `  File "${file}", line ${line}, in ${func}\n`;
+/**
+ * ABI backtrace text as the lines of a JS error's stack (`    at FUNC
+ * (FILE:LINE)`; a frame without a line keeps its location), for errors whose
+ * C frames came as text.
+ */
+export function backtraceStackLines(text) {
+  const lines = [];
+  for (const line of String(text).split('\n')) {
+    const m = /^\s*File "(.*)", line (\d+|unknown), in (.*?)( \[inlined\])?$/.exec(line);
+    if (!m) continue;
+    lines.push(m[2] === 'unknown' ? `    at ${m[3]} (${m[1]})` : `    at ${m[3]}${m[4] ?? ''} (${m[1]}:${m[2]})`);
+  }
+  return lines;
+}
 
-// The glue's own JS frames (named webffiCall, webffiCallJS, ...) are left out.
-const GLUE_FRAME = /(^|\.)webffi[A-Z]\w*( \[as \w+\])?$/;
-/** A stack line of one of the glue's frames (V8 or Gecko form). */
-const GLUE_LINE = /^(\s*at )?([\w$.]*\.)?webffi[A-Z]\w*( \[as \w+\])?( \(|@)/;
+/**
+ * A JS stack for an error whose C frames came as ABI text: `header`, those
+ * frames, then the JS frames of `holder` (a V8 capture, formatting
+ * deferred, or null).
+ */
+export function textBacktraceStack(header, text, holder) {
+  const below = holder === null ? [] : String(holder.stack ?? '').split('\n').slice(1);
+  return [header, ...backtraceStackLines(text), ...below].join('\n');
+}
 
+/**
+ * The frames of whoever called `above` (skipped with the frames above it),
+ * marked as the caller's: in an async function after an await these are
+ * V8's async frames, the awaits that led here. For an error that arrives
+ * from elsewhere (a worker), so its stack shows which call on this side
+ * failed. `{ stack: lines, backtrace: ABI text }`.
+ */
+export function callerFrames(above) {
+  const frames = currentFrames(typeof Error.stackTraceLimit === 'number' ? Error.stackTraceLimit : 10, above);
+  const stack = [];
+  let backtrace = '';
+  for (const f of frames) {
+    if (f.wasm || f.glue) continue;
+    stack.push(`    at ${f.text}`);
+    backtrace += abiLine(`[caller] ${f.file}`, f.line, f.func ?? '<anonymous>');
+  }
+  return { stack, backtrace };
+}
+
+// ------------------------------------------------- JS stacks as backtraces
 /**
  * A JS stack (Error.prototype.stack) as ABI backtrace lines. When the stack
  * was taken inside C (it has wasm frames), it ends at the outermost C frame:
  * what lies below is the caller's, outside the FFI. `complete` says so.
  */
 export function jsStackToBacktrace(stack) {
-  let out = '';
-  let end = 0;
-  for (const line of String(stack ?? '').split('\n')) {
-    const w = wasmFrame(line);
-    if (w) {
-      if (!RUNTIME_FRAME.test(w[0])) out += frameLine(w[1], 0, w[0]);
-      end = out.length;
-      continue;
-    }
-    const m = V8_JS.exec(line) ?? GECKO_JS.exec(line);
-    if (m && !GLUE_FRAME.test(m[1] ?? '')) out += frameLine(m[2], m[3], m[1] || '<anonymous>');
-  }
-  return end ? { text: out.slice(0, end), complete: true } : { text: out, complete: false };
+  const frames = framesOf(typeof stack === 'string' ? stack : '');
+  let last = -1;
+  for (let i = 0; i < frames.length; i++) if (frames[i].wasm) last = i;
+  return last >= 0
+    ? { text: backtraceText(frames, 0, last + 1), complete: true }
+    : { text: backtraceText(frames), complete: false };
 }
 
 /**
- * The C frames an error crosses on its way out of a callback: the wasm
- * frames directly below the JS frames at the top of the current stack
- * (inside the host import), up to the next JS frame.
+ * Where a crossing meets a recorded stack: the index just past the run of
+ * wasm frames `crossed` (the current stack's first) found in `frames` at or
+ * after `from`, with the frames below it equal as far as both go; -1 when
+ * the recorded stack does not hold it (the value is thrown on another path).
  */
-export function crossedWasmFrames() {
-  let out = '';
-  let inWasm = false;
-  for (const [wasm, name, location] of captureFrames()) {
-    if (!wasm) {
-      if (inWasm) break;
-      continue;
+export function matchCrossing(frames, from, current, [start, end]) {
+  const n = end - start;
+  for (let i = from; i + n <= frames.length; i++) {
+    let k = 0;
+    while (k < n && frames[i + k].key === current[start + k].key) k++;
+    if (k < n) continue;
+    // the frames below the crossing are the same call chain
+    let a = i + n;
+    let b = end;
+    let same = true;
+    for (let m = 0; m < 8 && a < frames.length && b < current.length; m++, a++, b++) {
+      if (frames[a].key !== current[b].key) {
+        same = false;
+        break;
+      }
     }
-    inWasm = true;
-    if (!RUNTIME_FRAME.test(name)) out += frameLine(location, 0, name);
+    if (same) return i + n;
   }
-  return out;
+  return -1;
 }
+
+export { wasmRun };

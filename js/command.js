@@ -7,6 +7,7 @@
 import { createWasi, WasiExit } from './wasi.js';
 import { createHostImports } from './host_imports.js';
 import { moduleLoader } from './dylink.js';
+import { registerInstance } from './symbols.js';
 
 const COMMAND_SECTION = 'webffi.command';
 
@@ -95,6 +96,7 @@ export async function runCommand(source, options = {}) {
   const module = source instanceof WebAssembly.Module ? source : await WebAssembly.compile(source);
   const name = mainName(module);
   const instance = await WebAssembly.instantiate(module, imports);
+  registerInstance(instance, module);
   const x = instance.exports;
   memory = x.memory;
   wasi.setMemory(memory);

@@ -15,6 +15,7 @@
 // tag `__cpp_exception`: every module of a runtime gets the same one. Their
 // weak C++ runtime functions are imports they also export: such an import
 // binds to the module's own export when the runtime has none.
+import { registerInstance } from './symbols.js';
 
 /** The custom section `webffi build --module` adds: JSON {name, module_abi_version, tvm_ffi_version}. */
 export const MODULE_SECTION = 'webffi.module';
@@ -454,7 +455,10 @@ class ModuleLoader {
         env[imp.name] = runtimeExport(x, imp.name);
       } else if (how === 'self') {
         const symbol = imp.name;
-        env[symbol] = (...args) => selfBound.get(symbol)(...args);
+        // (named so backtraces see through it: C calling C, via JS)
+        env[symbol] = function webffiSelfImport(...args) {
+          return selfBound.get(symbol)(...args);
+        };
       } else if (how === 'host') {
         env[imp.name] = LIBC_HOST[imp.name](x);
       } else if (how === 'tag') {
@@ -507,6 +511,7 @@ class ModuleLoader {
       giveBack();
       fail('RuntimeError', `Cannot load module \`${name}\`: ${e.message}`);
     }
+    registerInstance(instance, module); // its line table is read when a backtrace is
     const own = instance.exports;
     // the module's own functions its element segment put in its slots: the
     // same &f on both sides (given back with the module, unlike the runtime's)

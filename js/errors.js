@@ -3,7 +3,7 @@
 // `TypeError` kind is `instanceof TypeError`), and every FFI error, whatever
 // its base, answers `instanceof FFIError`.
 
-import { capturedBacktrace, capturedStack } from './backtrace.js';
+import { capturedBacktrace, capturedStack, textBacktraceStack } from './backtrace.js';
 
 const BRAND = Symbol('webffi.error');
 // An error raised in C holds its stack captured but not formatted (see
@@ -14,9 +14,14 @@ const BRAND = Symbol('webffi.error');
 const CAPTURE = Symbol('webffi.capture');
 const BACKTRACE = Symbol('webffi.backtrace');
 
+/** Sets an internal field, not enumerable: console.error(e) and util.inspect do not show it. */
+function hide(error, key, value) {
+  Object.defineProperty(error, key, { value, writable: true, configurable: true });
+}
+
 /**
  * Makes instances of cls FFI errors: branded, named by their kind (so
- * String(e) is `KIND: MESSAGE`) and with a `traceback`. Done once per class,
+ * String(e) is `KIND: MESSAGE`) and with a `backtrace`. Done once per class,
  * on the prototype: constructing an error then costs what a plain one does.
  */
 function brandClass(cls) {
@@ -29,7 +34,7 @@ function brandClass(cls) {
       configurable: true,
     },
     backtrace: {
-      /** ABI backtrace text, most recent call first. */
+      /** ABI backtrace text, most recent call first (as `stack`). */
       get() {
         let text = this[BACKTRACE];
         if (text === undefined) {
@@ -40,24 +45,10 @@ function brandClass(cls) {
         }
         return text;
       },
-      set(value) { this[BACKTRACE] = value; },
-      configurable: true,
-    },
-    traceback: {
-      /** The C-style traceback, oldest frame first, ending in `KIND: MESSAGE`. */
-      get() { return formatTraceback(this.kind, this.message, this.backtrace); },
+      set(value) { hide(this, BACKTRACE, value); },
       configurable: true,
     },
   });
-}
-
-/**
- * The display form of an ABI backtrace (stored most recent call first):
- * `Traceback (most recent call last):`, the frames reversed, `KIND: MESSAGE`.
- */
-export function formatTraceback(kind, message, backtrace) {
-  const lines = String(backtrace ?? '').split('\n').filter(Boolean).reverse();
-  return ['Traceback (most recent call last):', ...lines, `${kind}: ${message}`].join('\n') + '\n';
 }
 
 // Kind -> class; every class makeErrorClass builds enters under its kind.
@@ -109,9 +100,10 @@ export const IndexError = makeErrorClass('IndexError', RangeError);
 export const OverflowError = makeErrorClass('OverflowError', RangeError);
 export const MemoryError = makeErrorClass('MemoryError', Error);
 export const AssertionError = makeErrorClass('AssertionError', Error);
-// The kinds tvm-ffi registers on top of RuntimeError (TVM's InternalError,
-// RPCError, OpError, DiagnosticError, ScheduleError): one `instanceof
-// RuntimeError` catches them all, and each still has its own class.
+// apache/tvm's error classes (InternalError, RPCError, OpError,
+// DiagnosticError, ScheduleError; its Python package registers them under
+// TVMError, a RuntimeError; tvm-ffi registers only the built-in kinds): one
+// `instanceof RuntimeError` catches them all, and each has its own class.
 export const InternalError = makeErrorClass('InternalError', RuntimeError);
 /** A remote call failed for a reason other than the remote function's own error. */
 export const RPCError = makeErrorClass('RPCError', RuntimeError);
@@ -176,11 +168,51 @@ export function makeDeferredError(kind, message, capture, limit) {
   const error = new (errorClass(kind))(message);
   error.kind = kind;
   capture.limit = limit;
-  error[CAPTURE] = capture;
+  hide(error, CAPTURE, capture);
   if (Object.hasOwn(error, 'backtrace')) error.backtrace = capturedBacktrace(capture); // a class field shadows the accessor
-  else error[BACKTRACE] = undefined;
+  else hide(error, BACKTRACE, undefined);
   Object.defineProperty(error, 'stack', deferredStack);
   return error;
+}
+
+const HOLDER = Symbol('webffi.stackHolder');
+const textStack = {
+  get() {
+    const text = textBacktraceStack(Error.prototype.toString.call(this), this.backtrace, this[HOLDER]);
+    Reflect.defineProperty(this, 'stack', { value: text, writable: true, configurable: true });
+    return text;
+  },
+  set(value) { Reflect.defineProperty(this, 'stack', { value, writable: true, configurable: true }); },
+  configurable: true,
+};
+
+/**
+ * Gives an error made from C text a stack that shows its C frames too: the
+ * backtrace's frames, then those of `holder` (a V8 capture of the JS
+ * frames below, formatting deferred, or null for none), formatted when read.
+ */
+export function withTextStack(error, holder) {
+  Object.defineProperty(error, HOLDER, { value: holder });
+  Object.defineProperty(error, 'stack', textStack);
+  return error;
+}
+
+/** The capture of the JS frames below an error made from C text (undefined for others). */
+export function stackHolderOf(error) {
+  try {
+    return error[HOLDER] ?? undefined;
+  } catch {
+    return undefined; // a Proxy's trap
+  }
+}
+
+/** The deferred capture of an error raised in C (undefined for others). */
+export function captureOf(error) {
+  try {
+    return error[CAPTURE];
+  } catch {
+    return undefined; // a Proxy's trap
+  }
 }
 
 /** The kind a thrown JS value crosses C with. */

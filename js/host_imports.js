@@ -1,6 +1,6 @@
 // The imports the C core expects from its host under module "webffi"
 // (declared in src/wasm/host_imports.h), plus Emscripten's growth notice.
-import { currentWasmFramesText, makeRaiseCapture, takeCapture, capturedWasmFramesText } from './backtrace.js';
+import { currentWasmBacktrace, makeRaiseCapture, takeCapture, capturedBacktrace } from './backtrace.js';
 
 const encoder = new TextEncoder();
 
@@ -28,13 +28,13 @@ const noCallbacks = () => {
 export function createHostImports(getMemory, callbacks = {}, backtraces = { on: true }) {
   return {
     webffi: {
-      backtrace(ptr, cap) {
-        return backtraces.on ? writeLines(getMemory(), ptr, cap, currentWasmFramesText()) : 0;
+      backtrace(ptr, cap, skip) {
+        return backtraces.on ? writeLines(getMemory(), ptr, cap, currentWasmBacktrace(skip)) : 0;
       },
       backtrace_capture: makeRaiseCapture(backtraces),
       backtrace_frames(token, ptr, cap) {
         const capture = takeCapture(token);
-        return capture ? writeLines(getMemory(), ptr, cap, capturedWasmFramesText(capture)) : 0;
+        return capture ? writeLines(getMemory(), ptr, cap, capturedBacktrace(capture)) : 0;
       },
       backtrace_drop: takeCapture,
       call_js: callbacks.callJS ?? noCallbacks,

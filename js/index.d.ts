@@ -101,8 +101,15 @@ export class ShapeObject extends ContainerObject implements Iterable<number | bi
 }
 
 export class ModuleObject extends FFIObject {
-  /** NAME as a callable that keeps the module alive, or null when absent. */
-  getFunction(name: string, options?: { queryImports?: boolean }): FFIFunction | null;
+  /**
+   * NAME as a callable that keeps the module alive. One rule for lookups by
+   * name: a miss throws (here an AttributeError, `Module has no function
+   * 'NAME'`; `Runtime.getGlobal`'s is a ValueError), and `{ optional: true }`
+   * returns null instead.
+   */
+  getFunction(name: string, options?: { queryImports?: boolean; optional?: false }): FFIFunction;
+  getFunction(name: string, options: { queryImports?: boolean; optional: true }): FFIFunction | null;
+  getFunction(name: string, options?: { queryImports?: boolean; optional?: boolean }): FFIFunction | null;
   implementsFunction(name: string, options?: { queryImports?: boolean }): boolean;
   /** `library` for modules of C code. */
   readonly kind: string;
@@ -145,10 +152,17 @@ export function asFloat(value: number): FloatValue;
 export interface FFIErrorFields {
   /** The error kind, e.g. `ValueError`; also the error's `name`. */
   kind: string;
-  /** ABI backtrace lines, most recent call first. */
+  /**
+   * ABI backtrace lines (`  File "FILE", line N, in FUNC`), most recent call
+   * first, as `stack`: C frames (file and line from a module's line table,
+   * inlined calls marked `[inlined]`; `line unknown` without one) and the JS
+   * frames the error passed through.
+   */
   backtrace: string;
-  /** `Traceback (most recent call last):` ... `KIND: MESSAGE`. */
-  readonly traceback: string;
+  /** Raised in C with a cause chain: the cause, as a JS error. */
+  cause?: unknown;
+  /** Raised in C with an extra context: that object (its handle). */
+  readonly extraContext?: unknown;
 }
 
 type ErrorClass<Base extends new (message?: string) => Error> =
@@ -158,7 +172,7 @@ type ErrorClass<Base extends new (message?: string) => Error> =
 export class FFIError extends Error implements FFIErrorFields {
   kind: string;
   backtrace: string;
-  readonly traceback: string;
+  readonly extraContext?: unknown;
 }
 export const RuntimeError: ErrorClass<ErrorConstructor>;
 export type RuntimeError = Error & FFIErrorFields;
@@ -178,7 +192,12 @@ export const MemoryError: ErrorClass<ErrorConstructor>;
 export type MemoryError = Error & FFIErrorFields;
 export const AssertionError: ErrorClass<ErrorConstructor>;
 export type AssertionError = Error & FFIErrorFields;
-/** The kinds below extend RuntimeError, as tvm-ffi registers them: `instanceof RuntimeError` catches every one. */
+/**
+ * The kinds below are apache/tvm's error classes (its Python package
+ * registers them, each under TVMError, a RuntimeError); tvm-ffi registers
+ * only the built-in kinds above (C++ code raises `InternalError` too). Here
+ * they extend RuntimeError, so `instanceof RuntimeError` catches every one.
+ */
 export const InternalError: ErrorClass<ErrorConstructor>;
 export type InternalError = RuntimeError;
 /** A remote call failed for a reason other than the remote function's own error. */
@@ -199,7 +218,6 @@ export class FatalError extends Error {}
 
 /** Makes errors of `kind` instances of `cls` (constructed as `new cls(message)`). */
 export function registerError(kind: string, cls: new (message?: string) => Error): void;
-export function formatTraceback(kind: string, message: string, backtrace: string): string;
 
 export interface Logger {
   log?(message: string): void;
@@ -229,6 +247,8 @@ export interface Backend {
   globals?(runtime: Runtime): Record<string, (...args: any[]) => unknown>;
   /** false once its device is lost: the next use initialises it again. */
   readonly ready?: boolean;
+  /** Called by `runtime.dispose()`: release the device and everything allocated on it. */
+  dispose?(): void;
 }
 
 export type BackendOrFactory = Backend | ((runtime: Runtime) => Backend);
@@ -237,7 +257,7 @@ export interface BackendStatus {
   name: string;
   device: string | null;
   priority: number;
-  status: 'ready' | 'registered' | 'initialising' | 'failed' | 'lost';
+  status: 'ready' | 'registered' | 'initialising' | 'failed' | 'lost' | 'disposed';
   error: unknown;
 }
 
@@ -337,6 +357,13 @@ export interface LoadOptions {
    * `new Error()` does. Default true. `Runtime.setBacktraces` switches it later.
    */
   backtraces?: boolean;
+  /**
+   * The runtime's own line table (`dist/webffi.lines`; `true`: the file
+   * beside the wasm), so frames in the runtime show file and line; a file
+   * made for another build is refused with one warning. Modules built with
+   * `webffi build -g` carry their own.
+   */
+  debugInfo?: true | string | HostURL | ArrayBuffer | ArrayBufferView;
 }
 
 export interface Runtime {
@@ -386,6 +413,17 @@ export interface Runtime {
   readonly backtraces: boolean;
   /** The trap that poisoned this instance, or null. */
   readonly poisoned: unknown;
+  /**
+   * Releases what the runtime holds outside its wasm memory (each backend's
+   * `dispose()`: the GPU device the WebGPU backend created, with its
+   * buffers); every later use of the runtime throws a ValueError, and its
+   * handles dispose as no-ops. Idempotent.
+   */
+  dispose(): void;
+  /** `using rt = await load()`: dispose() at the end of the scope. */
+  [Symbol.dispose](): void;
+  /** Whether dispose() was called. */
+  readonly disposed: boolean;
   /** Device backends: discovered at load, initialised on first use. */
   readonly backends: Backends;
   /** The Tensor wrapper class of this runtime (for instanceof). */
@@ -482,8 +520,14 @@ export function transportOf(port: MessagePortLike): Transport;
 export const PROTOCOL_VERSION: number;
 
 export interface SessionOptions {
-  /** ms for the handshake and the default for each call; 0 (default): none. */
+  /** ms, the default for each call (0, the default: none), and for the handshake unless `handshakeTimeout` is given. */
   timeout?: number;
+  /**
+   * ms to wait for the worker to answer the handshake, then reject with an
+   * RPCSessionTimeoutError (0: no limit). Default: `timeout` when set, else
+   * `SESSION_LIMITS.handshake` (30 s).
+   */
+  handshakeTimeout?: number;
   /** Decode results into handles of this runtime (default: plain JS). */
   runtime?: Runtime | null;
   /** What error messages call the other side (default `worker`). */
@@ -568,7 +612,9 @@ export class RemoteFunction extends RemoteObject {
 }
 /** A remote module (remote.loadModule). */
 export class RemoteModule extends RemoteObject {
-  getFunction(name: string, options?: CallOptions): Promise<RemoteFunction>;
+  /** The module's function; a miss rejects with an AttributeError, or resolves null with `{ optional: true }`. */
+  getFunction(name: string, options?: CallOptions & { optional?: false }): Promise<RemoteFunction>;
+  getFunction(name: string, options: CallOptions & { optional: true }): Promise<RemoteFunction | null>;
 }
 export function isRemote(value: unknown): value is RemoteObject;
 
@@ -587,6 +633,8 @@ export class RemoteRuntime {
   remoteCount(options?: CallOptions): Promise<number>;
   /** Ends the session (the worker releases every remote object); terminating the worker is the caller's. */
   close(): void;
+  /** `using remote = await connectRuntime(worker)`: close() at the end of the scope. */
+  [Symbol.dispose](): void;
 }
 /** Connects to a Worker (browser module Worker, Node worker_threads) that serves its runtime with serve(). */
 export function connectRuntime(worker: MessagePortLike, options?: SessionOptions): Promise<RemoteRuntime>;
@@ -597,7 +645,7 @@ export function connect(port: MessagePortLike, options?: SessionOptions): Promis
  * characters of a function name, remote objects per session (default of
  * `maxRemotes`), ids per release message.
  */
-export const SESSION_LIMITS: Readonly<{ inFlight: number; name: number; remotes: number; release: number }>;
+export const SESSION_LIMITS: Readonly<{ inFlight: number; name: number; remotes: number; release: number; handshake: number }>;
 /**
  * Globals a peer cannot call unless `serve`'s `expose` names them:
  * `testing.*`, `webffi.*`, `ffi.Module*`, `ffi.SystemLib`, `ffi.Function*`,
@@ -761,7 +809,9 @@ export class RPCObject implements Disposable {
   fetch(): Promise<never>;
 }
 export class RPCModule extends RPCObject {
-  getFunction(name: string, options?: { queryImports?: boolean }): Promise<RPCFunction | null>;
+  /** The module's function; a miss rejects with an AttributeError, or resolves null with `{ optional: true }`. */
+  getFunction(name: string, options?: { queryImports?: boolean; optional?: false }): Promise<RPCFunction>;
+  getFunction(name: string, options: { queryImports?: boolean; optional: true }): Promise<RPCFunction | null>;
   timeEvaluator(name: string, device?: Device | string, options?: TimeEvaluatorOptions): RPCTimer;
 }
 export class RPCTensor extends RPCObject {

@@ -4,14 +4,17 @@ export {
   FFIError, RuntimeError, ValueError, FFITypeError, AttributeError, KeyError, IndexError,
   OverflowError, MemoryError, AssertionError, InternalError, RPCError, RPCSessionTimeoutError,
   OpError, DiagnosticError, ScheduleError,
-  FatalError, registerError, formatTraceback,
+  FatalError, registerError,
 } from './errors.js';
 export { Device, DataType, IntValue, FloatValue, asInt, asFloat } from './values.js';
 export { FFIObject, isHandle } from './objects.js';
 export { ArrayObject, ListObject, MapObject, DictObject, ShapeObject } from './containers.js';
 export { ModuleObject } from './module_object.js';
 export { encodeValue, decodeValue, registerValueCodec, LIMITS as VALUE_LIMITS } from './clone.js';
+// Registrations (listed in package.json's sideEffects, so bundlers keep them):
+// the tensor codec, and serve()'s adapter for TVM RPC sessions.
 import './tensor_codec.js';
+import './rpc/chain.js';
 export { serve, connect, Session, transportOf, PROTOCOL_VERSION, SESSION_LIMITS, PEER_DENIED } from './session.js';
 export { RemoteObject, RemoteTensor, RemoteFunction, RemoteModule, isRemote } from './remote.js';
 export { connectRuntime, RemoteRuntime } from './remote_runtime.js';

@@ -1,30 +1,57 @@
-// load(): compile and instantiate webffi.wasm anywhere (Node ESM/CJS,
-// browser module or classic script, Workers, worker_threads), check its ABI
-// metadata and return the runtime.
+// load(): compile and instantiate a core anywhere (Node ESM/CJS, browser
+// module or classic script, Workers, worker_threads) and return the runtime
+// over it. The core is webffi.wasm, or a library TVM compiled that carries
+// its own tvm-ffi core (an MLC/web-llm model library): js/core/ tells them
+// apart and gives the runtime the few operations that differ.
 import { createWasi } from './wasi.js';
-import { createHostImports } from './host_imports.js';
 import { createRuntime } from './runtime.js';
+import { coreKindOf, WEBFFI_CORE } from './core/detect.js';
+import { webffiCore } from './core/webffi_core.js';
+import { tvmLibraryCore, registerDeviceFallbacks } from './core/tvm_core.js';
 import { defaultWasmUrl } from './locate.js';
 import { RuntimeError, FFITypeError } from './errors.js';
 import { optionsOf, describe } from './runtime/checks.js';
 import { createTensorSupport } from './tensor.js';
+import { registerInstance, readDebugInfo } from './symbols.js';
 import { createBackendRegistry } from './backends/registry.js';
 import { discoverBackends, autoloadEnabled } from './backends/discover.js';
 
-/** The ABI metadata versions and layout facts this JS understands. */
-const SUPPORTED = { metadata_version: 1, tvm_ffi_major: 0, tvm_ffi_minor: 1, pointer_size: 4, any_size: 16 };
-/** The Any layout the hot paths index as 32-bit words (type, small length, payload). */
-const ANY_FIELDS = { 'TVMFFIAny.type_index': 0, 'TVMFFIAny.small_str_len': 4, 'TVMFFIAny.v_int64': 8 };
-
 const isNodeFileUrl = (url) => url.protocol === 'file:';
 
-async function fetchModule(url, logger) {
+/**
+ * A failed fetch of the wasm. The default URL is next to webffi's JS: a
+ * bundler that moved the JS and not the wasm (esbuild, a worker bundled
+ * apart) lands here, so that case says how to hand the URL over.
+ */
+function fetchFailure(url, why, byDefault) {
+  const hint = byDefault
+    ? ' (the default: dist/webffi.wasm next to webffi\'s js/ folder). Bundled, where the wasm is not next to ' +
+      'the JS (esbuild, a worker bundled on its own), import its URL and pass it: ' +
+      '`import wasm from \'webffi/webffi.wasm\'` (esbuild: --loader:.wasm=file) and `load({ wasm })`'
+    : ' (the `wasm` given to load())';
+  return new RuntimeError(`webffi: cannot fetch ${url}: ${why}${hint}`);
+}
+
+async function fetchModule(url, logger, byDefault) {
   // Node's file reading through process.getBuiltinModule, not an import: the
   // module graph names nothing from Node, so bundlers build it for browsers.
   const readFile = isNodeFileUrl(url) && globalThis.process?.getBuiltinModule?.('node:fs/promises')?.readFile;
-  if (readFile) return WebAssembly.compile(await readFile(url));
-  const response = await fetch(url);
-  if (!response.ok) throw new RuntimeError(`webffi: cannot fetch ${url}: HTTP ${response.status}`);
+  if (readFile) {
+    let bytes;
+    try {
+      bytes = await readFile(url);
+    } catch (e) {
+      throw fetchFailure(url, e?.code ?? e?.message ?? String(e), byDefault);
+    }
+    return WebAssembly.compile(bytes);
+  }
+  let response;
+  try {
+    response = await fetch(url);
+  } catch (e) {
+    throw fetchFailure(url, e?.message ?? String(e), byDefault);
+  }
+  if (!response.ok) throw fetchFailure(url, `HTTP ${response.status}`, byDefault);
   const type = response.headers.get('content-type') ?? '';
   if (typeof WebAssembly.compileStreaming === 'function' && type.startsWith('application/wasm')) {
     try {
@@ -36,50 +63,62 @@ async function fetchModule(url, logger) {
   return WebAssembly.compile(await response.arrayBuffer());
 }
 
-/** Compiles a wasm source: a WebAssembly.Module, bytes, a URL or a URL string. */
-async function compile(source, logger) {
-  if (source instanceof WebAssembly.Module) return source;
-  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return WebAssembly.compile(source);
-  if (source instanceof URL || typeof source === 'string') {
-    const base = globalThis.location?.href;
-    return fetchModule(base ? new URL(source, base) : new URL(source), logger);
-  }
-  throw new TypeError('webffi.load: `wasm` must be a URL, a string, bytes or a WebAssembly.Module');
+/** A URL from a URL or a string: relative to the page, or in Node a path (relative to the working directory). */
+function urlOf(source) {
+  if (source instanceof URL) return source;
+  const base = globalThis.location?.href;
+  if (base) return new URL(source, base);
+  const toFileUrl = globalThis.process?.getBuiltinModule?.('node:url')?.pathToFileURL;
+  if (toFileUrl && !/^[a-z][a-z0-9+.-]*:/i.test(source)) return toFileUrl(source);
+  return new URL(source);
 }
 
-function readMetadata(exports, heapText) {
-  if (typeof exports.WebFFIGetABIMetadata !== 'function') {
-    throw new RuntimeError('webffi: incompatible wasm: it does not export WebFFIGetABIMetadata (not a webffi runtime)');
-  }
-  const ptr = exports.WebFFIGetABIMetadata();
-  let meta;
+/** Compiles a wasm source: a WebAssembly.Module, bytes, a Response, a URL or a URL string. */
+async function compile(source, logger, byDefault = false) {
+  if (source instanceof WebAssembly.Module) return source;
   try {
-    meta = JSON.parse(heapText(ptr));
+    if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return await WebAssembly.compile(source);
+    if (typeof Response !== 'undefined' && source instanceof Response) {
+      if (!source.ok) throw new RuntimeError(`webffi: cannot load ${source.url || 'the response'}: HTTP ${source.status}`);
+      return await WebAssembly.compile(await source.arrayBuffer());
+    }
+    if (source instanceof URL || typeof source === 'string') return await fetchModule(urlOf(source), logger, byDefault);
   } catch (e) {
-    throw new RuntimeError(`webffi: incompatible wasm: unreadable ABI metadata (${e.message})`);
+    if (e instanceof WebAssembly.CompileError) {
+      throw new RuntimeError(`webffi: not a valid WebAssembly module (a truncated or corrupt file?): ${e.message}`, { cause: e });
+    }
+    throw e;
   }
-  const problems = [];
-  if (meta.metadata_version !== SUPPORTED.metadata_version) {
-    problems.push(`ABI metadata version ${meta.metadata_version}, expected ${SUPPORTED.metadata_version}`);
-  }
-  const [major, minor] = meta.tvm_ffi_version ?? [];
-  if (major !== SUPPORTED.tvm_ffi_major || minor !== SUPPORTED.tvm_ffi_minor) {
-    problems.push(`tvm-ffi ABI ${meta.tvm_ffi_version?.join('.')}, expected ${SUPPORTED.tvm_ffi_major}.${SUPPORTED.tvm_ffi_minor}.x`);
-  }
-  if (meta.pointer_size !== SUPPORTED.pointer_size) problems.push(`pointer size ${meta.pointer_size}`);
-  if (meta.sizeof?.TVMFFIAny !== SUPPORTED.any_size) problems.push(`TVMFFIAny size ${meta.sizeof?.TVMFFIAny}`);
-  for (const [field, at] of Object.entries(ANY_FIELDS)) {
-    if (meta.offsetof?.[field] !== at) problems.push(`${field} at offset ${meta.offsetof?.[field]}, expected ${at}`);
-  }
-  if (problems.length) throw new RuntimeError(`webffi: incompatible wasm: ${problems.join('; ')}`);
-  return meta;
+  throw new FFITypeError('webffi.load: `wasm` must be a URL, a string, bytes, a Response or a WebAssembly.Module');
 }
+
+/** Where the source is, for messages. */
+function sourceName(source) {
+  if (source instanceof URL || typeof source === 'string') return String(source);
+  if (typeof Response !== 'undefined' && source instanceof Response && source.url) return source.url;
+  return 'the wasm given';
+}
+
+/**
+ * The core's stdout (to logger.log) and stderr (to logger.warn). Called from
+ * inside the core (a WASI import): a logger that throws must not unwind the
+ * wasm frames below, so its errors stop here.
+ */
+const logWrite = (logger) => (fd, text) => {
+  try {
+    (fd === 2 ? logger.warn ?? logger.log : logger.log)?.call(logger, text.replace(/\n$/, ''));
+  } catch {
+    // the output is lost, the instance is not
+  }
+};
 
 /**
  * Loads a webffi runtime.
  * @param {object} [options]
- * @param {URL|string|ArrayBuffer|ArrayBufferView|WebAssembly.Module} [options.wasm]
- *   where the core is; by default webffi.wasm next to this package's JS.
+ * @param {URL|string|ArrayBuffer|ArrayBufferView|Response|WebAssembly.Module} [options.wasm]
+ *   where the core is; by default webffi.wasm next to this package's JS. A
+ *   library TVM compiled with tvm-ffi (an MLC/web-llm model library) is a
+ *   core too: the runtime then drives the tvm-ffi core it carries.
  * @param {{log?: Function, warn?: Function}} [options.logger] receives the
  *   core's stdout/stderr and load warnings (default: console).
  * @param {Array<object|Function>} [options.backends] device backends (or
@@ -93,6 +132,9 @@ function readMetadata(exports, heapText) {
  * @param {boolean} [options.backtraces] false: errors raised in C carry no
  *   C frames (kind, message and the JS stack stay), which makes them several
  *   times cheaper; runtime.setBacktraces switches it later.
+ * @param {true|URL|string|ArrayBuffer|ArrayBufferView} [options.debugInfo]
+ *   the runtime's line table (`dist/webffi.lines`; true: the file beside
+ *   the wasm), so its own frames show file and line too.
  */
 export async function load(options) {
   options = optionsOf(options, 'load');
@@ -102,41 +144,20 @@ export async function load(options) {
   }
   // Read by the host imports at each raise; set by runtime.setBacktraces.
   const backtraces = { on: options.backtraces !== false };
-  const module = await compile(options.wasm ?? defaultWasmUrl(), logger);
-  const wasi = createWasi({
-    // Called from inside the core (a WASI import): a logger that throws must
-    // not unwind the wasm frames below, so its errors stop here.
-    write: (fd, text) => {
-      try {
-        (fd === 2 ? logger.warn ?? logger.log : logger.log)?.call(logger, text.replace(/\n$/, ''));
-      } catch {
-        // the output is lost, the instance is not
-      }
-    },
-  });
-  let memory;
+  const source = options.wasm ?? defaultWasmUrl();
+  const module = await compile(source, logger, options.wasm === undefined);
+  const debugInfo = options.debugInfo === undefined || options.debugInfo === false ? null
+    : await readDebugInfo(options.debugInfo, source instanceof URL || typeof source === 'string' ? source : null, module, logger);
   // The runtime is made after instantiation; the imports reach it through this.
   const hooks = {};
-  const imports = {
-    wasi_snapshot_preview1: wasi.imports,
-    ...createHostImports(() => memory, {
-      callJS: function webffiCallJSHook(h, args, n, result) {
-        return hooks.callJS(h, args, n, result);
-      },
-      releaseJS: (h) => hooks.releaseJS(h),
-    }, backtraces),
-  };
-  const instance = await WebAssembly.instantiate(module, imports);
-  const x = instance.exports;
-  memory = x.memory;
-  wasi.setMemory(memory);
-  x._initialize?.();
-  const meta = readMetadata(x, (ptr) => {
-    const bytes = new Uint8Array(memory.buffer);
-    return new TextDecoder().decode(bytes.subarray(ptr, bytes.indexOf(0, ptr)));
-  });
-  const { runtime, imports: impl } = createRuntime(instance, meta, { logger, backtraces });
+  const core = coreKindOf(module, sourceName(source)) === WEBFFI_CORE
+    ? webffiCore({ wasi: createWasi({ write: logWrite(logger) }), hooks, backtraces })
+    : tvmLibraryCore({ logger, hooks });
+  const instance = await WebAssembly.instantiate(module, core.imports);
+  registerInstance(instance, module, debugInfo);
+  const { runtime, imports: impl } = createRuntime(core.attach(instance), { logger, backtraces });
   Object.assign(hooks, impl);
+  if (runtime.coreKind !== WEBFFI_CORE) registerDeviceFallbacks(runtime);
   const backends = createBackendRegistry(runtime);
   const { Tensor, TensorView, tensor, empty } = createTensorSupport(runtime, backends);
   Object.assign(runtime, { backends, Tensor, TensorView, tensor, empty });

@@ -3,15 +3,23 @@
 // are loaded with `runtime.loadModule()`.
 import { FFIObject, RUNTIME, PTR, INSPECT, inspectWith } from './objects.js';
 import { optionsOf } from './runtime/checks.js';
+import { makeError } from './errors.js';
+
+/** What a lookup of a function the module lacks throws (upstream's Python says the same). */
+export const noFunction = (name) => makeError('AttributeError', `Module has no function '${name}'`);
 
 export class ModuleObject extends FFIObject {
   /**
    * The module's function NAME (a callable handle that keeps the module
-   * alive), or null when neither it nor (by default) its imports define it.
+   * alive). When neither it nor (by default) its imports define it: an
+   * AttributeError, or null with `{ optional: true }` (the rule of
+   * runtime.getGlobal, whose miss is a ValueError).
    */
   getFunction(name, options) {
-    const queryImports = optionsOf(options, 'getFunction').queryImports ?? true;
-    return this[RUNTIME].global('ffi.ModuleGetFunction')(this, name, queryImports);
+    const opts = optionsOf(options, 'getFunction');
+    const f = this[RUNTIME].global('ffi.ModuleGetFunction')(this, name, opts.queryImports ?? true);
+    if (f === null && !opts.optional) throw noFunction(name);
+    return f;
   }
 
   implementsFunction(name, options) {

@@ -151,10 +151,14 @@ export class RemoteFunction extends RemoteObject {
 
 /** A remote module: its functions are remote functions. */
 export class RemoteModule extends RemoteObject {
-  /** The module's function `name`, as a RemoteFunction. */
+  /**
+   * The module's function `name`, as a RemoteFunction; when it has none,
+   * rejects with an AttributeError, or resolves null with `{ optional: true }`.
+   */
   getFunction(name, options) {
     if (typeof name !== 'string') throw new FFITypeError(`RemoteModule.getFunction(name): name is a string, not ${typeof name}`);
-    return ownerOf(this).op('getFunction', [this, name], options);
+    const { optional, ...callOptions } = options ?? {};
+    return ownerOf(this).op('getFunction', optional ? [this, name, true] : [this, name], callOptions);
   }
 }
 

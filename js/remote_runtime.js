@@ -66,6 +66,11 @@ export class RemoteRuntime {
     this.#session.close();
   }
 
+  /** `using remote = await connectRuntime(worker)`: closes the session at the end of the scope. */
+  [Symbol.dispose]() {
+    this.close();
+  }
+
   get closed() {
     return this.#session.closed;
   }

@@ -1,6 +1,8 @@
-// The runtime over one instantiated webffi.wasm: marshaling JS values to and
-// from TVMFFIAny, calling Functions both ways, errors across the boundary,
-// and the global registry. Layouts come from the core's ABI metadata.
+// The runtime over one instantiated core: marshaling JS values to and from
+// TVMFFIAny, calling Functions both ways, errors across the boundary, and
+// the global registry. Layouts come from the core's ABI metadata. The core
+// is webffi's own or a library TVM compiled; the few operations that differ
+// between them are the core object's (js/core/).
 //
 // One runtime is one `state` record that the sections under js/runtime/
 // install their functions into, in order (each reads what earlier ones
@@ -27,17 +29,19 @@ import * as registry from './runtime/registry.js';
 import * as surface from './runtime/surface.js';
 
 /**
- * @param {WebAssembly.Instance} instance an initialised webffi.wasm
- * @param {object} meta its ABI metadata (already checked)
+ * @param {object} core an attached core (js/core/): its exports, ABI
+ *   metadata (already checked) and operations
  * @param {{ logger?: Console, backtraces?: { on: boolean } }} options (backtraces:
  *   the switch the host imports read, shared with them)
  */
-export function createRuntime(instance, meta, options = {}) {
-  const x = instance.exports;
+export function createRuntime(core, options = {}) {
+  const x = core.exports;
+  const meta = core.meta;
   const state = {
     x,
+    core,
     meta,
-    L: layoutOf(meta),
+    L: layoutOf(meta, core.opaqueTypeIndex),
     heap: new Heap(x.memory),
     logger: options.logger ?? console,
     backtraces: options.backtraces ?? { on: true },

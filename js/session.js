@@ -17,6 +17,7 @@
 // the server exposes (see serve()).
 import { encodeValue, decodeValue } from './clone.js';
 import { makeError, FFITypeError, FFIError, ValueError } from './errors.js';
+import { backtraceStackLines, callerFrames } from './backtrace.js';
 import { isHandle } from './objects.js';
 import { RemoteObject, makeRemote, endedError } from './remote.js';
 import { asPeer, heldBytes, holdForPeer, releaseForPeer } from './peers.js';
@@ -34,6 +35,8 @@ export const SESSION_LIMITS = Object.freeze({
   remotes: 65536,
   /** Ids in one release message. */
   release: 4096,
+  /** ms connect() waits for the worker to answer the handshake, by default (its `handshakeTimeout`). */
+  handshake: 30000,
 });
 
 /**
@@ -86,6 +89,13 @@ function exposure(expose) {
   };
 }
 
+/**
+ * The answer to a call of a global the server does not expose (whether it
+ * exists or not: the answer depends on the policy alone).
+ */
+const notExposed = (name) => makeError('ValueError',
+  `webffi session: this worker does not expose \`${name}\` (serve's expose option lists the globals a peer may call)`);
+
 /** A call id: what the client numbers its calls with (hello is 0). */
 const isCallId = (id) => Number.isSafeInteger(id) && id > 0;
 
@@ -109,7 +119,8 @@ export function transportOf(port) {
     listen(onMessage, onFailure) {
       if (typeof port.on === 'function') {
         // Node: Worker, parentPort and MessagePort are event emitters with the data itself.
-        const onError = (e) => onFailure(`the worker crashed: ${e?.message ?? e}`);
+        const onError = (e) => onFailure(LOAD_FAILURE.has(e?.code)
+          ? `the worker failed to load its imports: ${e.message}` : `the worker crashed: ${e?.message ?? e}`);
         const onExit = (code) => onFailure(`the worker exited (exit code ${code})`);
         const onClose = () => onFailure('the port was closed by the other side');
         port.on('message', onMessage);
@@ -124,7 +135,10 @@ export function transportOf(port) {
         };
       }
       const message = (e) => onMessage(e.data);
-      const error = (e) => onFailure(`the worker crashed: ${e?.message ?? 'an uncaught error'}`);
+      // A module Worker whose script or imports fail to load fires a plain
+      // Event (no message); an uncaught error fires an ErrorEvent.
+      const error = (e) => onFailure(typeof e?.message === 'string'
+        ? `the worker crashed: ${e.message}` : WORKER_LOAD_FAILED);
       port.addEventListener('message', message);
       port.addEventListener('error', error);
       port.start?.();
@@ -135,6 +149,15 @@ export function transportOf(port) {
     },
   };
 }
+
+/** Node's codes for an import that did not resolve or load (a worker_threads Worker's `error` event). */
+const LOAD_FAILURE = new Set(['ERR_MODULE_NOT_FOUND', 'MODULE_NOT_FOUND', 'ERR_UNSUPPORTED_DIR_IMPORT',
+  'ERR_UNKNOWN_FILE_EXTENSION', 'ERR_UNSUPPORTED_ESM_URL_SCHEME', 'ERR_PACKAGE_PATH_NOT_EXPORTED']);
+
+const WORKER_LOAD_FAILED = 'the worker failed to load its imports (its script, or a module it imports, ' +
+  'could not be fetched or did not resolve; the browser says no more). A module Worker does not see the ' +
+  'page\'s import map, so `import ... from \'webffi\'` fails there: import webffi by its URL in the worker, ' +
+  'or bundle the worker';
 
 /** Web Locks show when a browser worker is gone (terminate() fires no event). */
 const locks = () => globalThis.navigator?.locks ?? null;
@@ -321,7 +344,8 @@ function adaptTarget(t, options) {
  *   expose: the globals a peer may call: names and `prefix*` patterns
  *   (`'*'`: all), or a predicate. Default: every global except PEER_DENIED
  *   when serving a runtime, everything when forwarding (the next server
- *   decides). A global not exposed is answered as a missing one. Module
+ *   decides). A global not exposed is answered with a ValueError saying
+ *   so, whether it exists or not. Module
  *   loading (remote.loadModule) is `webffi.loadModule`, denied by default.
  *   functions: JS functions served by name (before the runtime's globals),
  *   called with the decoded arguments (typed arrays as CPU tensors) and
@@ -471,10 +495,10 @@ export function serve(target, port, options = {}) {
       case 'tensor':
         return makeTensor(rt, args, c.call);
       case 'getFunction': {
-        const [m, name] = args;
+        const [m, name, optional] = args;
         if (!isHandle(m) || m.typeKey !== 'ffi.Module') throw new FFITypeError('webffi session: getFunction is asked of a remote module');
         if (typeof name !== 'string') throw new FFITypeError('webffi session: getFunction(name): name is a string');
-        return m.getFunction(name);
+        return m.getFunction(name, { optional: optional === true });
       }
       case 'loadModule': {
         const source = args[0];
@@ -572,7 +596,7 @@ export function serve(target, port, options = {}) {
       // Forwarding: the next server decides, unless this one was given an allowlist.
       if (op === undefined && exposedNext !== null && !exposedNext(name)) {
         inFlight.delete(id);
-        reply(id, { ok: false, error: encodeFailure(makeError('ValueError', `Cannot find global function ${name}`)) });
+        reply(id, { ok: false, error: encodeFailure(notExposed(name)) });
         return;
       }
       if (op === 'loadModule' && exposedNext !== null && !exposedNext('webffi.loadModule')) {
@@ -592,8 +616,8 @@ export function serve(target, port, options = {}) {
     }
     if (!allowed(op, name)) {
       inFlight.delete(id);
-      // The same answer as for a global that does not exist: a peer learns nothing more.
-      const e = op === undefined ? makeError('ValueError', `Cannot find global function ${name}`)
+      // Said from the policy alone, whether the global exists or not: a peer learns nothing more.
+      const e = op === undefined ? notExposed(name)
         : makeError('RPCError', 'webffi session: this worker does not expose module loading (serve\'s expose names `webffi.loadModule`)');
       reply(id, { ok: false, error: encodeFailure(e) });
       return;
@@ -680,8 +704,11 @@ function release(h) {
  * Connects to a worker serving a runtime (or forwarding to one) and checks
  * the protocol version.
  * @param {object} port a Worker, MessagePort or worker global
- * @param {{ timeout?: number, runtime?: object, name?: string }} [options]
- *   timeout: ms for the handshake and the default for every call (0: none);
+ * @param {{ timeout?: number, handshakeTimeout?: number, runtime?: object, name?: string }} [options]
+ *   timeout: ms, the default for every call (0: none), and for the handshake
+ *   when handshakeTimeout is not given;
+ *   handshakeTimeout: ms to wait for the worker to answer the handshake
+ *   (default `timeout` when set, else SESSION_LIMITS.handshake; 0: no limit);
  *   runtime: decode results into handles of this runtime (default: plain JS).
  */
 export async function connect(port, options = {}) {
@@ -708,6 +735,10 @@ export class Session {
 
   constructor(transport, options) {
     const { timeout = 0, runtime = null, name = 'worker' } = options ?? {};
+    const handshake = options?.handshakeTimeout ?? (timeout > 0 ? timeout : SESSION_LIMITS.handshake);
+    if (typeof handshake !== 'number' || !(handshake >= 0)) {
+      throw new FFITypeError('webffi session: handshakeTimeout is a number of ms (0: no limit)');
+    }
     this.#transport = transport;
     this.#timeout = timeout;
     this.#runtime = runtime;
@@ -734,7 +765,17 @@ export class Session {
     };
     this.#stop = transport.listen((m) => this.#onMessage(m), (why) => this.#fail(why));
     this.ready = this.#request({ wrpc: 'hello', version: PROTOCOL_VERSION }, undefined,
-      { timeout, what: 'the handshake' }, 0).then((m) => this.#checkHello(m));
+      { timeout: handshake, what: 'the handshake' }, 0).then((m) => this.#checkHello(m), (e) => {
+      if (e?.kind === 'RPCSessionTimeoutError') {
+        // Nothing answered: most often nothing serves on that port yet.
+        e = makeError('RPCSessionTimeoutError', `webffi session: the ${this.#name} did not answer the handshake ` +
+          `within ${handshake} ms: does it call serve(rt, self) (or serve(rt, parentPort) in Node)? One that ` +
+          'loads for longer before serving needs a longer handshakeTimeout (0: no limit)');
+      }
+      this.close(e);
+      throw e;
+    });
+    this.ready.catch(() => {}); // connect() reports it; a Session made directly need not await it
   }
 
   #checkHello(m) {
@@ -805,7 +846,7 @@ export class Session {
     if (why !== null) {
       throw makeError('RPCError', `webffi session: the ${this.#name} answered ${what} with a malformed error (${why})`);
     }
-    throw r.local ? e : markRemote(e);
+    throw r.local ? e : markRemote(e, callerFrames(this.#invoke));
   }
 
   /**
@@ -967,10 +1008,26 @@ function encodeFailure(error) {
   }
 }
 
-/** Marks an error's frames (and its causes') as remote. */
-function markRemote(e) {
+/**
+ * Marks an error's frames (and its causes') as remote, and adds the
+ * caller's: the frames that awaited the call on this side, marked
+ * `[caller]` in the backtrace, and shown under the remote frames in its stack.
+ */
+function markRemote(e, caller) {
   for (let x = e; x instanceof Error; x = x.cause) {
     if (typeof x.backtrace === 'string') x.backtrace = x.backtrace.replace(/^(\s*File ")/gm, `$1${REMOTE}`);
+  }
+  if (e instanceof Error && typeof e.backtrace === 'string') {
+    const remote = backtraceStackLines(e.backtrace).map((line) => line.replace(/^ {4}at /, `    at ${REMOTE}`)
+      .replace(`(${REMOTE}`, '('));
+    try {
+      Object.defineProperty(e, 'stack', {
+        value: [Error.prototype.toString.call(e), ...remote, ...caller.stack].join('\n'), writable: true, configurable: true,
+      });
+      e.backtrace += caller.backtrace;
+    } catch {
+      // a frozen error keeps its stack
+    }
   }
   return e;
 }

@@ -528,6 +528,7 @@ export function createTensorSupport(runtime, devices) {
     const dt = parsed(dtypeNames, dtype, runtime.dtype);
     const dev = parsed(deviceNames, device, runtime.device);
     if (dev.deviceType !== CPU) devices.requireReady(dev.deviceType);
+    if (libraryAlloc) return libraryAlloc(dims, dt, dev);
     return inFrame(() => {
       const proto = prototype(dims, dt, dev);
       const out = alloc(8);
@@ -571,7 +572,45 @@ export function createTensorSupport(runtime, devices) {
 
   /** Copies all bytes of `from` into `to` (tensors or views) through the C core. */
   function copyTensor(from, to) {
+    if (libraryAlloc) return copyThroughBackends(from, to);
     check(guarded.WebFFIDLTensorCopy(from[DESC].dl, to[DESC].dl));
+  }
+
+  // A library TVM compiled has no default tensor allocator (and a C function
+  // pointer cannot be added to its table): tensors come from TVM's
+  // `runtime.TVMTensorAllocWithScope`, which allocates through the same
+  // device protocol, and copies go straight to the backends.
+  const libraryAlloc = runtime.coreKind === 'webffi' ? null : (() => {
+    let allocate = null;
+    let makeShape = null;
+    return (dims, dt, dev) => {
+      allocate ??= runtime.getGlobal('runtime.TVMTensorAllocWithScope');
+      makeShape ??= runtime.getGlobal('ffi.Shape');
+      const made = runtime.scope(() => allocate(makeShape(...dims), dt, dev, null));
+      const p = hooks.ptrOf(made);
+      guarded.TVMFFIObjectIncRef(p);
+      made.dispose();
+      return p;
+    };
+  })();
+
+  /** copyTensor for a library's tensors: compact data, copied by the backends (or in memory). */
+  function copyThroughBackends(from, to) {
+    const f = from[DESC];
+    const t = to[DESC];
+    if (!f.contiguous || !t.contiguous) throw makeError('ValueError', 'copy: both tensors must be contiguous');
+    const nbytes = f.nbytes;
+    const fromCPU = f.device.deviceType === CPU;
+    const toCPU = t.device.deviceType === CPU;
+    if (fromCPU && toCPU) {
+      new Uint8Array(memory.buffer).copyWithin(t.dataPtr + t.byteOffset, f.dataPtr + f.byteOffset, f.dataPtr + f.byteOffset + nbytes);
+    } else if (fromCPU) {
+      deviceImpl(t.device.deviceType, 'copy').upload(t.dataPtr, t.byteOffset, new Uint8Array(memory.buffer, f.dataPtr + f.byteOffset, nbytes));
+    } else if (toCPU) {
+      throw makeError('RuntimeError', `Copying from ${f.device} to the CPU is asynchronous: use \`await tensor.data()\` or \`await tensor.toDevice('cpu')\``);
+    } else {
+      deviceImpl(t.device.deviceType, 'copy').copy(f.dataPtr, f.byteOffset, t.dataPtr, t.byteOffset, nbytes);
+    }
   }
 
   return { Tensor, TensorView, tensor, empty, copyTensor };

@@ -1,8 +1,8 @@
 // Lays out dist/ for the package and browsers: the shipping wasm, the test
 // fixtures as a module (dist/webffi_testing.wasm), the
 // runtime as a static library for `webffi build` (with its stamp), the
-// CommonJS entry (require) and a classic-script bundle (one global,
-// `webffi`) that finds the wasm next to itself, and the hash of the sources
+// CommonJS entry (require) and a minified classic-script bundle (one
+// global, `webffi`) that finds the wasm next to itself, and the hash of the sources
 // they were built from (checked by `npm pack`).
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,8 @@ import { HASH_FILE, sourceHash } from './source_hash.mjs';
 const root = fileURLToPath(new URL('../', import.meta.url));
 mkdirSync(`${root}dist`, { recursive: true });
 copyFileSync(`${root}build/wasm/webffi.wasm`, `${root}dist/webffi.wasm`);
+// its line table, for load({ debugInfo }) (scripts/split_debug.mjs)
+copyFileSync(`${root}build/wasm/webffi.lines`, `${root}dist/webffi.lines`);
 // The test fixtures (testing.*) as a module of their own, loaded on demand
 // (rt.loadModule): the runtime above has none of them.
 copyFileSync(`${root}build/wasm/webffi_testing.wasm`, `${root}dist/webffi_testing.wasm`);
@@ -46,12 +48,18 @@ const locateScript = {
     b.onResolve({ filter: /\/locate\.js$/ }, () => ({ path: `${root}js/bundle/locate_script.js` }));
   },
 };
+// Minified for the page that downloads it (keepNames: class and function
+// names stay what messages and devtools show), with a linked source map
+// that only devtools fetch.
 await build({
   entryPoints: [`${root}js/index.js`],
   bundle: true,
   target: 'es2022',
   logLevel: 'warning',
   legalComments: 'none',
+  minify: true,
+  keepNames: true,
+  sourcemap: 'linked',
   format: 'iife',
   platform: 'browser',
   globalName: 'webffi',

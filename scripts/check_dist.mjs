@@ -11,7 +11,7 @@ const fail = (why) => {
   console.error(`npm pack: ${why}; run \`npm run build\` (or \`npm test\`) first`);
   process.exit(1);
 };
-const missing = ['dist/webffi.wasm', ARCHIVE, STAMP, 'dist/webffi.cjs', 'dist/webffi.iife.js', HASH_FILE]
+const missing = ['dist/webffi.wasm', 'dist/webffi.lines', ARCHIVE, STAMP, 'dist/webffi.cjs', 'dist/webffi.iife.js', HASH_FILE]
   .filter((f) => !existsSync(f));
 if (missing.length) fail(`${missing.join(', ')} missing`);
 const recorded = readFileSync(HASH_FILE, 'utf8').trim();

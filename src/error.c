@@ -188,7 +188,13 @@ static struct {
      NULL},
 };
 
-int wf_err_set_raised(const TVMFFIByteArray* kind, const TVMFFIByteArray* message) {
+/*
+ * Inlined into each raising entry point: the host captures the stack at the
+ * raise, and V8 spends most of that on the frames it walks, one frame per
+ * call level (the entry point's is left out of backtraces anyway).
+ */
+static inline __attribute__((always_inline)) int wf_err_set_raised_inline(
+    const TVMFFIByteArray* kind, const TVMFFIByteArray* message) {
   TVMFFIObjectHandle err = NULL;
   /* Most raised errors are caught without a look at their backtrace. */
   int32_t pending = wf_bt_capture_pending();
@@ -205,11 +211,17 @@ int wf_err_set_raised(const TVMFFIByteArray* kind, const TVMFFIByteArray* messag
   return -1;
 }
 
-static void wf_err_set_raised_bytes(const char* kind, const char* message, size_t message_len) {
+int wf_err_set_raised(const TVMFFIByteArray* kind, const TVMFFIByteArray* message) {
+  return wf_err_set_raised_inline(kind, message);
+}
+
+static inline __attribute__((always_inline)) void wf_err_set_raised_bytes(const char* kind,
+                                                                           const char* message,
+                                                                           size_t message_len) {
   if (kind == NULL) kind = "RuntimeError";
   TVMFFIByteArray k = {kind, strlen(kind)};
   TVMFFIByteArray m = {message != NULL ? message : "", message != NULL ? message_len : 0};
-  wf_err_set_raised(&k, &m);
+  wf_err_set_raised_inline(&k, &m);
 }
 
 void TVMFFIErrorSetRaisedFromCStr(const char* kind, const char* message) {

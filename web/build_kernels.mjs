@@ -22,11 +22,12 @@ const mtime = (file) => {
 /** Builds the kernel if needed; returns its path. Throws with the compiler's output on failure. */
 export function buildKernels() {
   const inputs = [source, fileURLToPath(import.meta.url), join(root, 'bin/webffi.mjs'),
-    join(root, 'include/webffi/typed_call.h')];
+    join(root, 'bin/debug_build.mjs'), join(root, 'bin/line_table.mjs'), join(root, 'include/webffi/typed_call.h')];
   if (mtime(kernelPath) > Math.max(...inputs.map(mtime))) return kernelPath;
   mkdirSync(join(root, 'web/dist'), { recursive: true });
+  // -gline-tables-only: the error panel shows file and line for its C frames
   const r = spawnSync(process.execPath, [join(root, 'bin/webffi.mjs'), 'build', '--module', '-O2', '-msimd128',
-    '-Wall', '-Wextra', '-Werror', source, '-o', kernelPath], { encoding: 'utf8' });
+    '-gline-tables-only', '-Wall', '-Wextra', '-Werror', source, '-o', kernelPath], { encoding: 'utf8', cwd: root });
   if (r.status !== 0) {
     throw new Error(`building ${source} failed (exit ${r.status}):\n${r.stderr}${r.stdout}`);
   }

@@ -364,17 +364,24 @@
   }
 
   // ------------------------------------------------------------- errors
-  /** Frames of an FFI backtrace (`File "WHERE", line N, in NAME`), innermost first. */
+  /** Whether a frame's file is C code: a wasm location, or a C or C++ source (modules built with -g). */
+  const isC = (where) => /^wasm:\/\//.test(where) || /wasm-function\[/.test(where) || /\.(c|cc|cpp|cxx|h|hpp)(:\d+)*$/.test(where);
+
+  /** Frames of an FFI backtrace (`File "WHERE", line N, in NAME`; `line unknown` without a line table), innermost first. */
   function parseBacktrace(text) {
     const frames = [];
     for (const line of String(text ?? '').split('\n')) {
-      const m = /^\s*File "(.*)", line (\d+), in (.*)$/.exec(line);
+      const m = /^\s*File "(.*)", line (\d+|unknown), in (.*)$/.exec(line);
       if (!m) continue;
       let where = m[1];
       const remote = where.startsWith('[remote] ');
       if (remote) where = where.slice('[remote] '.length);
-      const lang = /^wasm:\/\//.test(where) || /wasm-function\[/.test(where) ? 'C' : 'JS';
-      frames.push({ lang, name: m[3], where: lang === 'JS' ? `${where}:${m[2]}` : where, remote });
+      const caller = where.startsWith('[caller] '); // the await on this side, for a worker's error
+      if (caller) where = where.slice('[caller] '.length);
+      const lang = isC(where) ? 'C' : 'JS';
+      const inlined = m[3].endsWith(' [inlined]'); // a helper the compiler inlined, a frame of its own
+      const name = inlined ? m[3].slice(0, -' [inlined]'.length) : m[3];
+      frames.push({ lang, name, where: m[2] === 'unknown' ? where : `${where}:${m[2]}`, remote, caller, inlined });
     }
     return frames;
   }
@@ -386,9 +393,10 @@
       const m = /^\s*at (?:(.*?) \()?(.*?)\)?$/.exec(line);
       if (!m || !line.trim().startsWith('at ')) continue;
       const where = m[2];
-      if (/wasm:\/\/|wasm-function\[/.test(where)) continue; // C frames: the backtrace has them
+      if (isC(where)) continue; // C frames: the backtrace has them
       const internal = /webffi\.iife\.js/.test(where);
-      frames.push({ lang: 'JS', name: m[1] ?? '(anonymous)', where, internal });
+      // (V8 marks the frames an await led through `async`: the same functions)
+      frames.push({ lang: 'JS', name: (m[1] ?? '(anonymous)').replace(/^async /, ''), where, internal });
     }
     return frames;
   }
@@ -424,7 +432,7 @@
       el('p', { class: 'facts' }, ...extra.map((x) => el('span', { class: 'fact' }, x))),
       el('p', { class: 'frames-title' }, 'Frames, innermost first:'),
       list,
-      el('details', {}, el('summary', {}, 'e.traceback, as text'), el('pre', { class: 'trace' }, e.traceback ?? String(e))));
+      el('details', {}, el('summary', {}, 'e.stack, as text'), el('pre', { class: 'trace' }, e.stack ?? String(e))));
     return frames;
   }
 

@@ -30,7 +30,10 @@ export async function discoverBackends(registry, { appDir, logger, importPackage
   const gpu = globalThis.navigator?.gpu;
   if (gpu) {
     registry.register(webgpuRuntimeBackend(() => gpu), 'webgpu');
-  } else if (isNode) {
+  } else if (!isNode) {
+    registry.explainMissing?.('webgpu', 'this browser exposes no WebGPU (navigator.gpu is undefined): it needs a ' +
+      'secure context (https, or http on localhost) and a browser that has WebGPU');
+  } else {
     const dawn = await importPackage('webgpu');
     if (dawn) {
       registry.register(webgpuRuntimeBackend(() => dawnGPU(dawn.create)), 'webgpu');
@@ -83,9 +86,29 @@ async function importOptional(name) {
 }
 
 /**
+ * Whether Linux's dynamic linker can find the Vulkan loader (false: it
+ * cannot; null: cannot tell, e.g. no glibc cache). Dawn's default backend on
+ * Linux is Vulkan: without the loader it only prints a warning and fails.
+ */
+function vulkanLoaderFound() {
+  const { existsSync, readFileSync } = process.getBuiltinModule('node:fs');
+  const lib = 'libvulkan.so.1';
+  for (const dir of (process.env.LD_LIBRARY_PATH ?? '').split(':')) {
+    if (dir && existsSync(`${dir}/${lib}`)) return true;
+  }
+  try {
+    return readFileSync('/etc/ld.so.cache').includes(lib);
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Dawn on its default backend (a GPU's Vulkan/Metal/D3D12), falling back to
- * OpenGL ES, which runs on Mesa's llvmpipe without a GPU or display.
- * WEBFFI_DAWN_BACKEND=name picks one.
+ * OpenGL ES, which runs on Mesa's llvmpipe without a GPU or display; on
+ * Linux without a Vulkan loader, OpenGL ES at once (the default backend
+ * would only print Dawn's "Couldn't load Vulkan" warning). WEBFFI_DAWN_BACKEND=name
+ * picks one.
  */
 function dawnGPU(create) {
   const chosen = process.env.WEBFFI_DAWN_BACKEND;
@@ -94,6 +117,7 @@ function dawnGPU(create) {
     return create(['backend=opengles']);
   };
   if (chosen) return chosen === 'opengles' ? opengles() : create([`backend=${chosen}`]);
+  if (process.platform === 'linux' && vulkanLoaderFound() === false) return opengles();
   let primary = null;
   let fallback = null;
   return {

@@ -11,7 +11,8 @@
 //                upload(handle, byteOffset, Uint8Array),
 //                download(handle, byteOffset, nbytes, out?: Uint8Array) -> Promise<Uint8Array>,
 //                copy(src, srcOffset, dst, dstOffset, nbytes) },
-//     ready? (false after a loss: the next use initialises it again) }
+//     ready? (false after a loss: the next use initialises it again),
+//     dispose?() (the runtime is disposed: release the device and what it holds) }
 import { makeError } from '../errors.js';
 
 const CPU = 1;
@@ -21,6 +22,7 @@ export function createBackendRegistry(runtime) {
   const entries = new Map(); // name -> entry
   const installed = new Map(); // device type -> entry whose device C uses
   const missing = new Map(); // device type -> how to get a backend for it (discovery found none)
+  let disposed = null; // the error every later use gets, once the runtime is disposed
 
   function deviceTypeOf(backend) {
     const t = backend.deviceType;
@@ -29,6 +31,7 @@ export function createBackendRegistry(runtime) {
 
   /** Registers a backend (or a factory `(runtime) => backend`): its name, or null (one warning) when it throws. */
   function register(backendOrFactory, source = '') {
+    if (disposed) return null; // a disposed runtime takes no backends (pushed onto the global queue later)
     let backend;
     try {
       backend = typeof backendOrFactory === 'function' ? backendOrFactory(runtime) : backendOrFactory;
@@ -55,6 +58,7 @@ export function createBackendRegistry(runtime) {
 
   /** Initialises a backend once (concurrent calls share it); a failure is remembered. */
   function init(name) {
+    if (disposed) return Promise.reject(disposed);
     const entry = entries.get(name);
     if (!entry) return Promise.reject(makeError('ValueError', `No backend named ${name} is registered`));
     if (entry.status === 'ready' && entry.backend.ready === false) entry.promise = null; // lost: again
@@ -81,6 +85,7 @@ export function createBackendRegistry(runtime) {
 
   /** Initialises the best backend for a device type: by priority, skipping those that fail. */
   async function ensure(type) {
+    if (disposed) throw disposed;
     if (type === CPU) return null;
     const list = candidates(type);
     const current = installed.get(type);
@@ -117,6 +122,12 @@ export function createBackendRegistry(runtime) {
     const type = entry.deviceType;
     const current = installed.get(type);
     if (current && current !== entry && current.priority >= entry.priority && current.status === 'ready') return;
+    if (runtime.coreKind !== 'webffi') {
+      // A library TVM compiled reaches its devices through TVM's own
+      // protocol (globals the backend registered), not webffi's device table.
+      installed.set(type, entry);
+      return;
+    }
     const dev = entry.backend.device;
     const memory = runtime.exports.memory;
     const setDeviceAPI = runtime.getGlobal('webffi.SetDeviceAPI');
@@ -145,8 +156,23 @@ export function createBackendRegistry(runtime) {
     installed.set(type, entry);
   }
 
+  /** rt.dispose(): every backend releases what it holds; none serves the runtime again. */
+  function dispose() {
+    disposed ??= makeError('ValueError', 'Cannot use a disposed runtime (rt.dispose() was called): load a new one');
+    installed.clear();
+    for (const entry of entries.values()) {
+      try {
+        entry.backend.dispose?.();
+      } catch (e) {
+        logger.warn?.(`webffi: backend ${entry.name} failed to dispose: ${e?.message ?? e}`);
+      }
+      entry.status = 'disposed';
+    }
+  }
+
   return {
     register,
+    dispose,
     /** Records how to get a backend for a device none serves, for the error that reports it. */
     explainMissing(device, text) {
       missing.set(runtime.device(device).deviceType, String(text));
@@ -156,7 +182,10 @@ export function createBackendRegistry(runtime) {
     ensure: (device) => ensure(runtime.device(device).deviceType),
     requireReady,
     /** The memory operations of the backend installed for a device type, or null. */
-    deviceFor: (type) => installed.get(type)?.backend.device ?? null,
+    deviceFor(type) {
+      if (disposed) throw disposed;
+      return installed.get(type)?.backend.device ?? null;
+    },
     /** A registered backend object by name, or null. */
     get: (name) => entries.get(name)?.backend ?? null,
     /** Every backend, CPU first: name, device, priority, status and the remembered error. */

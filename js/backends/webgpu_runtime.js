@@ -2,7 +2,11 @@
 // handles C can hold (non-zero ints standing for WebGPUAllocations), the
 // device operations the registry installs in C, and the KERNELS table
 // registered as global functions `webgpu.*` taking and returning tensors.
+// A library TVM compiled reaches the device through TVM's own protocol
+// instead: the globals `wasm.WebGPUDeviceAPI` and `wasm.WebGPUCreateShader`,
+// registered with it here.
 import { createWebGPUBackend, KERNELS, WEBGPU_DEVICE_TYPE } from './webgpu/index.js';
+import { tvmShaders } from './webgpu/tvm_shaders.js';
 import { makeError } from '../errors.js';
 import { INTERNALS } from '../objects.js';
 
@@ -17,6 +21,7 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
   const allocations = new Map(); // handle -> WebGPUAllocation
   let nextHandle = 1;
   let lastAlloc = null; // the allocation alloc() made last (a kernel's output, see kernelGlobal)
+  let disposed = false;
 
   function allocation(handle, what) {
     const a = allocations.get(handle);
@@ -83,6 +88,47 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
   function current(what) {
     if (!be) throw makeError('RuntimeError', `${what}: the WebGPU backend is not initialised; await rt.backends.ensure('webgpu') first`);
     return be;
+  }
+
+  // Copies into wasm memory TVM's protocol asked for: they land when the
+  // read finishes, and sync() waits for them (as TVM's web runtime does).
+  const pendingReads = new Set();
+  let readFailure = null;
+  let shaders = null;
+
+  /** TVM's device API and shader globals (web/emcc/webgpu_runtime.cc's protocol). */
+  function tvmGlobals(runtime) {
+    const memory = runtime.exports.memory;
+    const api = {
+      deviceAllocDataSpace: (nbytes) => device.alloc(nbytes),
+      deviceFreeDataSpace: (handle) => device.free(handle),
+      deviceCopyToGPU: (from, to, toOffset, nbytes) =>
+        device.upload(to, Number(toOffset), new Uint8Array(memory.buffer, from, Number(nbytes))),
+      deviceCopyFromGPU(from, fromOffset, to, nbytes) {
+        const n = Number(nbytes);
+        const read = device.download(from, Number(fromOffset), n).then((bytes) => {
+          new Uint8Array(memory.buffer, to, n).set(bytes);
+        }, (e) => {
+          readFailure ??= e;
+        }).finally(() => pendingReads.delete(read));
+        pendingReads.add(read);
+      },
+      deviceCopyWithinGPU: (from, fromOffset, to, toOffset, nbytes) =>
+        device.copy(from, Number(fromOffset), to, Number(toOffset), Number(nbytes)),
+    };
+    return {
+      'wasm.WebGPUDeviceAPI': (name) => {
+        if (!Object.hasOwn(api, name)) throw makeError('ValueError', `wasm.WebGPUDeviceAPI: unknown device function ${name}`);
+        return api[name];
+      },
+      'wasm.WebGPUCreateShader': (info, code) => shadersOf('WebGPUCreateShader').create(info, code),
+    };
+  }
+
+  function shadersOf(what) {
+    const engine = current(what);
+    shaders ??= tvmShaders(engine, allocation);
+    return shaders;
   }
 
   /**
@@ -156,8 +202,13 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
       return be;
     },
     async init(runtime) {
+      if (disposed) throw makeError('ValueError', 'webgpu: the runtime was disposed');
       be ??= createWebGPUBackend({ gpu: await getGPU(), makeError, logger: runtime.logger });
       const info = await be.init();
+      if (disposed) {
+        be.dispose(); // disposed while the device was being acquired
+        throw makeError('ValueError', 'webgpu: the runtime was disposed');
+      }
       if (info.generation !== generation) {
         pool.clear(); // the buffers of a lost device are gone with it
         pooledBytes = 0;
@@ -166,7 +217,30 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
       return info;
     },
     globals(runtime) {
-      return Object.fromEntries(KERNELS.map((k) => [k.name, kernelGlobal(runtime, k)]));
+      const kernels = Object.fromEntries(KERNELS.map((k) => [k.name, kernelGlobal(runtime, k)]));
+      return runtime.coreKind === 'tvm-ffi' ? { ...kernels, ...tvmGlobals(runtime) } : kernels;
+    },
+    /** TVM's kernels: the dispatch function of a kernel (function info, WGSL), its pipeline compiled asynchronously. */
+    createShaderAsync: (info, code) => shadersOf('createShaderAsync').createAsync(info, code),
+    /**
+     * Submits the work recorded so far and waits until the device has done
+     * it and every copy into wasm memory has landed; reports GPU errors.
+     */
+    async sync() {
+      await current('sync').sync();
+      while (pendingReads.size) await Promise.all(pendingReads);
+      const e = readFailure;
+      readFailure = null;
+      if (e) throw e;
+    },
+    /** rt.dispose(): frees every buffer and destroys the GPU device this backend created. */
+    dispose() {
+      disposed = true;
+      if (!be) return;
+      allocations.clear();
+      pool.clear();
+      pooledBytes = 0;
+      be.dispose();
     },
   };
 }

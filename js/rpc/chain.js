@@ -361,10 +361,10 @@ export class RPCServed {
         return { value: await s.tensor(data, { shape, dtype, device: device ?? 'cpu' }), fresh: true };
       }
       case 'getFunction': {
-        const [m, fname] = args;
+        const [m, fname, optional] = args;
         if (!(m instanceof RPCModule)) throw new FFITypeError('webffi session: getFunction is asked of a remote module');
         if (typeof fname !== 'string') throw new FFITypeError('webffi session: getFunction(name): name is a string');
-        return { value: await m.getFunction(fname), fresh: true };
+        return { value: await m.getFunction(fname, { optional: optional === true }), fresh: true };
       }
       case 'loadModule': {
         let source = args[0];

@@ -107,10 +107,14 @@ export class RPCObject {
 
 /** A remote ffi.Module: its functions, and timers over them. */
 export class RPCModule extends RPCObject {
-  /** The module's function `name` as an async callable, or null when it has none. */
-  async getFunction(name, { queryImports = true } = {}) {
+  /**
+   * The module's function `name` as an async callable; when it has none, an
+   * AttributeError, or null with `{ optional: true }` (as ModuleObject).
+   */
+  async getFunction(name, { queryImports = true, optional = false } = {}) {
     const f = await this.session._serverFunction('tvm.rpc.server.ModuleGetFunction');
     const r = await f(this, String(name), Boolean(queryImports));
+    if (r == null && !optional) throw makeError('AttributeError', `Module has no function '${name}'`);
     return r ?? null;
   }
 

@@ -26,7 +26,7 @@ const WORD_BOOL = 2;
 const WORD_OBJECT = 3;
 
 export function install(state) {
-  const { x, w: guarded, L, heap, trap, hooks, objectClasses, jsValues, jsOpaque, addHandle, releaseHandle, decref, poison } = state;
+  const { x, w: guarded, L, heap, trap, hooks, objectClasses, jsValues, jsOpaque, addHandle, releaseHandle, decref, poison, core } = state;
   const {
     ANY, OBJ, PAYLOAD, BA, BA_DATA, BA_SIZE, OBJ_TI, OPAQUE_HANDLE, DT, DEV, MAP, SMALL_MAX, size,
     T_NONE, T_INT, T_BOOL, T_FLOAT, T_PTR, T_DLTENSOR_PTR, T_DTYPE, T_DEVICE, T_RAW_STR, T_BYTE_ARRAY,
@@ -48,7 +48,11 @@ export function install(state) {
     }
   };
 
-  const scratch = x.WebFFIHeapAlloc(SCRATCH_BYTES);
+  const heapAlloc = state.guard(core.heapAlloc);
+  const heapFree = state.guard(core.heapFree);
+  const functionFromJS = state.guard(core.functionFromJS);
+  const opaqueHandle = core.opaqueHandle ?? ((obj) => U32[(obj + OBJ + OPAQUE_HANDLE) >> 2]);
+  const scratch = core.heapAlloc(SCRATCH_BYTES);
   if (!scratch) throw new MemoryError('webffi: cannot allocate the call scratch area');
   fresh();
   const scratchEnd = scratch + SCRATCH_BYTES;
@@ -74,7 +78,7 @@ export function install(state) {
 
   function allocHeap(nbytes) {
     if (!(nbytes >= 0 && nbytes <= MAX_ALLOC)) throw oversized(nbytes);
-    const q = guarded.WebFFIHeapAlloc(nbytes);
+    const q = heapAlloc(nbytes);
     fresh();
     if (!q) throw oversized(nbytes);
     cleanups.push(FREE, q);
@@ -98,7 +102,7 @@ export function install(state) {
       const p = cleanups.pop();
       const action = cleanups.pop();
       if (action === DECREF) decref(p);
-      else if (action === FREE) guarded.WebFFIHeapFree(p);
+      else if (action === FREE) heapFree(p);
       else p[RELEASE]();
     }
   }
@@ -337,7 +341,7 @@ export function install(state) {
     if (v instanceof Map) return writeMap(w, v);
     if (v[AS_POD]) return writePod(w, v); // a tensor as DLTensor*, a handed-off object
     if (isPlainObject(v)) return writeRecord(w, v);
-    if (v instanceof FFIError) return writeError(w, v);
+    if (v instanceof Error || v instanceof FFIError) return writeError(w, v); // any error, as upstream converts any exception
     throw new FFITypeError(`Cannot convert a JS ${describe(v)} to an FFI value`);
   }
 
@@ -369,9 +373,9 @@ export function install(state) {
     return proto === Object.prototype || proto === null;
   }
 
-  /** An FFI error passed as a value becomes an ffi.Error holding the JS object. */
+  /** An error passed as a value becomes an ffi.Error holding the JS object. */
   function writeError(w, e) {
-    const errPtr = state.makeRaisableError(e, e.backtrace ?? '');
+    const errPtr = state.errorValue(e);
     writeObject(w, queueDecref(errPtr), T_ERROR);
   }
 
@@ -527,7 +531,7 @@ export function install(state) {
       return v;
     }
     if (ti === T_OPAQUE) {
-      const h = U32[(obj + OBJ + OPAQUE_HANDLE) >> 2];
+      const h = opaqueHandle(obj);
       if (jsOpaque[h] === obj) {
         const v = jsValues[h];
         if (owned) decref(obj);
@@ -653,8 +657,8 @@ export function install(state) {
   // Exports on the hot paths, held in constants: a property load from the
   // exports object (hundreds of entries, a dictionary) costs more than the
   // call itself and keeps V8 from inlining the call.
-  const functionCall = x.TVMFFIFunctionCall;
-  const callWords = x.WebFFIFunctionCallWords;
+  const functionCall = core.functionCall;
+  const callWords = core.callWords; // null: the core has no one-word fast path
 
   /** Calls Function fn with argv already written; returns the status code. */
   function webffiInvoke(fn, argv, n, result) {
@@ -788,11 +792,17 @@ export function install(state) {
     return e;
   }
 
+  /** Calls with up to four arguments on a core without the one-word fast path. */
+  function webffiCallGeneral(f, n, a0, a1, a2, a3) {
+    return webffiCall(f, n, null, a0, a1, a2, a3);
+  }
+  const callFixed = callWords ? webffiCallFixed : webffiCallGeneral;
+
   function makeCallable(obj, track = true) {
     // Up to four arguments go as named parameters: no arguments object per call.
     const f = function webffiFunction(a0, a1, a2, a3) {
       const n = arguments.length;
-      return n <= 4 ? webffiCallFixed(f, n, a0, a1, a2, a3) : webffiCall(f, n, arguments);
+      return n <= 4 ? callFixed(f, n, a0, a1, a2, a3) : webffiCall(f, n, arguments);
     };
     Object.setPrototypeOf(f, functionPrototype);
     stampRuntime(f, hooks);
@@ -806,7 +816,7 @@ export function install(state) {
   function jsFunctionToFFI(fn) {
     const out = alloc(ANY);
     const h = addHandle(fn);
-    const rc = guarded.WebFFIFunctionFromJS(h, out);
+    const rc = functionFromJS(h, out);
     fresh();
     if (rc !== 0) {
       releaseHandle(h);

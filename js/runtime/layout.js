@@ -4,8 +4,9 @@
 
 /**
  * @param {object} meta the core's ABI metadata (already checked by js/loader.js)
+ * @param {number} opaqueTypeIndex the type of the objects that hold JS values for C
  */
-export function layoutOf(meta) {
+export function layoutOf(meta, opaqueTypeIndex = meta.type_index['ffi.OpaquePyObject']) {
   const T = meta.type_index;
   const off = meta.offsetof;
   const size = meta.sizeof;
@@ -25,6 +26,8 @@ export function layoutOf(meta) {
       message: off['TVMFFIErrorCell.message'],
       backtrace: off['TVMFFIErrorCell.backtrace'],
       extra: off['TVMFFIErrorCell.extra_context'],
+      cause: off['TVMFFIErrorCell.cause_chain'],
+      update: off['TVMFFIErrorCell.update_backtrace'],
     },
     OPAQUE_HANDLE: off['TVMFFIOpaqueObjectCell.handle'],
     DT: { code: off['DLDataType.code'], bits: off['DLDataType.bits'], lanes: off['DLDataType.lanes'] },
@@ -62,7 +65,7 @@ export function layoutOf(meta) {
     T_BYTES: T['ffi.Bytes'],
     T_ERROR: T['ffi.Error'],
     T_FUNCTION: T['ffi.Function'],
-    T_OPAQUE: T['ffi.OpaquePyObject'],
+    T_OPAQUE: opaqueTypeIndex,
     T_MODULE: T['ffi.Module'],
     SMALL_MAX: ANY - PAYLOAD - 1, // inline bytes, NUL included
     typeKeys: new Map(Object.entries(T).filter(([k]) => !k.endsWith('ObjectBegin')).map(([k, v]) => [v, k])),

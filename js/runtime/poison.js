@@ -3,7 +3,14 @@
 // Only a real trap (a WebAssembly.RuntimeError thrown while wasm code ran)
 // poisons: JS errors from callbacks travel through C as raised errors and
 // never unwind wasm frames, and every host import catches what it calls.
-import { FatalError } from '../errors.js';
+import { FatalError, makeError } from '../errors.js';
+
+/**
+ * What trap.poisoned holds once the runtime is disposed (rt.dispose()): every
+ * check that refuses a poisoned instance refuses a disposed one too, at no
+ * extra cost on the hot paths.
+ */
+export const DISPOSED = Object.freeze({ message: 'the runtime was disposed' });
 
 /** Whether e is a trap from wasm code (never throws, whatever e is). */
 export function isTrap(e) {
@@ -19,6 +26,7 @@ export function install(state) {
 
   /** The error every call throws once the instance is poisoned. */
   state.fatal = function fatal() {
+    if (trap.poisoned === DISPOSED) return makeError('ValueError', 'Cannot use a disposed runtime (rt.dispose() was called): load a new one');
     return new FatalError(
       `webffi: the wasm instance was poisoned by an earlier trap (${trap.poisoned.message}); ` +
         'load a new runtime', { cause: trap.poisoned });
@@ -117,18 +125,20 @@ export function install(state) {
    * The exports wrapped so that a trap in any of them poisons (cold paths:
    * the hot ones guard their calls themselves).
    */
+  const guard = (f) => function guardedExport(...args) {
+    if (trap.unwound) state.unwindPending();
+    try {
+      return f(...args);
+    } catch (e) {
+      trap.unwound = true;
+      return state.poison(e);
+    }
+  };
   const guarded = {};
-  for (const [name, f] of Object.entries(x)) {
-    if (typeof f !== 'function') continue;
-    guarded[name] = function guardedExport(...args) {
-      if (trap.unwound) state.unwindPending();
-      try {
-        return f(...args);
-      } catch (e) {
-        trap.unwound = true;
-        return state.poison(e);
-      }
-    };
+  // A core's entries may differ from its raw exports (js/core/tvm_core.js).
+  for (const [name, f] of Object.entries(state.core.entries ?? x)) {
+    if (typeof f === 'function') guarded[name] = guard(f);
   }
   state.w = guarded;
+  state.guard = guard;
 }

@@ -1,7 +1,7 @@
 // The public surface: the runtime object load() returns, and the internals
 // js/tensor.js and the backends reach through runtime[INTERNALS].
 import { PTR, RUNTIME, INTERNALS, AS_POD, isHandle, runtimeOf, stampRuntime } from '../objects.js';
-import { isTrap } from './poison.js';
+import { isTrap, DISPOSED } from './poison.js';
 import { moduleLoader, ModuleLoadError } from '../dylink.js';
 import { DataType, Device } from '../values.js';
 import { makeError } from '../errors.js';
@@ -42,6 +42,8 @@ export function install(state) {
     [RUNTIME]: hooks,
     /** The ABI metadata of the loaded core. */
     metadata: meta,
+    /** Which kind of core this runtime drives: 'webffi' (its own) or 'tvm-ffi' (a library TVM compiled). */
+    coreKind: state.core.kind,
     /** The wasm instance's exports (for tools and benchmarks). */
     exports: x,
     getGlobal: state.getGlobal,
@@ -69,8 +71,7 @@ export function install(state) {
         const text = textOf(key, 'objectClass');
         if (w.TVMFFITypeKeyToIndex(state.byteArray(text), out) !== 0) {
           state.fresh();
-          w.TVMFFIErrorMoveFromRaised(out);
-          if (heap.u32[out >> 2]) state.decref(heap.u32[out >> 2]);
+          state.takeRaised(); // the core's own error for the miss, replaced by ours
           throw makeError('KeyError', `Unknown type key ${text}`);
         }
         state.fresh();
@@ -92,6 +93,11 @@ export function install(state) {
      */
     async loadModule(source, options) {
       if (state.trap.poisoned) throw state.fatal();
+      if (!state.core.modules) {
+        throw makeError('RuntimeError',
+          'loadModule: this runtime runs a tvm-ffi library, which cannot link webffi modules; ' +
+          'load webffi\'s own core (load() without `wasm`) to load modules');
+      }
       let ptr;
       try {
         ptr = await moduleLoader(x).load(source, options);
@@ -131,7 +137,29 @@ export function install(state) {
     },
     /** The trap that poisoned this instance, or null. */
     get poisoned() {
-      return state.trap.poisoned;
+      const p = state.trap.poisoned;
+      return p === DISPOSED ? null : p;
+    },
+    /**
+     * Releases what the runtime holds outside its wasm memory (the device
+     * backends: the GPU device it created) and refuses every later use
+     * with a ValueError; the memory goes with the last reference. Handles
+     * of the runtime then dispose as no-ops. Idempotent.
+     */
+    dispose() {
+      if (state.trap.poisoned === DISPOSED) return;
+      try {
+        runtime.backends?.dispose();
+      } finally {
+        state.trap.poisoned = DISPOSED;
+      }
+    },
+    [Symbol.dispose]() {
+      runtime.dispose();
+    },
+    /** Whether dispose() was called. */
+    get disposed() {
+      return state.trap.poisoned === DISPOSED;
     },
     logger: state.logger,
   };

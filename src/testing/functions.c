@@ -90,6 +90,54 @@ static int testing_raise_error(void* self, const TVMFFIAny* args, int32_t n, TVM
   return -1;
 }
 
+static const char* const wf_testing_chained_types[] = {"str", "str", "str", "str", "Object"};
+static const WebFFISignature wf_testing_chained_sig = {"testing.raise_chained", 5,
+                                                       wf_testing_chained_types, "None"};
+
+/*
+ * raise_chained(kind, message, cause_kind, cause_message, extra): raises
+ * kind/message with a cause chain (an error cause_kind/cause_message) and
+ * extra (an object, or None) as its extra context. Its backtrace starts with
+ * a frame it names itself, as upstream's TestRaiseError does
+ * (TVMFFIBacktrace with file, line and function).
+ */
+static int testing_raise_chained(void* self, const TVMFFIAny* args, int32_t n,
+                                 TVMFFIAny* result) {
+  (void)self;
+  (void)result;
+  TVMFFIByteArray kind, message, cause_kind, cause_message;
+  const WebFFISignature* sig = &wf_testing_chained_sig;
+  if (WebFFICheckNumArgs(sig, n) != 0) return -1;
+  if (WebFFIArgToString(sig, args, 0, &kind) != 0 ||
+      WebFFIArgToString(sig, args, 1, &message) != 0 ||
+      WebFFIArgToString(sig, args, 2, &cause_kind) != 0 ||
+      WebFFIArgToString(sig, args, 3, &cause_message) != 0) {
+    return -1;
+  }
+  TVMFFIObjectHandle extra = NULL;
+  if (args[4].type_index >= kTVMFFIStaticObjectBegin) {
+    extra = args[4].v_obj;
+  } else if (args[4].type_index != kTVMFFINone) {
+    TVMFFIErrorSetRaisedFromCStr("TypeError", "testing.raise_chained: extra is an object or None");
+    return -1;
+  }
+  TVMFFIObjectHandle cause = NULL, err = NULL;
+  if (TVMFFIErrorCreate(&cause_kind, &cause_message, NULL, &cause) != 0) {
+    TVMFFIErrorSetRaisedFromCStr("MemoryError", "testing.raise_chained: out of memory");
+    return -1;
+  }
+  const TVMFFIByteArray* bt = TVMFFIBacktrace(__FILE__, __LINE__, "testing_raise_chained", 0);
+  int rc = TVMFFIErrorCreateWithCauseAndExtraContext(&kind, &message, bt, cause, extra, &err);
+  TVMFFIObjectDecRef(cause);
+  if (rc != 0) {
+    TVMFFIErrorSetRaisedFromCStr("MemoryError", "testing.raise_chained: out of memory");
+    return -1;
+  }
+  TVMFFIErrorSetRaised(err);
+  TVMFFIObjectDecRef(err);
+  return -1;
+}
+
 static int testing_apply(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)self;
   if (n < 1 || !wf_testing_is_function(&args[0])) {
@@ -165,6 +213,7 @@ int wf_testing_functions_register(void) {
        "\\\"int\\\"},{\\\"type\\\":\\\"int\\\"}]}\"}"},
       {"testing.test_raise_error", testing_raise_error, NULL},
       {"testing.apply", testing_apply, NULL},
+      {"testing.raise_chained", testing_raise_chained, NULL},
       {"testing.object_use_count", testing_object_use_count, NULL},
       {"testing.call_with_dltensor", testing_call_with_dltensor, NULL},
   };

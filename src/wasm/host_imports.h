@@ -8,19 +8,22 @@
 #define WF_HOST_IMPORT(name) __attribute__((import_module("webffi"), import_name(name)))
 
 /*
- * Writes the current wasm frames, most recent first, one per line as
- * "FUNC\tLOCATION\n", into buf (at most cap bytes); returns the byte count.
- * FUNC comes from the name section; LOCATION is the host's text for the
- * frame (function index and code offset today, file and line with source
- * maps later). With C backtraces switched off it writes nothing.
+ * Writes the backtrace of the wasm frames running now (the C of the current
+ * call, down to the first JS frame), most recent first, as the ABI's lines
+ * (`  File "FILE", line N, in FUNC\n`), into buf (at most cap bytes, whole
+ * lines); returns the byte count. The host names file and line from the
+ * module's line table when it has one, else the frame's wasm location;
+ * frames of the runtime's error machinery are left out, and the first
+ * `skip` source frames (a frame the caller names itself). With C
+ * backtraces switched off it writes nothing.
  */
-WF_HOST_IMPORT("backtrace") int32_t wf_host_backtrace(char* buf, int32_t cap);
+WF_HOST_IMPORT("backtrace") int32_t wf_host_backtrace(char* buf, int32_t cap, int32_t skip);
 
 /*
  * Captures the current stack without formatting it (formatting is most of
  * a capture's cost) and returns a token for it, never 0; -1 (no capture)
  * while the host has C backtraces switched off. The host keeps the
- * capture until wf_host_backtrace_frames writes its wasm frames (as
+ * capture until wf_host_backtrace_frames writes its backtrace lines (as
  * wf_host_backtrace would have at the capture; 0 bytes for an unknown
  * token) or wf_host_backtrace_drop forgets it.
  */

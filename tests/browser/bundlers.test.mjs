@@ -117,6 +117,56 @@ test('esbuild --bundle --platform=browser, the wasm through the file loader', as
   assertFetched(run, wasm);
 });
 
+/** A page that runs one of the app's entry points (a module). */
+const pageFor = (script) => `<!doctype html>
+<meta charset="utf-8">
+<pre id="result">loading</pre>
+<script type="module" src="./${script}"></script>
+`;
+
+/** The worker app's page: C called in the worker, a C error caught on the page. */
+function assertWorkerAppWorked(run) {
+  assert.deepEqual(run.failed, [], 'no request failed');
+  assert.deepEqual(run.errors, []);
+  assert.equal(run.state, 'done', JSON.stringify(run.value));
+  assert.deepEqual(run.value, {
+    sum: 42,
+    error: { kind: 'ValueError', message: 'raised in C', isValueError: true, isFFIError: true },
+  });
+}
+
+test('esbuild: a page of webffi/client, and a worker that hands load() the wasm\'s URL', async () => {
+  const { build } = await import('esbuild');
+  const out = join(work, 'esbuild-worker');
+  const pages = ['main_worker_esbuild.js', 'main_worker_esbuild_no_url.js'];
+  const result = await build({
+    absWorkingDir: appDir,
+    entryPoints: [...pages, 'worker_esbuild.js', 'worker_esbuild_no_url.js'],
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    loader: { '.wasm': 'file' },
+    outdir: out,
+    logLevel: 'silent',
+    metafile: true,
+  });
+  assert.deepEqual(result.warnings, []);
+  // The page loads no wasm: nothing of the runtime is in its bundle.
+  for (const page of pages) {
+    const [, output] = Object.entries(result.metafile.outputs).find(([, o]) => o.entryPoint === page);
+    const inputs = Object.keys(output.inputs);
+    assert.ok(inputs.some((i) => i.endsWith('js/client.js')), inputs.join(' '));
+    assert.deepEqual(inputs.filter((i) => /js\/(loader|dylink|tensor\.js|runtime\/|rpc\/|backends\/)/.test(i) || i.endsWith('.wasm')), [], page);
+  }
+  writeFileSync(join(out, 'worker.html'), pageFor('main_worker_esbuild.js'));
+  writeFileSync(join(out, 'worker_no_url.html'), pageFor('main_worker_esbuild_no_url.js'));
+  assertWorkerAppWorked(await runApp(out, 'worker.html'));
+  // Without load({ wasm }) the worker's runtime is not found, and the call says how to fix it.
+  const bad = await runApp(out, 'worker_no_url.html');
+  assert.equal(bad.state, 'failed', JSON.stringify(bad.value));
+  assert.match(bad.value.failure, /^RuntimeError: webffi: cannot fetch http:\/\/127\.0\.0\.1:\d+\/dist\/webffi\.wasm: HTTP 404 \(the default: .*`import wasm from 'webffi\/webffi\.wasm'` \(esbuild: --loader:\.wasm=file\) and `load\(\{ wasm \}\)`$/);
+});
+
 test('vite build, the wasm through new URL(..., import.meta.url)', async () => {
   const { build, createLogger } = await import('vite');
   const out = join(work, 'vite');
@@ -231,4 +281,32 @@ test('no build step: an import map onto the package as a CDN serves it', async (
   assertAppWorked(run);
   assert.ok(run.wasm[0].endsWith(`/${at}/dist/webffi.wasm`), run.wasm[0]);
   assert.ok(run.wasm[1].endsWith(`/${at}/dist/webffi_testing.wasm`), run.wasm[1]);
+
+  // In a module Worker, which does not see the page's import map: imported by
+  // URL it works; a bare `from 'webffi'` fails to load, and the page is told so.
+  cpSync(join(appDir, 'worker_app.js'), join(site, 'worker_app.js'));
+  writeFileSync(join(site, 'worker_by_url.js'), `import { load, serve } from '/${at}/js/index.js';
+import { loadTesting } from '/${at}/js/testing.js';
+serve(load().then(loadTesting), self, { expose: ['testing.add_one', 'testing.test_raise_error'] });
+`);
+  writeFileSync(join(site, 'worker_bare.js'), `import { load, serve } from 'webffi';
+serve(load(), self);
+`);
+  for (const [page, worker] of [['worker.html', 'worker_by_url.js'], ['worker_bare.html', 'worker_bare.js']]) {
+    writeFileSync(join(site, page), `<!doctype html>
+<meta charset="utf-8">
+<script type="importmap">
+{ "imports": { "webffi/client": "/${at}/js/client.js", "webffi": "/${at}/js/index.js", "webffi/": "/${at}/" } }
+</script>
+<pre id="result">loading</pre>
+<script type="module">
+  import { mainWorker } from './worker_app.js';
+  mainWorker(new Worker('./${worker}', { type: 'module' }));
+</script>
+`);
+  }
+  assertWorkerAppWorked(await runApp(site, 'worker.html'));
+  const bare = await runApp(site, 'worker_bare.html');
+  assert.equal(bare.state, 'failed', JSON.stringify(bare.value));
+  assert.match(bare.value.failure, /^RPCError: webffi session: the worker failed to load its imports .*A module Worker does not see the page's import map/);
 });

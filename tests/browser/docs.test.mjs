@@ -24,7 +24,7 @@ before(async () => {
     const path = cdn ? url.replace(cdn, '') : url.startsWith(ORIGIN) ? url.slice(ORIGIN.length) : null;
     if (path === null) return route.abort();
     const page = pages.get(path);
-    if (page !== undefined) return route.fulfill({ contentType: 'text/html', body: page });
+    if (page !== undefined) return route.fulfill({ contentType: MIME[extname(path)] ?? 'text/html', body: page });
     try {
       const body = await readFile(join(repoRoot, new URL(path, 'x:/').pathname));
       return route.fulfill({ contentType: MIME[extname(path)] ?? 'application/octet-stream', body });
@@ -37,11 +37,13 @@ after(async () => {
   await browser?.close();
 });
 
-const pages = new Map(); // path -> html, served at ORIGIN
+const pages = new Map(); // path -> html (or a `file=` block: a worker script), served at ORIGIN
+/** Where a document's pages and files are served: a page's `./NAME` is the document's file block NAME. */
+const folderOf = (doc) => `docs/${doc.replace(/[/.]/g, '_')}`;
 
 /** Opens the block as a page; resolves with its console.log lines once `lines` arrived (or after quiet). */
 async function runInPage(block, lines) {
-  const path = `docs/${block.doc.replace(/[/.]/g, '_')}/block-${block.line}.html`;
+  const path = `${folderOf(block.doc)}/block-${block.line}.html`;
   pages.set(path, block.lang === 'html' ? block.code : `<!doctype html><script type="module">\n${block.code}</script>`);
   const page = await browser.context.newPage();
   const logs = [];
@@ -64,6 +66,7 @@ for (const doc of documents()) {
   const runnable = blocks.filter((b) => roleOf(b) === 'browser');
   if (runnable.length === 0) continue;
   test(`${doc}: the browser blocks run in Chromium`, async () => {
+    for (const b of blocks) if (roleOf(b) === 'file') pages.set(`${folderOf(doc)}/${b.directives.file}`, b.code);
     for (const block of runnable) {
       const next = blocks[blocks.indexOf(block) + 1];
       const expected = next && roleOf(next) === 'output' ? next.code : null;

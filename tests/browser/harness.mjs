@@ -24,13 +24,22 @@ const MIME = {
 
 /**
  * Serves the repository over http://127.0.0.1 (browsers cannot fetch wasm
- * from file://).
+ * from file://); `mounts` serve other folders under a path prefix
+ * ({ '/models/': dir }).
  */
-export async function startServer({ root = repoRoot } = {}) {
+export async function startServer({ root = repoRoot, mounts = {} } = {}) {
   const server = createServer(async (req, res) => {
-    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
-    const file = join(root, path);
-    if (!file.startsWith(normalize(root)) || file.includes(`${sep}..${sep}`)) {
+    let path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    let base = root;
+    for (const [prefix, dir] of Object.entries(mounts)) {
+      if (path.startsWith(prefix)) {
+        base = dir;
+        path = path.slice(prefix.length - 1);
+        break;
+      }
+    }
+    const file = join(base, path);
+    if (!file.startsWith(normalize(base)) || file.includes(`${sep}..${sep}`)) {
       res.writeHead(403).end();
       return;
     }

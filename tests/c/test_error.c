@@ -114,6 +114,37 @@ void error_backtrace_leads_with_given_frame(void) {
   CHECK(strncmp(bt->data, "  File \"kernel.c\", line 12, in my_kernel\n", 41) == 0);
 }
 
+/* Not static (named by the native backtrace with -rdynamic): the frame a
+ * TVMFFIBacktrace call names stands for this function's own. */
+__attribute__((noinline)) const TVMFFIByteArray* name_a_frame(const char* file, int line) {
+  const TVMFFIByteArray* bt = TVMFFIBacktrace(file, line, "named", 0);
+  __asm__ volatile("");
+  return bt;
+}
+
+void error_backtrace_named_frame_stands_for_its_caller(void) {
+  const TVMFFIByteArray* bt = name_a_frame("kernel.c", 12);
+  const char* want = "  File \"kernel.c\", line 12, in named\n";
+  CHECK(strncmp(bt->data, want, strlen(want)) == 0);
+  /* upstream counts the named frame as its caller's: not listed twice */
+  CHECK(strstr(bt->data, "in name_a_frame") == NULL);
+  CHECK(strstr(bt->data, "in error_backtrace_named_frame_stands_for_its_caller") != NULL);
+}
+
+void error_backtrace_says_when_a_frame_has_no_line(void) {
+  const TVMFFIByteArray* bt = name_a_frame("kernel.c", 0);
+  const char* want = "  File \"kernel.c\", line unknown, in named\n";
+  CHECK(strncmp(bt->data, want, strlen(want)) == 0);
+  CHECK(strstr(bt->data, "line 0,") == NULL);
+}
+
+void error_backtrace_leaves_out_a_named_plumbing_frame(void) {
+  /* TVM_FFI_THROW inside upstream's typed-function wrappers: left out, as upstream does */
+  const TVMFFIByteArray* bt = name_a_frame("/tvm-ffi/include/tvm/ffi/function_details.h", 5);
+  CHECK(strstr(bt->data, "function_details.h") == NULL);
+  CHECK(strstr(bt->data, "in name_a_frame") == NULL);
+}
+
 void error_create_failure_leaves_slot_untouched(void) {
   TVMFFIErrorSetRaisedFromCStr("KeyError", "still here");
   install_counting_allocator();

@@ -504,7 +504,151 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi_fail(void* s, const TVMFFIAny* a, int32_t n, TV
     cpSync(`${dir}/k.wasm`, out);
     const fail = (await rt.loadModule(readFileSync(out))).getFunction('fail');
     assert.throws(() => fail(), (e) => e instanceof ValueError &&
-      new RegExp(`^ {2}File "wasm://wasm/${name}-[0-9a-f]+:wasm-function\\[\\d+\\]:0x[0-9a-f]+", line 0, in ${name}\\.__tvm_ffi_fail\\n`)
+      new RegExp(`^ {2}File "wasm://wasm/${name}-[0-9a-f]+:wasm-function\\[\\d+\\]:0x[0-9a-f]+", line unknown, in ${name}\\.__tvm_ffi_fail\\n`)
         .test(e.backtrace), name);
   }
+});
+
+test('-g keeps the link\'s DWARF and adds the line table; -gline-tables-only keeps the table alone; a link with no DWARF says so', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'webffi-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(`${dir}/k.c`, `#include <tvm/ffi/c_api.h>
+TVM_FFI_DLL_EXPORT int __tvm_ffi_fail(void* s, const TVMFFIAny* a, int32_t n, TVMFFIAny* r) {
+  (void)s; (void)a; (void)n; (void)r;
+  TVMFFIErrorSetRaisedFromCStr("ValueError", "failed on purpose");
+  return -1;
+}`);
+  const sections = (file) => {
+    const m = new WebAssembly.Module(readFileSync(file));
+    return ['webffi.lines', '.debug_info', '.debug_line'].map((s) => WebAssembly.Module.customSections(m, s).length);
+  };
+  for (const [flag, expected] of [['-g', [1, 1, 1]], ['-gline-tables-only', [1, 0, 0]], ['-g0', [0, 0, 0]]]) {
+    const run = webffi('build', '--module', flag, `${dir}/k.c`, '-o', `${dir}/k.wasm`);
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stderr, '', flag);
+    assert.deepEqual(sections(`${dir}/k.wasm`), expected, flag);
+  }
+  // objects compiled without -g, linked with it: nothing to read, one warning, still built
+  let run = webffi('build', '-c', '--module', `${dir}/k.c`, '-o', `${dir}/k.o`);
+  assert.equal(run.status, 0, run.stderr);
+  run = webffi('build', '--module', '-g', `${dir}/k.o`, '-o', `${dir}/k.wasm`);
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stderr, /^webffi: warning: the link kept no DWARF line table \(were the sources compiled without -g\?\)/);
+  assert.deepEqual(sections(`${dir}/k.wasm`), [0, 0, 0]);
+  // -c with -g, then the link: the table is made at the link
+  run = webffi('build', '-c', '--module', '-gline-tables-only', `${dir}/k.c`, '-o', `${dir}/k.o`);
+  assert.equal(run.status, 0, run.stderr);
+  run = webffi('build', '--module', '-gline-tables-only', `${dir}/k.o`, '-o', `${dir}/k.wasm`);
+  assert.equal(run.status, 0, run.stderr);
+  assert.deepEqual(sections(`${dir}/k.wasm`), [1, 0, 0]);
+});
+
+test('upstream\'s C++ headers without --tvm-ffi-include: the error names the header and how to give them', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'webffi-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(`${dir}/typed.cc`, '#include <tvm/ffi/function.h>\nint x;\n');
+  const run = webffi('build', '--module', `${dir}/typed.cc`, '-o', `${dir}/typed.wasm`);
+  assert.equal(run.status, 1);
+  assert.equal(run.stderr, `webffi: ${dir}/typed.cc:1:10: \`tvm/ffi/function.h\` is one of upstream tvm-ffi's C++ headers, ` +
+    'which webffi does not ship (it has the C ABI\'s: tvm/ffi/c_api.h, tvm/ffi/extra/c_env_api.h); to build against them, ' +
+    'pass upstream\'s include folder: `--tvm-ffi-include DIR`, or `--tvm-ffi-include auto` where tvm-ffi is installed ' +
+    '(`pip install apache-tvm-ffi` puts its `tvm-ffi-config` on PATH), or the TVM_FFI_INCLUDE variable\n');
+  // Given a folder without them, it says that folder is not upstream's.
+  mkdirSync(`${dir}/up/tvm/ffi`, { recursive: true });
+  writeFileSync(`${dir}/up/tvm/ffi/c_api.h`, '#include_next <tvm/ffi/c_api.h>\n');
+  const wrong = webffi('build', '-c', '--tvm-ffi-include', `${dir}/up`, `${dir}/typed.cc`, '-o', `${dir}/typed.o`);
+  assert.equal(wrong.status, 1);
+  assert.match(wrong.stderr, /^webffi: .*typed\.cc:1:10: `tvm\/ffi\/function\.h` is not in --tvm-ffi-include .*\/up, which should be upstream tvm-ffi's include folder/);
+  assert.doesNotMatch(wrong.stderr + run.stderr, /clang|emcc|em\+\+/);
+  // Other compile errors pass through as the compiler writes them.
+  writeFileSync(`${dir}/broken.c`, 'int f( { return 0; }\n');
+  const broken = webffi('build', '--module', `${dir}/broken.c`, '-o', `${dir}/broken.wasm`);
+  assert.equal(broken.status, 1);
+  assert.match(broken.stderr, /broken\.c:1:\d+: error: /);
+});
+
+test('--module with no __tvm_ffi_* function builds, with a warning saying how to export one', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'webffi-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(`${dir}/helpers.c`, '#include <tvm/ffi/c_api.h>\nint helper(int x) { return x + 1; }\n' +
+    'static int __tvm_ffi_private(void) { return helper(1); }\nint use(void) { return __tvm_ffi_private(); }\n');
+  const run = webffi('build', '--module', `${dir}/helpers.c`, '-o', `${dir}/helpers.wasm`);
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stderr, `webffi: warning: ${dir}/helpers.wasm: no source defines a \`__tvm_ffi_*\` function or ` +
+    'registers a global, so the module loads with nothing to call; export each function as `TVM_FFI_DLL_EXPORT int ' +
+    '__tvm_ffi_NAME(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result)` (C++ on upstream\'s ' +
+    'headers: TVM_FFI_DLL_EXPORT_TYPED_FUNC(NAME, fn))\n');
+  assert.ok(existsSync(`${dir}/helpers.wasm`));
+  // With one, nothing is said; nor for a module whose constructor registers a global instead.
+  writeFileSync(`${dir}/answer.c`, answerSource);
+  const ok = webffi('build', '--module', `${dir}/answer.c`, '-o', `${dir}/answer.wasm`);
+  assert.equal(ok.status, 0, ok.stderr);
+  assert.equal(ok.stderr, '');
+  writeFileSync(`${dir}/registers.c`, `#include <tvm/ffi/c_api.h>
+static int answer(void* s, const TVMFFIAny* a, int32_t n, TVMFFIAny* r) {
+  (void)s; (void)a; (void)n; r->type_index = kTVMFFIInt; r->zero_padding = 0; r->v_int64 = 42; return 0;
+}
+__attribute__((constructor)) static void registers(void) {
+  TVMFFIObjectHandle f;
+  TVMFFIByteArray name = {"registers.answer", 16};
+  if (TVMFFIFunctionCreate(0, answer, 0, &f) == 0) { TVMFFIFunctionSetGlobal(&name, f, 1); TVMFFIObjectDecRef(f); }
+}
+`);
+  const registers = webffi('build', '--module', `${dir}/registers.c`, '-o', `${dir}/registers.wasm`);
+  assert.equal(registers.status, 0, registers.stderr);
+  assert.equal(registers.stderr, '');
+});
+
+test('upstream\'s export macros (EMSCRIPTEN_KEEPALIVE) on C++ classes: no warning, and the module keeps only what its functions reach', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'webffi-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // A stand-in for upstream's headers: its export macros as upstream defines
+  // them under Emscripten, on a class, with inline functions and templates
+  // (weak definitions) and iostreams that nothing calls.
+  mkdirSync(`${dir}/up/tvm/ffi`, { recursive: true });
+  writeFileSync(`${dir}/up/tvm/ffi/c_api.h`, `#if !defined(TVM_FFI_DLL) && defined(__EMSCRIPTEN__)
+#include <emscripten/emscripten.h>
+#define TVM_FFI_DLL EMSCRIPTEN_KEEPALIVE
+#define TVM_FFI_DLL_EXPORT EMSCRIPTEN_KEEPALIVE
+#endif
+#include_next <tvm/ffi/c_api.h>
+`);
+  writeFileSync(`${dir}/up/tvm/ffi/counter.h`, `#include <tvm/ffi/c_api.h>
+#include <sstream>
+#include <string>
+namespace upstream_like {
+class TVM_FFI_DLL Counter {
+ public:
+  static int& count() { static int n = 0; return n; }
+  std::string describe() const { std::ostringstream os; os << "count=" << count(); return os.str(); }
+};
+template <typename T> struct Box { T value; T get() const { return value; } };
+}
+`);
+  writeFileSync(`${dir}/count.cc`, `#include <tvm/ffi/counter.h>
+extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi_count(void*, const TVMFFIAny*, int32_t, TVMFFIAny* r) {
+  upstream_like::Box<int> b{++upstream_like::Counter::count()};
+  r->type_index = kTVMFFIInt; r->zero_padding = 0; r->v_int64 = b.get();
+  return 0;
+}
+`);
+  // Compiled alone (a build with --tvm-ffi-include also compiles the forwarding
+  // layer, which needs the real headers), then linked as a module.
+  const compiled = webffi('build', '-c', '--module', '--tvm-ffi-include', `${dir}/up`, `${dir}/count.cc`, '-o', `${dir}/count.o`);
+  assert.equal(compiled.status, 0, compiled.stderr);
+  assert.doesNotMatch(compiled.stderr, /warning/, compiled.stderr);
+  const run = webffi('build', '--module', '--cxx', `${dir}/count.o`, '-o', `${dir}/count.wasm`);
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stderr, '');
+  const mod = new WebAssembly.Module(readFileSync(`${dir}/count.wasm`));
+  const exports = WebAssembly.Module.exports(mod).map((e) => e.name);
+  assert.ok(exports.includes('__tvm_ffi_count'));
+  assert.deepEqual(exports.filter((n) => n.startsWith('_Z')), [], 'no C++ symbol is exported (nor kept alive by an export)');
+  assert.deepEqual(WebAssembly.Module.imports(mod).filter((i) => i.name.startsWith('_Z')).map((i) => i.name), []);
+  assert.ok(readFileSync(`${dir}/count.wasm`).length < 30000, `${readFileSync(`${dir}/count.wasm`).length} bytes`);
+  const { load } = await import(new URL('../../js/index.js', import.meta.url));
+  const rt = await load({ autoloadBackends: false });
+  const count = (await rt.loadModule(readFileSync(`${dir}/count.wasm`))).getFunction('count');
+  assert.equal(count(), 1);
+  assert.equal(count(), 2);
 });

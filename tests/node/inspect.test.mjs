@@ -111,3 +111,31 @@ test('a loaded module shows the name it was loaded under, in inspect and String(
   mod.dispose();
   assert.equal(String(mod), 'ffi.Module <disposed>');
 });
+
+test('console.error(e) shows an error\'s kind, never its internal fields', async () => {
+  const { Console } = await import('node:console');
+  const { PassThrough } = await import('node:stream');
+  const printed = (e) => {
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (d) => { text += d; });
+    new Console({ stdout: out, stderr: out, colorMode: false }).error(e);
+    return text;
+  };
+  let raised;
+  try {
+    g('testing.test_raise_error')('IndexError', 'oops');
+  } catch (e) {
+    raised = e;
+  }
+  const { ValueError } = await import('../../js/index.js');
+  for (const e of [raised, new ValueError('made in JS')]) {
+    const text = printed(e);
+    assert.match(text, /kind: '(IndexError|ValueError)'/);
+    assert.doesNotMatch(text, /Symbol\(webffi/, text);
+    assert.doesNotMatch(plain(e, { showHidden: false }), /Symbol\(webffi/);
+  }
+  // reading the backtrace (formatted then, and kept) adds nothing to show
+  assert.ok(raised.backtrace.includes('testing_raise_error'));
+  assert.doesNotMatch(printed(raised), /Symbol\(webffi/);
+});

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { load } from '../../js/index.js';
+import { load, RuntimeError } from '../../js/index.js';
 import { startServer, launchChromium, runPage } from '../browser/harness.mjs';
 import { loadTesting } from '../support/testing_module.mjs';
 
@@ -25,6 +25,32 @@ test('load accepts a URL and a URL string', async () => {
   const url = new URL('../../dist/webffi.wasm', import.meta.url);
   for (const wasm of [url, url.href]) {
     assert.equal((await loadTesting(await load({ wasm }))).getGlobal('testing.add_one')(2), 3);
+  }
+});
+
+test('a wasm that cannot be fetched says where it looked and, at the default place, how a bundle passes it', async () => {
+  const { createServer } = await import('node:http');
+  const server = createServer((req, res) => res.writeHead(404).end());
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = `http://127.0.0.1:${server.address().port}/app/webffi.wasm`;
+    await assert.rejects(load({ wasm: url }), (e) => e instanceof RuntimeError &&
+      e.message === `webffi: cannot fetch ${url}: HTTP 404 (the \`wasm\` given to load())`);
+  } finally {
+    server.close();
+  }
+  // Bundled by esbuild, webffi's JS no longer sits next to dist/: the default URL misses.
+  const { build } = await import('esbuild');
+  const dir = mkdtempSync(join(tmpdir(), 'webffi-bundled-'));
+  try {
+    writeFileSync(join(dir, 'main.mjs'), `import { load } from ${JSON.stringify(`${root}js/index.js`)};
+load().then(() => console.log('loaded'), (e) => console.log(e.name, e.message));\n`);
+    await build({ entryPoints: [join(dir, 'main.mjs')], bundle: true, platform: 'node', format: 'esm',
+      outfile: join(dir, 'out/app.mjs'), logLevel: 'silent' });
+    const out = execFileSync(process.execPath, [join(dir, 'out/app.mjs')], { encoding: 'utf8' });
+    assert.match(out, /^RuntimeError webffi: cannot fetch file:\/\/.*\/dist\/webffi\.wasm: ENOENT \(the default: .*import wasm from 'webffi\/webffi\.wasm'.* and `load\(\{ wasm \}\)`\n$/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

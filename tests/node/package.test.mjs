@@ -86,5 +86,40 @@ test('prepack refuses a missing dist/ or one without its source hash', (t) => {
   rmSync(join(dir, 'dist'), { recursive: true });
   const none = prepack(dir);
   assert.equal(none.status, 1);
-  assert.match(none.stderr, /dist\/webffi\.wasm, dist\/libwebffi\.a, dist\/libwebffi\.json, dist\/webffi\.cjs, dist\/webffi\.iife\.js, dist\/sources\.sha256 missing/);
+  assert.match(none.stderr, /dist\/webffi\.wasm, dist\/webffi\.lines, dist\/libwebffi\.a, dist\/libwebffi\.json, dist\/webffi\.cjs, dist\/webffi\.iife\.js, dist\/sources\.sha256 missing/);
+});
+
+test('sideEffects names the modules that register at import, and bundlers keep them', async () => {
+  assert.deepEqual(pkg.sideEffects, ['./js/tensor_codec.js', './js/rpc/chain.js', './dist/webffi.cjs', './dist/webffi.iife.js']);
+  // What registers something at import is listed: a top-level call into another module's registry.
+  const { readdirSync } = await import('node:fs');
+  const registering = readdirSync(join(root, 'js'), { recursive: true }).filter((f) => String(f).endsWith('.js'))
+    .filter((f) => /^register\w*\(/m.test(readFileSync(join(root, 'js', String(f)), 'utf8'))).map((f) => `./js/${f}`);
+  assert.deepEqual(registering.sort(), ['./js/rpc/chain.js', './js/tensor_codec.js']);
+  // A page that imports only serve and connectRPC, bundled, still serves a TVM RPC session (chain.js's adapter),
+  // and decodes tensors (tensor_codec.js): both modules are in the bundle.
+  const { build } = await import('esbuild');
+  const dir = mkdtempSync(join(tmpdir(), 'webffi-side-effects-'));
+  try {
+    writeFileSync(join(dir, 'main.js'), `import { serve, connectRPC, decodeValue } from ${JSON.stringify(`${root}js/index.js`)};
+globalThis.x = [serve, connectRPC, decodeValue];\n`);
+    const r = await build({ entryPoints: [join(dir, 'main.js')], bundle: true, format: 'esm', platform: 'browser',
+      write: false, metafile: true, loader: { '.wasm': 'file' }, outdir: join(dir, 'out'), logLevel: 'silent' });
+    const inputs = Object.keys(r.metafile.inputs);
+    assert.ok(inputs.some((i) => i.endsWith('js/rpc/chain.js')), inputs.join(' '));
+    assert.ok(inputs.some((i) => i.endsWith('js/tensor_codec.js')), inputs.join(' '));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('webffi/client resolves for import and for types, and exports the session side', async () => {
+  assert.deepEqual(pkg.exports['./client'], { types: './js/client.d.ts', default: './js/client.js' });
+  const client = await import('webffi/client'); // the package by its own name, through "exports"
+  for (const name of ['connect', 'connectRuntime', 'RemoteRuntime', 'RemoteTensor', 'encodeValue', 'decodeValue', 'RPCError', 'ValueError', 'SESSION_LIMITS']) {
+    assert.ok(name in client, name);
+  }
+  const main = await import('../../js/index.js');
+  assert.equal(client.RPCError, main.RPCError, 'one copy of the classes');
+  assert.ok(!('load' in client), 'no runtime loader');
 });

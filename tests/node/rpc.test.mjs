@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import {
   load, connectRPC, listenRPC, joinRPCProxy, RPCError, RPCSessionTimeoutError, ValueError,
-  RPCTensor, RPCModule, asFloat, FFITypeError,
+  RPCTensor, RPCModule, asFloat, FFITypeError, AttributeError,
 } from '../../js/index.js';
 import { startProxy } from '../support/rpc_proxy.mjs';
 import { loadTesting } from '../support/testing_module.mjs';
@@ -162,7 +162,8 @@ test('upload, listdir, download, remove, load_module of a webffi module, and its
   const answer = await mod.getFunction('answer');
   assert.equal(await answer(), 42);
   assert.equal(await answer(21), 42);
-  assert.equal(await mod.getFunction('no_such'), null);
+  await assert.rejects(mod.getFunction('no_such'), (e) => e instanceof AttributeError && e.message === "Module has no function 'no_such'");
+  assert.equal(await mod.getFunction('no_such', { optional: true }), null);
   const fail = await mod.getFunction('fail');
   await assert.rejects(fail(), (e) => e instanceof ValueError && e.message === 'raised in the module');
   const timer = mod.timeEvaluator('answer', 'cpu', { number: 3, repeat: 2 });

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import {
   load, listenRPC, joinRPCProxy, connectRuntime, connect, connectRPC, RemoteTensor, RemoteFunction, RemoteModule,
-  RemoteObject, RPCError, ValueError, FFITypeError,
+  RemoteObject, RPCError, ValueError, FFITypeError, AttributeError,
 } from '../../js/index.js';
 import { startProxy } from '../support/rpc_proxy.mjs';
 
@@ -106,7 +106,8 @@ test('a module uploaded through the worker: its functions are remote functions',
   const addInt = await m.getFunction('add_int');
   assert.ok(addInt instanceof RemoteFunction);
   assert.equal(await addInt.call([41]), 42);
-  assert.equal(await m.getFunction('no_such_function'), null);
+  await assert.rejects(m.getFunction('no_such_function'), (e) => e instanceof AttributeError && e.message === "Module has no function 'no_such_function'");
+  assert.equal(await m.getFunction('no_such_function', { optional: true }), null);
   const raise = await m.getFunction('raise_error');
   await assert.rejects(raise.call(['in the module']), (e) => e instanceof ValueError && /in the module/.test(e.message));
   // a URL is fetched in the worker, then uploaded
@@ -119,7 +120,7 @@ test('a module uploaded through the worker: its functions are remote functions',
   // the worker's allowlist names module loading, or it is refused (as a local worker refuses it)
   const strict = await connectRuntime(hop(D, 'dev', { serveOptions: { expose: ['demo.*'] } }), { timeout: 30000 });
   await assert.rejects(strict.loadModule(addOne), (e) => e instanceof RPCError && /does not forward module loading/.test(e.message));
-  await assert.rejects(strict.getGlobal('ffi.Array')(1), (e) => e instanceof ValueError && /Cannot find global function ffi\.Array/.test(e.message));
+  await assert.rejects(strict.getGlobal('ffi.Array')(1), (e) => e instanceof ValueError && /this worker does not expose `ffi\.Array`/.test(e.message));
   assert.equal(await strict.getGlobal('demo.where')(), 'device');
   strict.close();
   // a device that does not allow uploads says so

@@ -71,7 +71,7 @@ export function coreTests(webffi, wasm) {
       ok(/incompatible wasm: ABI metadata version undefined, expected 1/.test(e.message), e.message);
       const notOurs = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]);
       const e2 = await rejects(webffi.load({ wasm: notOurs }), 'load empty');
-      ok(/not a webffi runtime/.test(e2.message), e2.message);
+      ok(/neither webffi's core nor a tvm-ffi library: it exports nothing and imports nothing/.test(e2.message), e2.message);
     },
 
     'numbers: integers cross as int, others as float'() {
@@ -294,9 +294,9 @@ export function coreTests(webffi, wasm) {
         same(e.kind, kind);
         same(e.message, `a ${kind}`);
         same(String(e), `${kind}: a ${kind}`);
-        ok(/^ {2}File "[^"]*wasm-function\[\d+\]:0x[0-9a-f]+", line 0, in webffi_testing\.testing_raise_error\n/.test(e.backtrace), e.backtrace);
-        ok(e.traceback.startsWith('Traceback (most recent call last):\n'), e.traceback);
-        ok(e.traceback.endsWith(`${kind}: a ${kind}\n`), e.traceback);
+        ok(/^ {2}File "[^"]*wasm-function\[\d+\]:0x[0-9a-f]+", line unknown, in webffi_testing\.testing_raise_error\n/.test(e.backtrace), e.backtrace);
+        ok(!/line 0\b/.test(e.backtrace), e.backtrace);
+        ok(/^ {4}at webffi_testing\.testing_raise_error \([^)]*wasm-function\[\d+\]:0x[0-9a-f]+\)$/m.test(e.stack), e.stack);
       }
       ok(!(new Error('plain') instanceof webffi.FFIError), 'plain errors are not FFI errors');
     },
@@ -321,7 +321,7 @@ export function coreTests(webffi, wasm) {
       same(stringify(parse('{"k": [true, null]}')), '{"k":[true,null]}', 'the runtime works after the errors');
     },
 
-    'a C error\'s stack starts at the caller; passed back to C it keeps its backtrace'() {
+    'a C error\'s stack starts with its C frames, then the caller; passed back to C it gains its JS frames'() {
       const raise = g('testing.test_raise_error');
       function userCallSite() {
         return raise('ValueError', 'where');
@@ -329,33 +329,46 @@ export function coreTests(webffi, wasm) {
       const e = throws(() => userCallSite(), 'raise');
       const lines = String(e.stack).split('\n');
       same(lines[0], 'ValueError: where');
-      ok(/userCallSite/.test(lines[1]), e.stack);
-      ok(!/wasm-function|webffi[A-Z]/.test(e.stack), `no C or glue frames:\n${e.stack}`);
+      ok(/^ {4}at webffi_testing\.testing_raise_error \(/.test(lines[1]), e.stack);
+      ok(/userCallSite/.test(lines[2]), e.stack);
+      ok(!/webffi[A-Z]|wf_|TVMFFI/.test(e.stack), `no glue or runtime frames:\n${e.stack}`);
       e.stack = 'replaced';
       same(e.stack, 'replaced');
       const again = throws(() => userCallSite(), 'raise again');
       const text = again.backtrace;
       ok(/in webffi_testing\.testing_raise_error\n$/.test(text), text);
+      ok(!/userCallSite/.test(text), 'only C frames before it crosses JS');
       same(echo(again), again, 'identity through C');
-      same(again.backtrace, text);
+      // passed to C as a value it gains the JS frames it passed through, as upstream's convert()
+      ok(again.backtrace.startsWith(text), again.backtrace);
+      ok(/in userCallSite\n/.test(again.backtrace), again.backtrace);
+      const once = again.backtrace;
+      same(echo(again), again, 'identity again');
+      same(again.backtrace, once, 'no frame twice');
       again.backtrace = 'set by the user';
       same(again.backtrace, 'set by the user');
     },
 
-    'a C error\'s stack, formatted when read, is the stack an eager capture gives, also under a callback'() {
+    'a C error\'s stack, formatted when read, is its C frames and then the stack an eager capture gives, also under a callback'() {
       const raise = g('testing.test_raise_error');
       const apply = g('testing.apply');
       // One call site for both modes: with backtraces on the stack is
       // formatted from the capture taken at the raise, off it is V8's own
       // capture at the throw.
       const at = (nested) => throws(() => (nested ? apply(() => raise('ValueError', 'm')) : raise('ValueError', 'm')), 'raise');
+      const cFrame = /^ {4}at webffi_testing\.testing_(raise_error|apply) \(/;
       try {
         for (const nested of [false, true]) {
           const [lazy, eager] = [true, false].map((on) => {
             rt.setBacktraces(on);
             return at(nested);
           });
-          same(lazy.stack, eager.stack, `nested: ${nested}`);
+          const lazyLines = lazy.stack.split('\n');
+          ok(cFrame.test(lazyLines[1]), lazy.stack);
+          ok(!/wasm-function|webffi[A-Z]/.test(lazy.stack.replace(/^.*testing_(raise_error|apply) .*$/gm, '')), `only C frames of modules, no glue:\n${lazy.stack}`);
+          // the JS frames are V8's (its capture without C frames shows the C and glue frames raw)
+          const js = (stack) => stack.split('\n').filter((l) => !cFrame.test(l) && !/wasm-function|webffi[A-Z]/.test(l)).join('\n');
+          same(js(lazy.stack), js(eager.stack), `nested: ${nested}`);
           ok(!/^\s*$/m.test(lazy.stack), `no empty lines:\n${lazy.stack}`);
           ok(/in webffi_testing\.testing_raise_error\n/.test(lazy.backtrace), lazy.backtrace);
         }
@@ -378,7 +391,6 @@ export function coreTests(webffi, wasm) {
       same(e.message, 'no such key');
       same(e.backtrace, '');
       ok(/validate/.test(String(e.stack).split('\n')[1]), e.stack);
-      same(e.traceback, 'Traceback (most recent call last):\nKeyError: no such key\n');
       const viaCallback = throws(() => apply(() => raise('ValueError', 'inner')), 'through C');
       same(viaCallback.kind, 'ValueError');
       same(viaCallback.backtrace, '');
@@ -410,7 +422,6 @@ export function coreTests(webffi, wasm) {
       const e3 = throws(() => raise('PlainKind', 'x'), 'plain class');
       ok(e3 instanceof PlainError && e3 instanceof webffi.FFIError, String(e3));
       same(String(e3), 'PlainKind: x');
-      ok(e3.traceback.endsWith('PlainKind: x\n'), e3.traceback);
     },
 
     'a JS exception crosses C and comes back as the same object, C frames appended'() {

@@ -251,6 +251,10 @@ export function remoteTests(webffi, env) {
       const addInt = await m.getFunction('add_int');
       ok(addInt instanceof webffi.RemoteFunction && addInt.type === 'ffi.Function', String(addInt));
       same(await addInt.call([41]), 42);
+      // A function the module lacks: an AttributeError (as a local module says), or null when optional.
+      const miss = await rejects(m.getFunction('no_such'), 'missing function');
+      ok(miss instanceof webffi.AttributeError && miss.message === "Module has no function 'no_such'", String(miss));
+      same(await m.getFunction('no_such', { optional: true, timeout: 5000 }), null);
       // A CPU tensor the worker keeps, written in place by C there, then fetched.
       const x = await remote.tensor(new Float32Array([1, 2, 3]));
       const y = await remote.tensor(new Float32Array(3));

@@ -41,10 +41,12 @@ export const moduleTests = {
     (await rt.loadModule(raw, { replace: true })).dispose();
   },
 
-  async 'module functions are callable handles that keep the module alive'({ rt, source }) {
+  async 'module functions are callable handles that keep the module alive'({ rt, source, webffi }) {
     const mod = await rt.loadModule(source('add_one'));
     const addInt = mod.getFunction('add_int');
-    assertEqual(mod.getFunction('no_such_function'), null);
+    // A miss throws (upstream's AttributeError), or is null when optional: getGlobal's rule.
+    throws(() => mod.getFunction('no_such_function'), (e) => e instanceof webffi.AttributeError && e.message === "Module has no function 'no_such_function'", 'missing');
+    assertEqual(mod.getFunction('no_such_function', { optional: true }), null);
     assertEqual(mod.implementsFunction('add_int'), true);
     mod.dispose();
     assertEqual(addInt(41), 42);

@@ -26,6 +26,9 @@ function post(value, transfer = []) {
   });
 }
 
+/** What a server answers for a global it does not expose. */
+const NOT_EXPOSED = (name) => `webffi session: this worker does not expose \`${name}\` (serve's expose option lists the globals a peer may call)`;
+
 const KINDS = [
   ['RuntimeError', Error], ['ValueError', Error], ['TypeError', TypeError], ['AttributeError', Error],
   ['KeyError', Error], ['IndexError', RangeError], ['OverflowError', RangeError], ['MemoryError', Error],
@@ -128,7 +131,7 @@ export function sessionTests(webffi, env) {
       const c = throws(() => rt.getGlobal('testing.test_raise_error')('KeyError', 'from C'), 'raise');
       const back = decodeValue(await post(encodeValue(c)));
       ok(/testing_raise_error/.test(back.backtrace), back.backtrace);
-      same(back.traceback, c.traceback, 'traceback');
+      same(back.backtrace, c.backtrace, 'backtrace');
       // Plain JS errors cross as their name.
       const js = decodeValue(await post(encodeValue(new TypeError('plain'))));
       ok(js instanceof TypeError && js.kind === 'TypeError' && js.message === 'plain', String(js));
@@ -276,6 +279,17 @@ export function sessionTests(webffi, env) {
       same(e.kind, 'IndexError');
       same(e.message, 'remote oops');
       ok(/^ {2}File "\[remote\] .*in webffi_testing\.testing_raise_error$/m.test(e.backtrace), e.backtrace);
+      // the caller's frames: the await on this side that failed, marked as the caller's
+      async function awaitingCaller() {
+        return await s.call('testing.test_raise_error', ['ValueError', 'whose call?']);
+      }
+      const w = await rejects((async () => { await awaitingCaller(); })(), 'raise, awaited');
+      const lines = w.stack.split('\n');
+      same(lines[0], 'ValueError: whose call?');
+      ok(/^ {4}at \[remote\] webffi_testing\.testing_raise_error \(/.test(lines[1]), w.stack);
+      ok(lines.slice(2).some((l) => /^ {4}at async awaitingCaller \(/.test(l)), `the awaiting caller in the stack:\n${w.stack}`);
+      ok(/^ {2}File "\[caller\] [^"]+", line \d+, in awaitingCaller$/m.test(w.backtrace), w.backtrace);
+      ok(w.backtrace.indexOf('[remote]') < w.backtrace.indexOf('[caller]'), 'remote frames first');
       const t = await rejects(s.call('test.js_error', ['bad arg']), 'js error');
       ok(t instanceof TypeError && t.kind === 'TypeError' && t.message === 'bad arg', String(t));
       const c = await rejects(s.call('test.with_cause'), 'cause');
@@ -287,8 +301,9 @@ export function sessionTests(webffi, env) {
       fn.dispose();
       const f = await rejects(s.call('test.function', [], { result: 'value' }), 'function result by value');
       same(f.message, 'cannot clone `ffi.Function` object: it wraps a callable whose implementation lives in this runtime instance');
+      // The server lists what it exposes: a name outside the list is said to be not exposed.
       const m = await rejects(s.call('no.such.function'), 'missing');
-      ok(m instanceof webffi.ValueError && /Cannot find global function no.such.function/.test(m.message), m.message);
+      ok(m instanceof webffi.ValueError && m.message === NOT_EXPOSED('no.such.function'), m.message);
       const r = await rejects(s.call('testing.echo', [(x) => x]), 'function argument');
       ok(/cannot clone `function` object contained in `Array`/.test(r.message), r.message);
       // Typed arrays travel copied, or transferred when asked.
@@ -314,11 +329,16 @@ export function sessionTests(webffi, env) {
       const e2 = await rejects(quick.call('test.busy', [3000]), 'session timeout');
       ok(e2 instanceof webffi.RPCSessionTimeoutError, String(e2));
       same(e2.message, 'webffi session: the call to `test.busy` timed out after 1500 ms');
-      // A handshake nobody answers times out too.
+      // A handshake nobody answers times out too (the session's timeout, or
+      // handshakeTimeout), saying what to check.
       const { port1 } = new MessageChannel();
       const e3 = await rejects(webffi.connect(port1, { timeout: 50 }), 'handshake');
-      ok(e3 instanceof webffi.RPCSessionTimeoutError && /handshake timed out after 50 ms/.test(e3.message), e3.message);
+      ok(e3 instanceof webffi.RPCSessionTimeoutError && /did not answer the handshake within 50 ms: does it call serve\(rt, self\)/.test(e3.message), e3.message);
+      const e4 = await rejects(webffi.connectRuntime(port1, { timeout: 60000, handshakeTimeout: 30 }), 'handshakeTimeout');
+      ok(e4 instanceof webffi.RPCSessionTimeoutError && /within 30 ms/.test(e4.message), e4.message);
       port1.close();
+      // Without either, the handshake waits SESSION_LIMITS.handshake (30 s), not forever.
+      same(webffi.SESSION_LIMITS.handshake, 30000);
     },
 
     async 'a crash or termination rejects every pending call with an RPCError'() {
@@ -482,8 +502,10 @@ export function sessionTests(webffi, env) {
         'ffi.FunctionListGlobalNamesFunctor', 'ffi.GetGlobalFuncMetadata', 'webffi.ModuleUnload', 'ffi.SystemLib']) {
         const e = await rejects(s.call(name, ['test.busy']), name);
         ok(e instanceof webffi.ValueError, String(e));
-        same(e.message, `Cannot find global function ${name}`, 'answered as a missing global');
+        same(e.message, NOT_EXPOSED(name), 'answered as not exposed');
       }
+      // One that is exposed but does not exist is missing: the answer follows the policy, not existence.
+      same((await rejects(s.call('no.such.function'), 'missing')).message, 'Cannot find global function no.such.function');
       same(await s.call('test.busy', [2]), 2, 'still serving, test.busy still registered');
       ok(webffi.PEER_DENIED.includes('testing.*') && webffi.PEER_DENIED.includes('ffi.Module*'), 'the denied list is exported');
       // Explicit lists and predicates, in this thread over a MessageChannel.
@@ -496,7 +518,7 @@ export function sessionTests(webffi, env) {
       const only = await serveOn({ expose: ['testing.add_one', 'ffi.Array*'] });
       same(await only.client.call('testing.add_one', [1]), 2, 'named');
       same(await only.client.call('ffi.ArraySize', [[1, 2]]), 2, 'by prefix');
-      same((await rejects(only.client.call('ffi.String', ['x']), 'not listed')).message, 'Cannot find global function ffi.String');
+      same((await rejects(only.client.call('ffi.String', ['x']), 'not listed')).message, NOT_EXPOSED('ffi.String'));
       only.close();
       const seen = [];
       const pred = await serveOn({ expose: (name, byDefault) => { seen.push([name, byDefault]); return byDefault || name === 'testing.echo'; } });
@@ -507,8 +529,8 @@ export function sessionTests(webffi, env) {
       same(JSON.stringify(seen), '[["testing.echo",false],["ffi.String",true],["testing.nop",false]]', 'asked once per name');
       pred.close();
       const throwing = await serveOn({ expose: () => { throw new Error('predicate'); } });
-      same((await rejects(throwing.client.call('ffi.String', ['z']), 'throwing predicate')).message, 'Cannot find global function ffi.String');
-      same((await rejects(throwing.client.call('ffi.String', ['z']), 'and again')).message, 'Cannot find global function ffi.String');
+      same((await rejects(throwing.client.call('ffi.String', ['z']), 'throwing predicate')).message, NOT_EXPOSED('ffi.String'));
+      same((await rejects(throwing.client.call('ffi.String', ['z']), 'and again')).message, NOT_EXPOSED('ffi.String'));
       throwing.close();
       const all = await serveOn({ expose: ['*'] });
       same(await all.client.call('testing.add_one', [9]), 10, 'everything, explicitly');

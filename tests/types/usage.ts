@@ -22,7 +22,7 @@ async function main(): Promise<number> {
   try {
     addOne('x');
   } catch (e) {
-    if (e instanceof FFIError) console.log(e.kind, e.message, e.backtrace, e.traceback);
+    if (e instanceof FFIError) console.log(e.kind, e.message, e.backtrace, e.extraContext);
     if (e instanceof FFITypeError) console.log(e.kind);
     if (e instanceof IndexError) console.log(e instanceof RangeError);
   }

@@ -40,3 +40,26 @@ export async function portable(): Promise<number> {
   return view.length + copy.length + big.length + half.size + clamped.length + anyTensor.ndim + total +
     (back === null ? 0 : 1) + (again === rt ? 0 : 1);
 }
+
+// webffi/client: the session side alone; dispose and the lookup rule.
+import {
+  connectRuntime as connectClient, type RemoteRuntime, type RemoteFunction, SESSION_LIMITS, ValueError as ClientValueError,
+  type MessagePortLike,
+} from 'webffi/client';
+
+export async function client(port: MessagePortLike, rt: Runtime): Promise<number> {
+  const remote: RemoteRuntime = await connectClient(port, { handshakeTimeout: SESSION_LIMITS.handshake });
+  const sum: number = await remote.getGlobal('my.add')(1, 2);
+  remote[Symbol.dispose]();
+  const mod = await rt.loadModule(new Uint8Array(8));
+  const f = mod.getFunction('f');                          // FFIFunction: a miss throws
+  const g = mod.getFunction('g', { optional: true });       // FFIFunction | null
+  const remoteModule = await remote.loadModule(new Uint8Array(8));
+  const h: RemoteFunction = await remoteModule.getFunction('h');
+  const k: RemoteFunction | null = await remoteModule.getFunction('k', { optional: true, timeout: 10 });
+  rt.dispose();
+  rt[Symbol.dispose]();
+  const gone: boolean = rt.disposed;
+  const e: unknown = new ClientValueError('x');
+  return sum + (f === g ? 1 : 0) + (h === k ? 1 : 0) + (gone ? 1 : 0) + (e instanceof Error ? 1 : 0);
+}

@@ -29,6 +29,8 @@ const cli = (...args) => spawnSync(process.execPath, [join(root, 'bin/webffi.mjs
 const build = (...args) => {
   const result = cli('build', '--tvm-ffi-include', upstream, ...args);
   assert.equal(result.status, 0, result.stderr);
+  // No warnings from the flags webffi compiles upstream's headers with.
+  assert.doesNotMatch(result.stderr, /warning/, result.stderr);
 };
 
 /** add_one_cpu(x, y) writes x + 1 into y; a non-tensor argument is upstream's TypeError. */
@@ -48,6 +50,12 @@ test('quickstart add_one_cpu.cc: a module and linked in, both called from Node',
   const source = join(quickstart, 'compile/add_one_cpu.cc');
   build('--module', source, '-o', join(dir, 'add_one_cpu.wasm'));
   build(source, '-o', join(dir, 'add_one_lib.wasm'));
+  // The module exports its function and no C++ (what nothing calls is gone).
+  const bytes = readFileSync(join(dir, 'add_one_cpu.wasm'));
+  const exported = WebAssembly.Module.exports(new WebAssembly.Module(bytes)).map((e) => e.name);
+  assert.deepEqual(exported.filter((n) => n.startsWith('__tvm_ffi_')), ['__tvm_ffi_add_one_cpu']);
+  assert.deepEqual(exported.filter((n) => n.startsWith('_Z')), []);
+  assert.ok(bytes.length < 300000, `${bytes.length} bytes`);
   const rt = await webffi.load();
   const mod = await rt.loadModule(join(dir, 'add_one_cpu.wasm'));
   checkAddOne(rt, mod.getFunction('add_one_cpu'));

@@ -14,7 +14,7 @@ import { BufferUsage } from './gpu_flags.js';
 
 const SLOT_BYTES = 256; // >= every adapter's minUniformBufferOffsetAlignment
 const RING_SLOTS = 256;
-const PARAM_BYTES = 64; // the largest kernel parameter struct
+export const PARAM_BYTES = 64; // the largest kernel parameter struct
 // A long synchronous chain is submitted in pieces of this many dispatches,
 // so the GPU starts on it while the rest is recorded.
 const MAX_DISPATCHES = 256;
@@ -56,20 +56,20 @@ export class CommandBatch {
   }
 
   /** Records a dispatch; its parameters are in the slot reserved last. */
-  dispatch(pipeline, bindGroup, groupsX, groupsY) {
+  dispatch(pipeline, bindGroup, groupsX, groupsY, groupsZ = 1) {
     this.dynamicOffset[0] = this.slots * SLOT_BYTES;
     this.slots++;
     const pass = this.#computePass(pipeline);
     pass.setBindGroup(0, bindGroup, this.dynamicOffset, 0, 1);
-    pass.dispatchWorkgroups(groupsX, groupsY);
+    pass.dispatchWorkgroups(groupsX, groupsY, groupsZ);
   }
 
   /** Records a dispatch whose bind group holds its own parameters. */
-  dispatchStatic(pipeline, bindGroup, groupsX, groupsY) {
+  dispatchStatic(pipeline, bindGroup, groupsX, groupsY, groupsZ = 1) {
     if (this.dispatches >= MAX_DISPATCHES) this.flush();
     const pass = this.#computePass(pipeline);
     pass.setBindGroup(0, bindGroup);
-    pass.dispatchWorkgroups(groupsX, groupsY);
+    pass.dispatchWorkgroups(groupsX, groupsY, groupsZ);
   }
 
   copy(src, srcOffset, dst, dstOffset, nbytes) {

@@ -22,8 +22,16 @@ const REQUIRED_LIMITS = {
   maxComputeWorkgroupStorageSize: 8192,
   maxUniformBufferBindingSize: 256,
 };
-// Requested at the adapter's maximum so large tensors fit.
-const RAISED_LIMITS = ['maxBufferSize', 'maxStorageBufferBindingSize'];
+// Requested at the adapter's maximum: large tensors fit, and kernels TVM
+// compiled (which ask for workgroups of 256 invocations, 32 KiB of
+// workgroup memory and more storage buffers than the defaults) run.
+const RAISED_LIMITS = [
+  'maxBufferSize', 'maxStorageBufferBindingSize', 'maxComputeInvocationsPerWorkgroup',
+  'maxComputeWorkgroupSizeX', 'maxComputeWorkgroupSizeY', 'maxComputeWorkgroupSizeZ',
+  'maxComputeWorkgroupStorageSize', 'maxStorageBuffersPerShaderStage', 'maxComputeWorkgroupsPerDimension',
+];
+// Enabled where the adapter has them (TVM's f16 and subgroup kernels use them).
+const OPTIONAL_FEATURES = ['shader-f16', 'subgroups'];
 const LOST_GRACE_MS = 250;
 const REPORTED_LIMITS = [
   'maxBufferSize',
@@ -41,17 +49,19 @@ function defaultMakeError(kind, message) {
   return e;
 }
 
-const NO_GPU_HINT =
-  'WebGPU is not available: no GPU object (navigator.gpu is undefined). In Chromium ' +
-  'WebGPU needs a secure context (https or localhost) and, on machines without a ' +
-  'supported GPU, --enable-unsafe-webgpu; in Node pass `create([...])` from npm `webgpu` ' +
-  "as `gpu` (on Linux without a GPU: create(['backend=opengles']) with " +
-  'EGL_PLATFORM=surfaceless and Mesa installed)';
+// The advice fits where the code runs: a page's reader gets browser advice, Node's Node advice.
+const IN_NODE = typeof process !== 'undefined' && !!process.versions?.node;
+const NO_GPU_HINT = 'WebGPU is not available: no GPU object (navigator.gpu is undefined). ' + (IN_NODE
+  ? "In Node pass `create([...])` from npm `webgpu` as `gpu` (on Linux without a GPU: create(['backend=opengles']) " +
+    'with EGL_PLATFORM=surfaceless and Mesa installed)'
+  : 'WebGPU needs a secure context (https, or http on localhost) and a browser that has it; ' +
+    'Chromium on a machine without a supported GPU needs --enable-unsafe-webgpu');
 const noAdapterHint = (levels) =>
-  `No WebGPU adapter found: requestAdapter() returned null at feature level ${levels.join(' and ')}. ` +
-  'The browser or driver offers no usable GPU; in Chromium try --enable-unsafe-webgpu ' +
-  "(SwiftShader), in Node create(['backend=opengles']) with EGL_PLATFORM=surfaceless and " +
-  'Mesa (libegl1 libegl-mesa0 libgl1-mesa-dri)';
+  `No WebGPU adapter found: requestAdapter() returned null at feature level ${levels.join(' and ')}. ` + (IN_NODE
+    ? "Dawn found no usable GPU; create(['backend=opengles']) with EGL_PLATFORM=surfaceless runs on Mesa's " +
+      'llvmpipe (libegl1 libegl-mesa0 libgl1-mesa-dri)'
+    : 'The browser offers no usable GPU (its GPU or driver may be blocklisted: chrome://gpu says why in Chromium); ' +
+      'Chromium on a machine without a supported GPU needs --enable-unsafe-webgpu (SwiftShader)');
 
 /** One acquired GPUDevice and everything that lives and dies with it. */
 class DeviceState {
@@ -288,6 +298,11 @@ class WebGPUBackend {
     return this.#checkHandle(handle, what);
   }
 
+  /** The current device's state (tvm_shaders.js). */
+  _current(what) {
+    return this.#current(what);
+  }
+
   async #acquire() {
     const gpu = this.#gpu;
     if (!gpu || typeof gpu.requestAdapter !== 'function') {
@@ -316,8 +331,10 @@ class WebGPUBackend {
       }
     }
     const requiredLimits = {};
-    for (const key of RAISED_LIMITS) requiredLimits[key] = adapter.limits[key];
-    const requiredFeatures = adapter.features.has('shader-f16') ? ['shader-f16'] : [];
+    for (const key of RAISED_LIMITS) {
+      if (adapter.limits[key] !== undefined) requiredLimits[key] = adapter.limits[key];
+    }
+    const requiredFeatures = OPTIONAL_FEATURES.filter((f) => adapter.features.has(f));
     let device;
     try {
       device = await adapter.requestDevice({ requiredLimits, requiredFeatures, label: 'webffi' });

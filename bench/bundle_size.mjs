@@ -1,0 +1,110 @@
+// What webffi costs a page in JavaScript, measured through real bundlers:
+// the classic-script bundle (dist/webffi.iife.js) and a page that only
+// talks to a worker (it imports connectRuntime; the worker loads the
+// runtime), built by esbuild and webpack in production mode, each with
+// `import ... from 'webffi'` and with `import ... from 'webffi/client'`.
+// Sizes are bytes of JavaScript emitted, raw and gzip -9.
+//
+//   node bench/bundle_size.mjs [BASE]
+//
+// BASE: another tree (a checkout or an unpacked package with js/, dist/
+// and package.json) measured the same way in the same run; ratios are
+// this tree / BASE. Without BASE, only this tree.
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const here = fileURLToPath(new URL('../', import.meta.url));
+const base = process.argv[2] ? resolve(process.argv[2]) : null;
+const work = mkdtempSync(join(tmpdir(), 'webffi-bundle-size-'));
+process.on('exit', () => rmSync(work, { recursive: true, force: true }));
+
+/** The page: connects to a worker it is given and calls one of its globals. */
+const page = (from) => `import { connectRuntime, RPCSessionTimeoutError } from '${from}';
+globalThis.start = async (worker) => {
+  const remote = await connectRuntime(worker);
+  try {
+    return await remote.getGlobal('demo.add')(40, 2);
+  } catch (e) {
+    if (e instanceof RPCSessionTimeoutError) return null;
+    throw e;
+  } finally {
+    remote.close();
+  }
+};
+`;
+
+const sizeOf = (bytes) => ({ raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length });
+
+/** Every .js file an output folder holds, together. */
+function jsUnder(dir) {
+  const parts = readdirSync(dir, { recursive: true }).filter((f) => String(f).endsWith('.js'))
+    .map((f) => readFileSync(join(dir, String(f))));
+  return Buffer.concat(parts);
+}
+
+/** An app folder whose node_modules/webffi is `tree`, with one entry file. */
+function app(tree, name, code) {
+  const dir = join(work, name);
+  mkdirSync(join(dir, 'node_modules'), { recursive: true });
+  symlinkSync(tree, join(dir, 'node_modules', 'webffi'), 'dir');
+  writeFileSync(join(dir, 'package.json'), '{ "private": true, "type": "module" }\n');
+  writeFileSync(join(dir, 'main.js'), code);
+  return dir;
+}
+
+async function withEsbuild(dir) {
+  const { build } = await import('esbuild');
+  const out = join(dir, 'out-esbuild');
+  await build({
+    absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, minify: true, format: 'esm',
+    platform: 'browser', outdir: out, loader: { '.wasm': 'file' }, logLevel: 'silent',
+  });
+  return sizeOf(jsUnder(out));
+}
+
+async function withWebpack(dir) {
+  const { default: webpack } = await import('webpack');
+  const out = join(dir, 'out-webpack');
+  const stats = await new Promise((ok, fail) => {
+    webpack({
+      mode: 'production', context: dir, entry: './main.js', output: { path: out, filename: 'main.js' },
+      performance: { hints: false },
+    }, (err, s) => (err ? fail(err) : ok(s)));
+  });
+  if (stats.hasErrors()) throw new Error(stats.toString('errors-only'));
+  return sizeOf(jsUnder(out));
+}
+
+/** The rows for one tree: name -> { raw, gzip } (null: not there). */
+async function measure(tree, tag) {
+  const rows = {};
+  const iife = join(tree, 'dist/webffi.iife.js');
+  rows['script tag: dist/webffi.iife.js'] = existsSync(iife) ? sizeOf(readFileSync(iife)) : null;
+  const pkg = JSON.parse(readFileSync(join(tree, 'package.json'), 'utf8'));
+  const hasClient = Boolean(pkg.exports?.['./client']);
+  for (const [bundler, run] of [['esbuild', withEsbuild], ['webpack', withWebpack]]) {
+    rows[`worker page, ${bundler}, from 'webffi'`] = await run(app(tree, `${tag}-${bundler}-full`, page('webffi')));
+    rows[`worker page, ${bundler}, from 'webffi/client'`] = hasClient
+      ? await run(app(tree, `${tag}-${bundler}-client`, page('webffi/client'))) : null;
+  }
+  return rows;
+}
+
+const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+const mine = await measure(here, 'this');
+const theirs = base ? await measure(base, 'base') : null;
+console.log(`${'what'.padEnd(44)} ${'this tree'.padStart(20)}${theirs ? `${'base'.padStart(20)} ${'ratio (gzip)'.padStart(12)}` : ''}`);
+for (const [name, m] of Object.entries(mine)) {
+  const cell = (s) => (s ? `${kb(s.raw)} / ${kb(s.gzip)}` : 'n/a').padStart(20);
+  let line = `${name.padEnd(44)} ${cell(m)}`;
+  if (theirs) {
+    // against the base's same row, or (no client entry there) its import of 'webffi'
+    const b = theirs[name] ?? theirs[name.replace("'webffi/client'", "'webffi'")];
+    line += `${cell(theirs[name])} ${(m && b ? `${(m.gzip / b.gzip).toFixed(2)}x` : 'n/a').padStart(12)}`;
+  }
+  console.log(line);
+}
+console.log('(raw / gzip -9; ratio: this tree / base, a client row against the base\'s import of \'webffi\')');
