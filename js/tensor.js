@@ -360,40 +360,41 @@ export function createTensorSupport(runtime, devices) {
 
     /**
      * The CPU data as a typed array. Of a `DLTensor*` a callback was passed
-     * (borrowed for the call), a COPY taken now, valid during the callback:
-     * the elements you change in it are written to the tensor before any
-     * other use of the data through this view and when the callback returns;
-     * then the array is detached (length 0), so a kept array cannot reach
-     * the memory C reuses. Of a `DLTensor*` a C function returned, a
-     * zero-copy array over C's memory, valid while C keeps that DLTensor.
+     * (borrowed for the call), a COPY taken now: the elements you change in
+     * it are written to the tensor before any other use of the data through
+     * this view and when the callback returns; after that the array is
+     * plain JS memory, yours, no longer connected to C (a kept array never
+     * reaches the memory C reuses). Of a `DLTensor*` a C function returned,
+     * a zero-copy array over C's memory, valid while C keeps that DLTensor.
      */
     view() {
       const v = this[RAW_VIEW]('view()');
       if (!this.#borrowed) return v;
-      const snapshot = v.slice();
-      const copy = snapshot.slice();
-      (this.#copies ??= []).push([copy, snapshot]);
+      const copy = v.slice();
+      // (copy's bytes, the bytes as they were): only what changed is written back
+      const bytes = new Uint8Array(copy.buffer);
+      (this.#copies ??= []).push(bytes, bytes.slice());
       return copy;
     }
 
-    /** Writes what changed in view()'s copies to the data (the elements changed since the copy or the last write-back). */
+    /** Writes what changed in view()'s copies to the data (the bytes changed since the copy or the last write-back). */
     #writeBack() {
       const copies = this.#copies;
-      this.#copies = null; // the [DESC] read below writes nothing back
-      const d = this[DESC];
-      for (const [copy, snapshot] of copies) {
-        if (copy.length === 0) continue;
-        const bytes = new Uint8Array(copy.buffer, copy.byteOffset, copy.byteLength);
-        const before = new Uint8Array(snapshot.buffer, snapshot.byteOffset, snapshot.byteLength);
-        const into = new Uint8Array(memory.buffer, d.dataPtr + d.byteOffset, bytes.length);
-        for (let i = 0; i < bytes.length; i++) {
-          if (bytes[i] !== before[i]) {
-            into[i] = bytes[i];
-            before[i] = bytes[i];
+      const d = this.#d;
+      let into = null;
+      for (let k = 0; k < copies.length; k += 2) {
+        const bytes = copies[k];
+        const before = copies[k + 1];
+        for (let i = 0, n = before.length; i < n; i++) {
+          const b = bytes[i];
+          if (b !== before[i]) {
+            into ??= new Uint8Array(memory.buffer, d.dataPtr + d.byteOffset, n);
+            into[i] = b;
+            before[i] = b;
           }
         }
+        into = null;
       }
-      this.#copies = copies;
     }
 
     /** Encoded by value like a tensor (js/tensor_codec.js). */
@@ -420,18 +421,14 @@ export function createTensorSupport(runtime, devices) {
       return out;
     }
 
-    /** Ends the borrow (the runtime calls this when the callback returns): copies written back, then detached. */
+    /** Ends the borrow (the runtime calls this when the callback returns): what view()'s copies changed is written back. */
     [RELEASE]() {
-      const copies = this.#copies;
-      if (copies !== null) {
-        try {
-          this.#writeBack();
-        } finally {
-          this.#copies = null;
-          for (const [copy] of copies) detach(copy.buffer);
-        }
+      try {
+        if (this.#copies !== null) this.#writeBack();
+      } finally {
+        this.#copies = null;
+        this.#d = null;
       }
-      this.#d = null;
     }
 
     toString() {
@@ -625,11 +622,6 @@ class DLTensorRef {
     this.tensor = tensor;
     this[AS_POD] = () => [tensor[DESC].dl, typeIndex];
   }
-}
-
-/** Detaches an ArrayBuffer (structured clone moves it), so no array over it reads anything more. */
-function detach(buffer) {
-  if (buffer.byteLength !== 0) structuredClone(buffer, { transfer: [buffer] });
 }
 
 function checkShape(shape) {

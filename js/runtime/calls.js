@@ -833,21 +833,27 @@ export function install(state) {
     return readArg(p);
   }
 
-  const callbackMarks = state.callbackMarks;
+  // The running callbacks' marks, innermost last (poison.js reads them
+  // through state.callbackMark), and how many run.
+  let callbackMarks = new Uint32Array(64);
+  let callbackDepth = 0;
   const markWord = state.markCell >> 2;
+  state.callbackMark = () => (callbackDepth > 0 ? callbackMarks[callbackDepth - 1] : 0);
+  state.callbackDepth = () => callbackDepth;
 
   /**
    * The `webffi.call_js` import: C calls the JS function behind handle h.
    * The callback's mark (where C stood when it called it) is kept while it
    * runs, for its calls into wasm that an exception unwinds (poison.js):
-   * trap.depth is restored on every way out, the rare exception that
+   * the depth is restored on every way out, the rare exception that
    * escapes included.
    */
   function webffiCallJS(h, argsPtr, n, resultPtr) {
     fresh();
-    const depth = trap.depth;
+    const depth = callbackDepth;
+    if (depth === callbackMarks.length) growMarks();
     callbackMarks[depth] = markWord !== 0 ? U32[markWord] : 0;
-    trap.depth = depth + 1;
+    callbackDepth = depth + 1;
     const fn = jsValues[h];
     const frame = sp;
     const mark = cleanups.length;
@@ -890,44 +896,46 @@ export function install(state) {
     } catch (e) {
       if (raiseLimit) Error.stackTraceLimit = limit;
       if (trap.poisoned) {
-        trap.depth = depth;
+        callbackDepth = depth;
         throw e; // a nested call trapped: unwind the wasm frames too
       }
-      callJSFailed(e, frame, mark, depth);
+      try {
+        callJSFailed(e, frame, mark);
+      } finally {
+        callbackDepth = depth; // also when not even that call had stack left
+      }
       return -1;
     }
     // Each path releases the frame itself: no try/finally around the call.
     sp = frame;
-    if (cleanups.length !== mark) endCallJS(mark, depth);
-    trap.depth = depth;
+    if (cleanups.length !== mark) {
+      try {
+        runCleanups(mark);
+      } finally {
+        callbackDepth = depth;
+      }
+    }
+    callbackDepth = depth;
     return 0;
   }
 
-  /** A callback's frame released (its depth restored also if that throws). */
-  function endCallJS(mark, depth) {
-    try {
-      runCleanups(mark);
-    } catch (e) {
-      trap.depth = depth;
-      throw e;
-    }
+  function growMarks() {
+    const more = new Uint32Array(callbackMarks.length * 2);
+    more.set(callbackMarks);
+    callbackMarks = more;
   }
 
   /** The error a callback threw raised into C, its frame released. */
-  function callJSFailed(e, frame, mark, depth) {
-    try {
-      sp = frame;
-      runCleanups(mark);
-      // Raising reads the thrown value (its kind, message, stack), which may
-      // throw again (a Proxy's traps): raiseFromJS falls back to a plain
-      // message and never lets an exception unwind the wasm frames below
-      // (short of having no stack left even for that).
-      state.raiseFromJS(e);
-      sp = frame;
-      runCleanups(mark);
-    } finally {
-      trap.depth = depth;
-    }
+  function callJSFailed(e, frame, mark) {
+    sp = frame;
+    runCleanups(mark);
+    // Raising reads the thrown value (its kind, message, stack), which may
+    // throw again (a Proxy's traps): raiseFromJS falls back to a plain
+    // message and never lets an exception unwind the wasm frames below
+    // (short of having no stack left even for that).
+    state.raiseFromJS(e);
+    sp = frame;
+    runCleanups(mark);
   }
 
   /** Converts a JS value to an FFI handle (e.g. a JS function to a Function). */

@@ -60,7 +60,7 @@ export function install(state) {
     },
     release(wrapper, p) {
       finalizer.unregister(wrapper);
-      if (state.trap.depth === 0) decref(p);
+      if (state.callbackDepth() === 0) decref(p);
       else releaseLater(p);
     },
     /**

@@ -44,10 +44,6 @@ export function install(state) {
   // its mark (calls.js keeps one per running callback, read from the cell
   // src/wasm/js_function.c sets), outside every callback the stack
   // pointer read here before any call.
-  // marks[0 .. trap.depth): the running callbacks' marks, innermost last
-  const marks = [];
-  state.callbackMarks = marks;
-  trap.depth = 0;
   const markCell = typeof x.WebFFIUnwindMarkCell === 'function' ? x.WebFFIUnwindMarkCell() : 0;
   state.markCell = markCell;
   const canUnwind = markCell !== 0 && typeof x.WebFFIUnwind === 'function' && typeof x.WebFFIStackRestore === 'function';
@@ -63,7 +59,7 @@ export function install(state) {
       trap.unwound = false;
       return;
     }
-    const mark = trap.depth > 0 ? marks[trap.depth - 1] : 0;
+    const mark = state.callbackMark();
     try {
       x.WebFFIStackRestore(mark ? new Uint32Array(memory.buffer, mark, 1)[0] : stackBase);
       x.WebFFIUnwind(mark);
@@ -77,7 +73,7 @@ export function install(state) {
         try {
           queueMicrotask(() => {
             retryQueued = false;
-            if (trap.depth === 0) unwindPending();
+            if (state.callbackDepth() === 0) unwindPending();
           });
         } catch {
           retryQueued = false;
