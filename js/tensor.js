@@ -29,8 +29,24 @@ const CPU = 1;
 const DESC = Symbol('webffi.tensorDesc');
 /** A typed array over the data as it lies in wasm memory, for the copies the API makes at once. */
 const RAW_VIEW = Symbol('webffi.rawView');
-/** What a typed array from Tensor.view() holds: its tensor, so the memory outlives neither. */
-const KEEP = Symbol('webffi.viewOf');
+/**
+ * Makes a typed array from Tensor.view() hold its tensor, so the memory
+ * outlives neither: a private field stamped on the array (invisible, as a
+ * property would not be to util.inspect and Object.keys).
+ */
+class Base {
+  constructor(target) {
+    return target;
+  }
+}
+class ViewOf extends Base {
+  #tensor;
+
+  constructor(array, tensor) {
+    super(array);
+    this.#tensor = tensor;
+  }
+}
 
 /**
  * Adds tensor support to a runtime: registers the Tensor wrapper class and
@@ -295,7 +311,7 @@ export function createTensorSupport(runtime, devices) {
      */
     view() {
       const v = this[RAW_VIEW]('view()');
-      v[KEEP] = this;
+      new ViewOf(v, this); // eslint-disable-line no-new
       this.#viewed = true;
       return v;
     }
