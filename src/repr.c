@@ -268,13 +268,6 @@ static void wf_repr_object(wf_repr_ctx* c, TVMFFIObject* obj) {
       wf_buf_puts(c->out, ")");
       return;
     }
-    case kTVMFFIError: {
-      TVMFFIErrorCell* e = WF_OBJ_CELL(obj, TVMFFIErrorCell);
-      wf_buf_printf(c->out, "%s(", e->kind.data);
-      wf_repr_quoted(e->message.data, e->message.size, c->out);
-      wf_buf_puts(c->out, ")");
-      return;
-    }
     default: {
       if (obj == wf_kwargs_object() || obj == wf_missing_object()) {
         wf_buf_puts(c->out, obj == wf_kwargs_object() ? "<KWARGS>" : "<MISSING>");

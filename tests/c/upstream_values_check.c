@@ -423,6 +423,13 @@ static void repr_cases(void) {
   fv.type_index = kTVMFFIFunction;
   fv.v_obj = fn;
   repr("function", keep(fv));
+  TVMFFIByteArray kind = {"ValueError", 10}, message = {"bad \"x\"", 7}, trace = {"", 0};
+  TVMFFIObjectHandle err = NULL;
+  if (TVMFFIErrorCreate(&kind, &message, &trace, &err) != 0) die("TVMFFIErrorCreate");
+  TVMFFIAny ev = none();
+  ev.type_index = kTVMFFIError;
+  ev.v_obj = err;
+  repr("error", keep(ev));
   TVMFFIAny opaque = pod(kTVMFFIOpaquePtr, 0);
   opaque.v_ptr = &tensor_data;
   repr("opaque_ptr", opaque);
