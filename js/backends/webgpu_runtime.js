@@ -12,6 +12,17 @@ const POOL_BYTES = 256 << 20; // freed GPU memory kept for reuse, at most
  * @param {() => GPU | Promise<GPU>} getGPU the host's WebGPU object, asked for on first init
  * @param {{ priority?: number }} options
  */
+/** A kernel's type schema as ffi.GetGlobalFuncMetadata gives it (upstream's form). */
+const SCHEMA_TYPES = {
+  Tensor: { type: 'ffi.Tensor' },
+  float: { type: 'float' },
+  'Optional[int]': { type: 'Optional', args: [{ type: 'int' }] },
+};
+function kernelMetadata(k) {
+  const args = [k.returns, ...k.args.map((a) => a.type)].map((t) => SCHEMA_TYPES[t]);
+  return { type_schema: JSON.stringify({ type: 'ffi.Function', args }) };
+}
+
 export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
   let be = null;
   const allocations = new Map(); // handle -> WebGPUAllocation
@@ -166,7 +177,7 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
       return info;
     },
     globals(runtime) {
-      return Object.fromEntries(KERNELS.map((k) => [k.name, kernelGlobal(runtime, k)]));
+      return Object.fromEntries(KERNELS.map((k) => [k.name, { fn: kernelGlobal(runtime, k), metadata: kernelMetadata(k) }]));
     },
   };
 }
