@@ -85,6 +85,8 @@ static int wf_global_set(const TVMFFIByteArray* name, TVMFFIObject* f,
   g->name = copy;
   g->name_len = name->size;
   g->metadata = meta;
+  /* a name of the runtime's own (its JS host registers some) has its schema */
+  if (meta == NULL) g->schema = wf_global_schema_of(name->data, name->size);
   if (wf_strmap_put(&wf_globals_by_name, copy, name->size, g) != 0) {
     wf_global_free(g);
     return -1;

@@ -1,4 +1,5 @@
-/* The type schemas of the runtime's own globals, as
+/* The type schemas of the runtime's own globals (those its JS host
+ * registers too: the module loader's), as
  * ffi.GetGlobalFuncMetadata gives them: upstream tvm-ffi records one for
  * every global it registers (`{"type_schema":"..."}`, the schema itself a
  * JSON text), and tools read them (typed bindings, `webffi types`). Kept
@@ -67,7 +68,9 @@ static const struct {
     {"ffi.MapGetItem", "Any(ffi.Map,Any)"},
     {"ffi.MapGetItemOrMissing", "Any(ffi.Map,Any)"},
     {"ffi.MapSize", "int(ffi.Map)"},
+    {"ffi.Module.load_from_bytes.wasm", "ffi.Module(ffi.Bytes)"},
     {"ffi.Module.load_from_file.so", "ffi.Module(ffi.String,ffi.String)"},
+    {"ffi.Module.load_from_file.wasm", "ffi.Module(ffi.String,ffi.String)"},
     {"ffi.ModuleClearImports", "None(ffi.Module)"},
     {"ffi.ModuleGetFunction", "Optional<ffi.Function>(ffi.Module,ffi.String,bool)"},
     {"ffi.ModuleGetFunctionDoc", "Optional<ffi.String>(ffi.Module,ffi.String,bool)"},

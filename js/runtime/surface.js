@@ -171,6 +171,8 @@ export function install(state) {
       setTypedArrayConverter: state.setTypedArrayConverter,
       /** A registered type's key, ancestors, fields and methods with their metadata, by key (bin/types.mjs). */
       typeInfoOf: state.typeInfoOf,
+      /** The key of the type with that index. */
+      typeKey: state.typeKey,
     },
   });
   state.runtime = runtime;
