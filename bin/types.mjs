@@ -242,7 +242,7 @@ export function moduleDeclarations(info, { name, from = 'webffi' } = {}) {
   for (const t of info.types) {
     const n = objects.get(t.key);
     const base = t.parent && objects.has(t.parent) ? objects.get(t.parent) : 'FFIObject';
-    out.push(`/** An \`${t.key}\` object. */`);
+    out.push(`/** \`${t.key}\` objects. */`);
     out.push(`export interface ${n} extends ${base} {`);
     for (const f of t.fields) {
       out.push(`  ${f.writable ? '' : 'readonly '}${propName(f.name)}: ${f.schema ? tsType(f.schema, 'out', objects) : 'any'};`);
