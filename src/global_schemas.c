@@ -147,7 +147,7 @@ static void wf_schema_type(const char** p, wf_buf* out) {
       wf_schema_type(p, out);
       if (**p == ',') wf_buf_puts(out, ",");
     } while (**p == ',');
-    ++*p; /* '>' */
+    if (**p == '>') ++*p; /* (a text cut short ends here too) */
     wf_buf_puts(out, "]");
   }
   wf_buf_puts(out, "}");
@@ -161,10 +161,13 @@ int wf_global_schema_render(const char* schema, TVMFFIAny* result) {
     wf_buf_puts(&out, ",\\\"args\\\":[");
     const char* p = schema;
     wf_schema_type(&p, &out);
-    for (++p; *p != ')' && *p != '\0';) {
+    if (*p == '(') ++p;
+    /* each step consumes its type and a comma, or the walk ends */
+    while (*p != ')' && *p != '\0') {
       wf_buf_puts(&out, ",");
       wf_schema_type(&p, &out);
-      if (*p == ',') ++p;
+      if (*p != ',') break;
+      ++p;
     }
     wf_buf_puts(&out, "]");
   }

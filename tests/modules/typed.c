@@ -3,8 +3,10 @@
  * TVM_FFI_DLL_EXPORT_TYPED_FUNC with TVM_FFI_DLL_EXPORT_INCLUDE_METADATA and
  * the reflection registry write for C++), for `webffi types`
  * (tests/node/types_gen.test.mjs):
- *   scale(x: float, k: int) -> float          exported, with metadata and a doc
- *   greet(name: str) -> str                   exported, with metadata
+ *   scale(x: float, k: int) -> float          exported, with metadata (as written
+ *                                             for C++) and a doc
+ *   greet(name: str) -> str                   exported, with metadata from its
+ *                                             C signature (WebFFISignatureMetadata)
  *   untyped(...)                              exported, no metadata
  *   typed.join(parts: Array<str>, sep: Optional<str>) -> str   a global
  *   typed.Point: fields x (float, writable), y (float), label (str);
@@ -77,12 +79,11 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi_greet(void* self, const TVMFFIAny* args, int32_
   return TVMFFIStringFromByteArray(&b, result);
 }
 
+/* (the same from the C signature) */
 TVM_FFI_DLL_EXPORT int __tvm_ffi__metadata_greet(void* self, const TVMFFIAny* args, int32_t n,
                                                  TVMFFIAny* result) {
   (void)self, (void)args, (void)n;
-  return metadata("{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\",\\\"args\\\":["
-                  "{\\\"type\\\":\\\"ffi.String\\\"},{\\\"type\\\":\\\"ffi.String\\\"}]}\"}",
-                  result);
+  return WebFFISignatureMetadata(&greet_sig, result);
 }
 
 /* untyped(...) -> the number of arguments: no metadata, so an untyped function */
