@@ -11,8 +11,9 @@ type HostClass<Name extends string, Fallback> =
 type HostURL = HostClass<'URL', { readonly href: string }>;
 type HostAbortSignal = HostClass<'AbortSignal', { readonly aborted: boolean; readonly reason: unknown }>;
 type HostWasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer T } } } ? T : object;
-import type { RuntimeGlobals } from './globals.js';
-export type { RuntimeGlobals } from './globals.js';
+import type { RuntimeGlobals as GeneratedGlobals } from './globals.js';
+/** The runtime's own global functions by name, typed from their metadata (js/globals.d.ts). */
+export type RuntimeGlobals = GeneratedGlobals;
 
 /** What a transfer list holds: ArrayBuffers, MessagePorts, ... (the DOM's `Transferable`, Node's `TransferListItem`). */
 export type TransferItem = object;

@@ -123,13 +123,13 @@ static void wf_repr_value(wf_repr_ctx* c, const TVMFFIAny* v);
 /* An Array as a tuple (a lone element gets its comma: `(42,)`), a List as
  * a list. */
 static void wf_repr_seq(wf_repr_ctx* c, TVMFFIObject* seq, int tuple) {
-  int64_t n = wf_seq_size(seq);
   wf_buf_puts(c->out, tuple ? "(" : "[");
-  for (int64_t i = 0; i < n; ++i) {
+  /* (the size read each time: a type's repr hook may change a List) */
+  for (int64_t i = 0; i < wf_seq_size(seq); ++i) {
     if (i) wf_buf_puts(c->out, ", ");
     wf_repr_value(c, &wf_seq_data(seq)[i]);
   }
-  wf_buf_puts(c->out, !tuple ? "]" : n == 1 ? ",)" : ")");
+  wf_buf_puts(c->out, !tuple ? "]" : wf_seq_size(seq) == 1 ? ",)" : ")");
 }
 
 static void wf_repr_map(wf_repr_ctx* c, TVMFFIObject* map) {
