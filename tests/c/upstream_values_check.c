@@ -1,7 +1,7 @@
 /* The text and numbers upstream tvm-ffi's library gives, against ours:
  * ffi.ReprPrint, ffi.json.Stringify, ffi.ToJSONGraphString,
  * ffi.StructuralHash, ffi.RecursiveHash and ffi.GetGlobalFuncMetadata on
- * the same values. It uses the stable C ABI only, so this one source
+ * the same values, and the kinds of errors some C ABI calls raise. It uses the stable C ABI only, so this one source
  * builds against upstream's library, which is how
  * tests/fixtures/upstream_values.tsv was recorded
  * (tests/upstream/record_values.sh), and against webffi: natively (ctest,
@@ -534,6 +534,20 @@ static void hash_cases(void) {
   emit_int("rhash", "kwargs", call("ffi.RecursiveHash", &kwargs, 1));
 }
 
+/* The kind of error a C ABI call raises (its message is each library's own). */
+static void error_cases(void) {
+  TVMFFIAny one = i64(1);
+  TVMFFIByteArray name = {"vcheck.attr", 11};
+  if (TVMFFITypeRegisterAttr(t_pair, &name, &one) != 0) die("TVMFFITypeRegisterAttr");
+  const char* kind = "none raised";
+  TVMFFIObjectHandle err = NULL;
+  if (TVMFFITypeRegisterAttr(t_pair, &name, &one) != 0) TVMFFIErrorMoveFromRaised(&err);
+  TVMFFIByteArray* k = err != NULL ? (TVMFFIByteArray*)((char*)err + sizeof(TVMFFIObject)) : NULL;
+  emit_text("error", "type_attr_registered_twice", k != NULL ? k->data : kind,
+            k != NULL ? k->size : strlen(kind));
+  if (err != NULL) TVMFFIObjectDecRef(err);
+}
+
 /* Every global's metadata, by name. */
 static int by_name(const void* a, const void* b) {
   return strcmp(*(char* const*)a, *(char* const*)b);
@@ -623,6 +637,7 @@ static int run(const char* fixture) {
   repr_cases();
   json_cases();
   hash_cases();
+  error_cases();
   metadata_cases();
   for (int i = num_made; i-- > 0;) release(&made[i]);
   int rc = 0;
