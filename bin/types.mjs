@@ -267,7 +267,7 @@ export function moduleDeclarations(info, { name, from = 'webffi' } = {}) {
   out.push('}', '');
   out.push(`/** The module with its functions typed: \`await rt.loadModule(...) as ${N}Module\`. */`);
   out.push(`export interface ${N}Module extends ModuleObject {`);
-  out.push(`  getFunction<K extends string>(name: K, options?: { queryImports?: boolean }): K extends keyof ${N}Functions ? Handle & ${N}Functions[K] : FFIFunction | null;`);
+  out.push(`  getFunction<K extends string>(name: K, options?: { queryImports?: boolean; optional?: boolean }): K extends keyof ${N}Functions ? Handle & ${N}Functions[K] : FFIFunction | null;`);
   out.push('}', '');
   out.push(`/** A runtime with \`${info.name}\` loaded: its globals and classes typed (\`rt as With${N}\`). */`);
   out.push(`export type With${N}<R extends Runtime = Runtime> = Omit<R, 'getGlobal' | 'objectClass'> & {`);

@@ -50,7 +50,7 @@ const norm2: number = p.norm2();
 p.x = 6;
 const label: string = p.label;
 const repr: string = rt.getGlobal('ffi.ReprPrint')(p);
-const missing = mod.getFunction('not_there');
+const missing = mod.getFunction('not_there', { optional: true });
 // wrong uses, which tsc must refuse (never run)
 export function wrong() {
   // @ts-expect-error: scale takes a float and an int
