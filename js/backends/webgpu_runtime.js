@@ -16,6 +16,17 @@ const POOL_BYTES = 256 << 20; // freed GPU memory kept for reuse, at most
  * @param {() => GPU | Promise<GPU>} getGPU the host's WebGPU object, asked for on first init
  * @param {{ priority?: number }} options
  */
+/** A kernel's type schema as ffi.GetGlobalFuncMetadata gives it (upstream's form). */
+const SCHEMA_TYPES = {
+  Tensor: { type: 'ffi.Tensor' },
+  float: { type: 'float' },
+  'Optional[int]': { type: 'Optional', args: [{ type: 'int' }] },
+};
+function kernelMetadata(k) {
+  const args = [k.returns, ...k.args.map((a) => a.type)].map((t) => SCHEMA_TYPES[t]);
+  return { type_schema: JSON.stringify({ type: 'ffi.Function', args }) };
+}
+
 export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
   let be = null;
   const allocations = new Map(); // handle -> WebGPUAllocation
@@ -217,7 +228,7 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
       return info;
     },
     globals(runtime) {
-      const kernels = Object.fromEntries(KERNELS.map((k) => [k.name, kernelGlobal(runtime, k)]));
+      const kernels = Object.fromEntries(KERNELS.map((k) => [k.name, { fn: kernelGlobal(runtime, k), metadata: kernelMetadata(k) }]));
       return runtime.coreKind === 'tvm-ffi' ? { ...kernels, ...tvmGlobals(runtime) } : kernels;
     },
     /** TVM's kernels: the dispatch function of a kernel (function info, WGSL), its pipeline compiled asynchronously. */

@@ -26,7 +26,7 @@ function sandbox(doc) {
   writeFileSync(join(bin, 'npx'), `#!/bin/sh
 case "$1" in
   webffi) shift; exec node ${JSON.stringify(join(repoRoot, 'bin', 'webffi.mjs'))} "$@" ;;
-  esbuild|vite|webpack) tool=$1; shift; exec ${JSON.stringify(join(repoRoot, 'node_modules', '.bin'))}/$tool "$@" ;;
+  esbuild|vite|webpack|tsc) tool=$1; shift; exec ${JSON.stringify(join(repoRoot, 'node_modules', '.bin'))}/$tool "$@" ;;
   *) echo "docs: npx $1 is neither this package nor one of its dev dependencies" >&2; exit 2 ;;
 esac
 `);
