@@ -28,7 +28,7 @@ import { FFIObject, RUNTIME, BY_VALUE_AS, isHandle } from './objects.js';
 import { Device, DataType, IntValue, FloatValue } from './values.js';
 import { FFIError, FFITypeError, ValueError, FatalError, makeError, kindOf, messageOf } from './errors.js';
 import { jsStackToBacktrace } from './backtrace.js';
-import { typedArrayParts, arrayBufferLength, isDetached } from './runtime/checks.js';
+import { typedArrayParts, arrayBufferLength, isDetached } from './buffers.js';
 
 /** Bounds on what one encodeValue / decodeValue handles (both sides agree). */
 export const LIMITS = Object.freeze({
