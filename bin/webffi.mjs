@@ -580,8 +580,6 @@ function runtimeLinkFlags() {
     .split('\n').filter((line) => /^[a-z_]/.test(line));
   return ['--profiling-funcs', '-sSTANDALONE_WASM', '-sWASM_BIGINT', '-sALLOW_MEMORY_GROWTH',
     '-Wl,--wrap=emscripten_resize_heap', // memory grows geometrically (src/wasm/heap_growth_wasm.c)
-    // the live heap is counted (src/wasm/heap_count_wasm.c; kept in step with CMakeLists.txt)
-    ...['malloc', 'free', 'calloc', 'realloc', 'aligned_alloc', 'posix_memalign', 'memalign'].map((fn) => `-Wl,--wrap=${fn}`),
     `--js-library=${join(root, 'src/wasm/host_imports.js')}`, '--no-entry', '-mmutable-globals',
     '-Wl,--export-table', '-Wl,--growable-table', '-Wl,--export=__stack_pointer',
     ...exports.map((symbol) => `-Wl,--export=${symbol}`)];

@@ -210,20 +210,10 @@ const MODULE_WASI = new Set(['fd_write', 'fd_read', 'fd_close', 'fd_seek', 'fd_f
  * (LIBC_HOST), 'tag', 'wasi', 'got-runtime', 'got-self'; null when
  * nothing does. runtimeKind(name) is the kind of the runtime's export NAME.
  */
-// The runtime counts its live heap through wrappers of the allocation
-// functions (src/wasm/heap_count_wasm.c): a module allocates through them too.
-const COUNTED = new Set(['malloc', 'free', 'calloc', 'realloc', 'aligned_alloc', 'posix_memalign', 'memalign']);
-
-/** The runtime's export a module's import of `name` binds to. */
-function runtimeExport(x, name) {
-  return COUNTED.has(name) && typeof x[`__wrap_${name}`] === 'function' ? x[`__wrap_${name}`] : x[name];
-}
-
 function resolveImport(imp, runtimeKind, ownExports) {
-  const counted = (name) => COUNTED.has(name) && runtimeKind(`__wrap_${name}`) === 'function';
   if (imp.module === 'env') {
     if (BUILTIN_ENV.has(imp.name)) return 'builtin';
-    if (imp.kind === 'function' && (runtimeKind(imp.name) === 'function' || counted(imp.name))) return 'runtime';
+    if (imp.kind === 'function' && runtimeKind(imp.name) === 'function') return 'runtime';
     if (imp.kind === 'function' && ownExports.get(imp.name) === 'function') return 'self';
     if (imp.kind === 'function' && imp.name in LIBC_HOST) return 'host';
     if (imp.kind === 'tag' && imp.name === '__cpp_exception') return 'tag';
@@ -231,7 +221,7 @@ function resolveImport(imp, runtimeKind, ownExports) {
   }
   if (imp.module === 'GOT.mem' || imp.module === 'GOT.func') {
     const kind = imp.module === 'GOT.func' ? 'function' : 'global';
-    if (runtimeKind(imp.name) === kind || (kind === 'function' && counted(imp.name))) return 'got-runtime';
+    if (runtimeKind(imp.name) === kind) return 'got-runtime';
     if (ownExports.get(imp.name) === kind) return 'got-self';
     return null;
   }
@@ -452,7 +442,7 @@ class ModuleLoader {
       if (how === null) {
         missing.push(imp.module === 'env' || imp.module in got ? imp.name : `${imp.module}.${imp.name}`);
       } else if (how === 'runtime') {
-        env[imp.name] = runtimeExport(x, imp.name);
+        env[imp.name] = x[imp.name];
       } else if (how === 'self') {
         const symbol = imp.name;
         // (named so backtraces see through it: C calling C, via JS)
@@ -470,7 +460,7 @@ class ModuleLoader {
         got[imp.module][imp.name] = global;
         const func = imp.module === 'GOT.func';
         if (how === 'got-self') fromModule.push([global, func, imp.name]);
-        else if (func) fromRuntime.push([global, runtimeExport(x, imp.name)]);
+        else if (func) fromRuntime.push([global, x[imp.name]]);
         else global.value = x[imp.name].value;
       }
     }

@@ -6,6 +6,7 @@
 #include <webffi/webffi.h>
 
 WF_THREAD_LOCAL wf_call_counters wf_counters;
+const wf_unwind_mark* wf_js_mark;
 
 void wf_unwind_restore(const wf_unwind_mark* m) {
   static const wf_call_counters outside = {0, 0, 0, 0};
@@ -17,8 +18,11 @@ void wf_unwind_restore(const wf_unwind_mark* m) {
   wf_obj_release_unwind(c->release_nesting);
 }
 
-uint32_t WebFFIUnwind(const void* mark) {
-  const wf_unwind_mark* m = (const wf_unwind_mark*)mark;
+uint32_t WebFFIUnwind(int32_t depth) {
+  const wf_unwind_mark* m = wf_js_mark;
+  while (m != NULL && m->depth > depth) m = m->outer; /* callbacks an exception escaped */
+  if (depth <= 0 || m == NULL || m->depth != depth) m = NULL;
+  wf_js_mark = m;
   wf_unwind_restore(m);
   return m != NULL ? m->stack_pointer : 0;
 }

@@ -22,10 +22,19 @@ typedef struct {
 
 extern WF_THREAD_LOCAL wf_call_counters wf_counters;
 
+/* A running JS callback's mark (src/wasm/js_function.c keeps a chain of
+ * them, innermost first). */
 typedef struct wf_unwind_mark {
-  uint32_t stack_pointer; /* wasm: __stack_pointer where JS was entered (read by the JS glue) */
+  uint32_t stack_pointer; /* wasm: __stack_pointer where JS was entered */
   wf_call_counters counters;
+  const struct wf_unwind_mark* outer;
+  int32_t depth; /* 1 for the outermost callback */
 } wf_unwind_mark;
+
+/* The innermost running callback's mark (NULL: none). After an exception
+ * escaped callbacks it may name ones that are gone: WebFFIUnwind looks the
+ * live one up by depth, and makes it the innermost again. */
+extern const wf_unwind_mark* wf_js_mark;
 
 static inline int wf_counters_differ(const wf_call_counters* a, const wf_call_counters* b) {
   return a->release_nesting != b->release_nesting || a->repr_depth != b->repr_depth ||

@@ -65,15 +65,15 @@ TVM_FFI_DLL int32_t WebFFIErrorMoveFromRaisedPending(TVMFFIObjectHandle* result)
 /*
  * After a JS exception that is not a trap (a stack overflow) unwound wasm
  * frames, the skipped frames restored nothing: this puts the core's per-call
- * state (release nesting, repr depth, the init-once lock) back to `mark`, a
- * callback's mark read from WebFFIUnwindMarkCell() when it started, or NULL
- * outside every call (then objects left waiting are released). Returns the
- * stack pointer to restore (the mark's; 0 for NULL: the host's saved base).
+ * state (release nesting, repr depth, the init-once lock, the peer budget's
+ * nesting) back to where the JS that runs now stands: inside the `depth`th
+ * nested JS callback (wasm builds keep a mark per running callback), or
+ * with depth 0 outside every call (objects left waiting are then
+ * released). Returns the stack pointer to restore: the callback's, or 0
+ * (depth 0, or no mark: the host's own base).
  */
-TVM_FFI_DLL uint32_t WebFFIUnwind(const void* mark);
-/* Wasm builds: the address of the cell holding the running callback's mark,
- * and the shadow stack pointer (read; set after an unwind). */
-TVM_FFI_DLL void* WebFFIUnwindMarkCell(void);
+TVM_FFI_DLL uint32_t WebFFIUnwind(int32_t depth);
+/* Wasm builds: the shadow stack pointer (read; set after an unwind). */
 TVM_FFI_DLL uint32_t WebFFIStackPointer(void);
 TVM_FFI_DLL void WebFFIStackRestore(uint32_t sp);
 

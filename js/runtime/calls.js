@@ -834,26 +834,19 @@ export function install(state) {
     return readArg(p);
   }
 
-  // The running callbacks' marks, innermost last (poison.js reads them
-  // through state.callbackMark), and how many run.
-  let callbackMarks = new Uint32Array(64);
+  // How many callbacks run now, nested (poison.js unwinds to the mark C made
+  // for the innermost, src/wasm/js_function.c).
   let callbackDepth = 0;
-  const markWord = state.markCell >> 2;
-  state.callbackMark = () => (callbackDepth > 0 ? callbackMarks[callbackDepth - 1] : 0);
   state.callbackDepth = () => callbackDepth;
 
   /**
    * The `webffi.call_js` import: C calls the JS function behind handle h.
-   * The callback's mark (where C stood when it called it) is kept while it
-   * runs, for its calls into wasm that an exception unwinds (poison.js):
-   * the depth is restored on every way out, the rare exception that
-   * escapes included.
+   * The depth it runs at is restored on every way out, the rare exception
+   * that escapes included.
    */
   function webffiCallJS(h, argsPtr, n, resultPtr) {
     fresh();
     const depth = callbackDepth;
-    if (depth === callbackMarks.length) growMarks();
-    callbackMarks[depth] = markWord !== 0 ? U32[markWord] : 0;
     callbackDepth = depth + 1;
     const fn = jsValues[h];
     const frame = sp;
@@ -918,12 +911,6 @@ export function install(state) {
     }
     callbackDepth = depth;
     return 0;
-  }
-
-  function growMarks() {
-    const more = new Uint32Array(callbackMarks.length * 2);
-    more.set(callbackMarks);
-    callbackMarks = more;
   }
 
   /** The error a callback threw raised into C, its frame released. */

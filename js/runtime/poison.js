@@ -40,15 +40,13 @@ export function install(state) {
   // after an overflow not even a function call may fit) and then tries to
   // put the core back; what it cannot finish, the next call finishes
   // before it enters wasm (`unwindPending`), or the next turn of the event
-  // loop. Back means where the JS that runs now stood: inside a callback
-  // its mark (calls.js keeps one per running callback, read from the cell
-  // src/wasm/js_function.c sets), outside every callback the stack
-  // pointer read here before any call.
-  const markCell = typeof x.WebFFIUnwindMarkCell === 'function' ? x.WebFFIUnwindMarkCell() : 0;
-  state.markCell = markCell;
-  const canUnwind = markCell !== 0 && typeof x.WebFFIUnwind === 'function' && typeof x.WebFFIStackRestore === 'function';
+  // loop. Back means where the JS that runs now stands: inside the nth
+  // nested callback (calls.js counts them), the mark C made when it called
+  // that callback (src/wasm/js_function.c); outside every callback, the
+  // stack pointer read here before any call.
+  const canUnwind = typeof x.WebFFIUnwind === 'function' && typeof x.WebFFIStackRestore === 'function' &&
+    typeof x.WebFFIStackPointer === 'function';
   const stackBase = canUnwind ? x.WebFFIStackPointer() : 0;
-  const memory = x.memory;
   trap.unwound = false;
   let retryQueued = false;
 
@@ -59,10 +57,11 @@ export function install(state) {
       trap.unwound = false;
       return;
     }
-    const mark = state.callbackMark();
+    const depth = state.callbackDepth();
     try {
-      x.WebFFIStackRestore(mark ? new Uint32Array(memory.buffer, mark, 1)[0] : stackBase);
-      x.WebFFIUnwind(mark);
+      const sp = x.WebFFIUnwind(depth);
+      if (depth === 0) x.WebFFIStackRestore(stackBase);
+      else if (sp !== 0) x.WebFFIStackRestore(sp);
       trap.unwound = false;
     } catch (e) {
       if (isTrap(e)) {

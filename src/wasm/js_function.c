@@ -8,13 +8,6 @@
 #include "../unwind.h"
 #include "host_imports.h"
 
-/* The mark of the innermost JS callback running now (NULL: none). The glue
- * reads it when a callback starts: an exception that unwinds wasm frames
- * entered from that callback puts the core back to this mark
- * (WebFFIUnwind), its stack pointer included. */
-static const wf_unwind_mark* wf_js_mark;
-
-void* WebFFIUnwindMarkCell(void) { return (void*)&wf_js_mark; }
 
 static inline uint32_t wf_stack_pointer_now(void) {
   uint32_t sp;
@@ -43,10 +36,14 @@ void WebFFIStackRestore(uint32_t sp) {
 static int wf_js_safe_call(void* func, const TVMFFIAny* args, int32_t num_args,
                            TVMFFIAny* result) {
   int32_t handle = (int32_t)(uintptr_t)wf_func_self((TVMFFIObject*)func);
+  /* The callback's mark: an exception that unwinds wasm frames entered from
+   * it puts the core back here (WebFFIUnwind), its stack pointer included. */
   wf_unwind_mark mark;
   mark.counters = wf_counters;
   mark.stack_pointer = wf_stack_pointer_now();
   const wf_unwind_mark* outer = wf_js_mark;
+  mark.outer = outer;
+  mark.depth = outer != NULL ? outer->depth + 1 : 1;
   wf_js_mark = &mark;
   int rc = wf_host_call_js(handle, args, num_args, result);
   wf_js_mark = outer;
