@@ -16,8 +16,8 @@ const POOL_BYTES = 256 << 20; // freed GPU memory kept for reuse, at most
 
 /**
  * @param {(() => GPU | Promise<GPU>) | null} getGPU the host's WebGPU object, asked for on first init
- * @param {{ priority?: number, device?: GPUDevice }} options device: a GPUDevice another
- *   library made, used instead of acquiring one (load({ gpuDevice }))
+ * @param {{ priority?: number, device?: GPUDevice }} options device: with getGPU null, a
+ *   GPUDevice another library made, used instead of acquiring one (load({ gpuDevice }))
  */
 export function webgpuRuntimeBackend(getGPU, { priority = 10, device: gpuDevice = null } = {}) {
   let be = null;
@@ -222,7 +222,10 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10, device: gpuDevice 
     },
     async init(runtime) {
       if (disposed) throw makeError('ValueError', 'webgpu: the runtime was disposed');
-      be ??= createWebGPUBackend({ gpu: gpuDevice ? null : await getGPU(), device: gpuDevice, makeError, logger: runtime.logger });
+      // Without getGPU, the backend adopts `device` (checked there: it may be anything a caller passed).
+      be ??= getGPU === null
+        ? createWebGPUBackend({ device: gpuDevice, makeError, logger: runtime.logger })
+        : createWebGPUBackend({ gpu: await getGPU(), makeError, logger: runtime.logger });
       const info = await be.init();
       if (disposed) {
         be.dispose(); // disposed while the device was being acquired
@@ -284,7 +287,7 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10, device: gpuDevice 
     dispose() {
       disposed = true;
       if (!be) return;
-      if (gpuDevice && be.ready) {
+      if (getGPU === null && be.ready) {
         for (const a of allocations.values()) be.free(a);
         for (const list of pool.values()) for (const a of list) be.free(a);
       }

@@ -123,7 +123,7 @@ class WebGPUAllocation {
 
 class WebGPUBackend {
   #gpu;
-  #adopted; // a GPUDevice to use instead of acquiring one
+  #adopted; // a GPUDevice to use instead of acquiring one (undefined: acquire)
   #makeError;
   #logger;
   #options;
@@ -132,7 +132,7 @@ class WebGPUBackend {
   #initPromise = null;
   #generation = 0;
 
-  constructor({ gpu, device = null, makeError = defaultMakeError, logger = console, ...options }) {
+  constructor({ gpu, device, makeError = defaultMakeError, logger = console, ...options }) {
     this.#gpu = gpu;
     this.#adopted = device;
     this.#makeError = makeError;
@@ -391,7 +391,7 @@ class WebGPUBackend {
   }
 
   async #acquire() {
-    if (this.#adopted) return this.#adopt(this.#adopted);
+    if (this.#adopted !== undefined) return this.#adopt(this.#adopted);
     const gpu = this.#gpu;
     if (!gpu || typeof gpu.requestAdapter !== 'function') {
       throw this.#makeError('RuntimeError', NO_GPU_HINT);
