@@ -15,6 +15,8 @@ import { createWebGPUBackend } from '../../js/backends/webgpu/index.js';
 import { nodeGPU, browserLikeWebGPU } from '../support/webgpu_node.mjs';
 import { assertThrows } from '../browser/harness_page.mjs';
 import { randomFloats, assertClose } from '../support/numeric.mjs';
+import { tinyBertFiles } from '../support/tiny_bert.mjs';
+import { readFileSync } from 'node:fs';
 import {
   denseModel, denseRef, ortRoundTrip, ortBoundOutput, ortLifetimes, tfRoundTrip, refusedImports, M, K, N,
 } from '../support/interop_cases.mjs';
@@ -219,4 +221,11 @@ test('the dense model\'s CPU reference is what ORT computes on the CPU too', asy
   assert.deepEqual(y.dims, [M, N]);
   assertClose(y.data, denseRef(X), 'ORT on the CPU', { rtol: 1e-5, atol: 1e-6 });
   await cpu.release();
+});
+
+test('tests/fixtures/tiny-bert (the transformers.js model of the Chromium test and the README) is what tiny_bert.mjs makes', () => {
+  for (const [name, content] of Object.entries(tinyBertFiles())) {
+    const committed = readFileSync(new URL(`../fixtures/tiny-bert/${name}`, import.meta.url));
+    assert.ok(committed.equals(Buffer.from(content)), `${name} differs: run \`node tests/support/tiny_bert.mjs\``);
+  }
 });

@@ -73,3 +73,15 @@ export function tinyBertFiles() {
     'onnx/model.onnx': model,
   };
 }
+
+// `node tests/support/tiny_bert.mjs` writes the folder to tests/fixtures/tiny-bert/ (committed: the README's
+// transformers.js example loads it; tests/node/gpu_interop.test.mjs checks it matches what this file makes).
+if (typeof process !== 'undefined' && process.argv?.[1] && import.meta.url === (await import('node:url')).pathToFileURL(process.argv[1]).href) {
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  const { dirname, join } = await import('node:path');
+  const root = new URL('../fixtures/tiny-bert/', import.meta.url).pathname;
+  for (const [name, content] of Object.entries(tinyBertFiles())) {
+    mkdirSync(dirname(join(root, name)), { recursive: true });
+    writeFileSync(join(root, name), content);
+  }
+}
