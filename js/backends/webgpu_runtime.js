@@ -100,7 +100,7 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10, device: gpuDevice 
     exportBuffer: (handle) => current('gpuBuffer').exportBuffer(allocation(handle, 'gpuBuffer')),
     /** The GPUDevice in use (rt.gpuDevice; null before init and after a loss). */
     get gpuDevice() {
-      return be?.ready ? be.device : null;
+      return be?.ready ? be.shareDevice() : null;
     },
   };
 

@@ -229,3 +229,29 @@ test('tests/fixtures/tiny-bert (the transformers.js model of the Chromium test a
     assert.ok(committed.equals(Buffer.from(content)), `${name} differs: run \`node tests/support/tiny_bert.mjs\``);
   }
 });
+
+test('an import without COPY_SRC / COPY_DST: webffi kernels read it, transfers say which usage is missing', async () => {
+  const storageOnly = device.createBuffer({ size: 16, usage: 0x80 });
+  const t = await rt.tensorFromGPUBuffer(storageOnly, { shape: [4] });
+  await assertThrows(() => t.data(), 'ValueError', /^download: the imported buffer's usage \(0x80\) lacks COPY_SRC \(0x4\)$/);
+  assert.throws(() => t.set(new Float32Array(4)), (e) => e.kind === 'ValueError' && /upload: .* lacks COPY_DST/.test(e.message));
+  const copied = rt.getGlobal('webgpu.add_scalar')(t, 1); // a kernel reads it as storage: fine
+  assert.deepEqual(Array.from(await copied.data()), [1, 1, 1, 1]); // a new buffer is zeroed
+  copied.dispose();
+  t.dispose();
+  storageOnly.destroy();
+});
+
+test('GPU errors on a device handed to other libraries are reported with a note, and not kept from the console', async () => {
+  const fresh = await load({ logger: quiet });
+  await fresh.backends.ensure('webgpu');
+  const dev = fresh.gpuDevice; // shared from now on
+  const errors = [];
+  dev.addEventListener('uncapturederror', (e) => errors.push(e.defaultPrevented));
+  dev.createBuffer({ size: 16, usage: 0x1 | 0x2 }); // MAP_READ | MAP_WRITE: invalid, outside any error scope
+  await dev.queue.onSubmittedWorkDone();
+  await new Promise((r) => setTimeout(r, 50));
+  await assertThrows(() => fresh.backends.get('webgpu').sync(), 'ValueError', /on the shared GPUDevice: the error may come from another library's work/);
+  assert.deepEqual(errors, [false], 'webffi did not prevent the default (the console report)');
+  fresh.dispose();
+});

@@ -101,6 +101,8 @@ export interface WebGPUBackend {
   readonly ready: boolean;
   /** The GPUDevice, for callers that run their own pipelines (throws before init). */
   readonly device: GPUDevice;
+  /** The GPUDevice, handed to another library: GPU errors are then reported with a note and no longer kept from the console. */
+  shareDevice(): GPUDevice;
 
   /** Lazy and single-flight; a failure is remembered; after a device loss it acquires a new device. */
   init(): Promise<WebGPUInfo>;
@@ -114,7 +116,7 @@ export interface WebGPUBackend {
   upload(handle: WebGPUAllocation, byteOffset: number, bytes: ArrayBuffer | ArrayBufferView): void;
   /** Device to host through a pooled staging buffer; flushes pending work first. */
   download(handle: WebGPUAllocation, byteOffset: number, nbytes: number, out?: Uint8Array): Promise<Uint8Array>;
-  /** Device to device, recorded in the current command batch. */
+  /** Device to device, recorded in the current command batch. Imported buffers need COPY_SRC / COPY_DST for transfers (a ValueError names the missing one). */
   copy(src: WebGPUAllocation, srcOffset: number, dst: WebGPUAllocation, dstOffset: number, nbytes: number): void;
   /**
    * An allocation over another library's GPUBuffer (no copy). Rejects

@@ -78,6 +78,7 @@ class DeviceState {
     this.device = device;
     this.featureLevel = featureLevel;
     this.adopted = adopted; // made by another library: never destroyed by webffi
+    this.shared = adopted; // other libraries use it too (adopted, or handed out by shareDevice())
     // Fixed for the device, copied into a plain object: reading device.limits
     // builds a new object, and each of its fields is a native getter.
     this.limits = {};
@@ -160,6 +161,17 @@ class WebGPUBackend {
   /** The GPUDevice, for callers that build their own pipelines. */
   get device() {
     return this.#current('device').device;
+  }
+
+  /**
+   * The GPUDevice, handed to another library (rt.gpuDevice): from now on
+   * GPU errors are no longer kept from the console, as they may be that
+   * library's.
+   */
+  shareDevice() {
+    const s = this.#current('gpuDevice');
+    s.shared = true;
+    return s.device;
   }
 
   info() {
@@ -283,6 +295,7 @@ class WebGPUBackend {
   /** Host to device: writes `bytes` (an ArrayBuffer or a view) at byteOffset. */
   upload(handle, byteOffset, bytes) {
     const s = this.#checkHandle(handle, 'upload');
+    if (handle.imported) this.#requireUsage(handle, BufferUsage.COPY_DST, 'COPY_DST (0x8)', 'upload');
     const view = ArrayBuffer.isView(bytes) ? bytes : isArrayBuffer(bytes) ? new Uint8Array(bytes) : null;
     if (!view) throw this.#makeError('TypeError', 'upload: bytes must be an ArrayBuffer or a typed array');
     const nbytes = view.byteLength;
@@ -303,6 +316,7 @@ class WebGPUBackend {
   /** Device to host. Resolves to `out` (or a new Uint8Array) holding the bytes. */
   async download(handle, byteOffset, nbytes, out) {
     const s = this.#checkHandle(handle, 'download');
+    if (handle.imported) this.#requireUsage(handle, BufferUsage.COPY_SRC, 'COPY_SRC (0x4)', 'download');
     this.#checkRange('download', handle, byteOffset, nbytes, false);
     if (out !== undefined && !(out instanceof Uint8Array && out.byteLength >= nbytes)) {
       throw this.#makeError('TypeError', `download: out must be a Uint8Array of at least ${nbytes} bytes`);
@@ -338,6 +352,8 @@ class WebGPUBackend {
     }
     this.#checkRange('copy', src, srcOffset, nbytes, false);
     this.#checkRange('copy', dst, dstOffset, nbytes, true);
+    if (src.imported) this.#requireUsage(src, BufferUsage.COPY_SRC, 'COPY_SRC (0x4)', 'copy');
+    if (dst.imported) this.#requireUsage(dst, BufferUsage.COPY_DST, 'COPY_DST (0x8)', 'copy');
     if (srcOffset % 4) {
       throw this.#makeError('ValueError', `copy: source offset ${srcOffset} is not a multiple of 4`);
     }
@@ -456,7 +472,7 @@ class WebGPUBackend {
       const err = event.error;
       const kind = err?.constructor?.name === 'GPUOutOfMemoryError' ? 'MemoryError' : 'ValueError';
       let message = `WebGPU ${kind === 'MemoryError' ? 'out of memory' : 'validation error'}: ${err?.message}`;
-      if (state.adopted) {
+      if (state.shared) {
         // The device is shared: the error may be another library's, which may want it reported as usual.
         message += ' (on the shared GPUDevice: the error may come from another library\'s work)';
       } else {
@@ -544,6 +560,13 @@ class WebGPUBackend {
       throw this.#makeError('ValueError', `${what}: the allocation belongs to another WebGPU backend`);
     }
     return s;
+  }
+
+  /** An imported buffer may lack the usage a transfer needs (webffi's own have them all). */
+  #requireUsage(handle, bit, name, what) {
+    if (!(handle.buffer.usage & bit)) {
+      throw this.#makeError('ValueError', `${what}: the imported buffer's usage (0x${handle.buffer.usage.toString(16)}) lacks ${name}`);
+    }
   }
 
   #checkRange(what, handle, byteOffset, nbytes, writing) {
