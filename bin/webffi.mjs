@@ -30,6 +30,7 @@ const include = join(root, 'include');
 const USAGE = `usage: webffi build [--module | --command] [-o OUT.wasm] [--name NAME] [options] SOURCES...
        webffi build -c [--module] [-o OUT.o] [options] SOURCES...
        webffi run PROGRAM.wasm [ARGS...]
+       webffi types MODULE.wasm [-o OUT.d.ts] [--name NAME] [--runtime WASM]
        webffi help | -h | --help
 
 build:
@@ -93,6 +94,10 @@ run:
   ffi.Module.load_from_file.so) from files. A trap (out-of-bounds
   access, unreachable, ...) ends it with exit code 134 and the trap's
   message on stderr; file-system calls beyond stdio fail with ENOSYS.
+types:
+  writes TypeScript declarations for a module from the type schemas in
+  its tvm-ffi metadata: its functions, the globals it registers and its
+  object types (webffi types --help)
 Needs Emscripten (emcc, em++, emnm) on PATH for build.`;
 
 function die(message) {
@@ -743,6 +748,11 @@ async function runProgram(argv) {
 async function main(argv) {
   if (argv[0] === 'run') {
     await runProgram(argv.slice(1));
+    return;
+  }
+  if (argv[0] === 'types') {
+    const { typesMain } = await import(new URL('./types.mjs', import.meta.url));
+    await typesMain(argv.slice(1));
     return;
   }
   if (argv.length === 0 || ['help', '-h', '--help'].includes(argv[0])) {

@@ -14,6 +14,10 @@ type HostWasmModule = typeof globalThis extends { WebAssembly: { Module: { proto
 /** The host's GPUDevice and GPUBuffer (@webgpu/types, or the DOM library where it has WebGPU), else what webffi uses of them. */
 type HostGPUDevice = HostClass<'GPUDevice', { readonly queue: object; readonly limits: object; readonly features: { has(name: string): boolean } }>;
 type HostGPUBuffer = HostClass<'GPUBuffer', { readonly size: number; readonly usage: number; readonly mapState: string; destroy(): void }>;
+import type { RuntimeGlobals as GeneratedGlobals } from './globals.js';
+/** The runtime's own global functions by name, typed from their metadata (js/globals.d.ts). */
+export type RuntimeGlobals = GeneratedGlobals;
+
 /** What a transfer list holds: ArrayBuffers, MessagePorts, ... (the DOM's `Transferable`, Node's `TransferListItem`). */
 export type TransferItem = object;
 
@@ -250,8 +254,9 @@ export interface Backend {
   /** Lazy and single-flight; a failure is remembered and reported once. */
   init(runtime: Runtime): unknown | Promise<unknown>;
   device?: BackendDevice;
-  /** Global functions registered with the backend. */
-  globals?(runtime: Runtime): Record<string, (...args: any[]) => unknown>;
+  /** Global functions registered with the backend, with their metadata (`registerGlobal`) when given. */
+  globals?(runtime: Runtime): Record<string, ((...args: any[]) => unknown)
+    | { fn: (...args: any[]) => unknown; metadata?: string | object }>;
   /** false once its device is lost: the next use initialises it again. */
   readonly ready?: boolean;
   /** Called by `runtime.dispose()`: release the device and everything allocated on it. */
@@ -405,10 +410,19 @@ export interface Runtime {
   /** The core's ABI metadata (indices, sizes, offsets, versions). */
   readonly metadata: any;
   readonly exports: Record<string, any>;
-  /** A global function; a miss throws `Cannot find global function NAME`. */
-  getGlobal(name: string): FFIFunction;
-  getGlobal(name: string, options: { optional: true }): FFIFunction | null;
-  registerGlobal(name: string, fn: ((...args: any[]) => unknown) | FFIFunction, options?: { override?: boolean }): void;
+  /**
+   * A global function; a miss throws `Cannot find global function NAME`.
+   * The runtime's own are typed from their metadata (`RuntimeGlobals`,
+   * written by `webffi types --runtime-globals`).
+   */
+  getGlobal<N extends string>(name: N): GlobalOf<RuntimeGlobals, N>;
+  getGlobal<N extends string>(name: N, options: { optional: true }): GlobalOf<RuntimeGlobals, N> | null;
+  /**
+   * `metadata` is what `ffi.GetGlobalFuncMetadata` gives for it (JSON
+   * text, or a value to JSON.stringify), e.g. `{ type_schema }`.
+   */
+  registerGlobal(name: string, fn: ((...args: any[]) => unknown) | FFIFunction,
+    options?: { override?: boolean; metadata?: string | object }): void;
   listGlobals(): string[];
   removeGlobal(name: string): boolean;
   device(spec: string | number, id?: number): Device;
@@ -486,12 +500,24 @@ export interface Runtime {
 
 export function load(options?: LoadOptions): Promise<Runtime>;
 
+/**
+ * The type of global NAME in a table of typed globals (`RuntimeGlobals`, or
+ * what `webffi types` writes for a module): its signature when the table has
+ * it, else an untyped `FFIFunction`.
+ */
+export type GlobalOf<Table, N extends string> = N extends keyof Table ? Handle & Table[N] : FFIFunction;
+
 /** An instance of a reflected type: fields and methods by name. */
 export interface ReflectedObject extends FFIObject {
   [member: string]: any;
 }
-/** The class of a reflected type; static methods such as `__ffi_init__` make instances. */
+/**
+ * The class of a reflected type; static methods such as `__ffi_init__` make
+ * instances, and so does `new` (through `__ffi_init__`, a TypeError when
+ * the type has none).
+ */
 export interface ReflectedClass<T extends FFIObject = ReflectedObject> {
+  new (...args: FFIInput[]): T;
   readonly prototype: T;
   readonly name: string;
   __ffi_init__(...args: FFIInput[]): T;

@@ -14,6 +14,7 @@ static const struct {
     {kDLVPI, "vpi"},         {kDLROCM, "rocm"},          {kDLROCMHost, "rocm_host"},
     {kDLExtDev, "ext_dev"},  {kDLCUDAManaged, "cuda_managed"}, {kDLOneAPI, "oneapi"},
     {kDLWebGPU, "webgpu"},   {kDLHexagon, "hexagon"},    {kDLMAIA, "maia"},
+    {kDLTrn, "trn"},
 };
 #define WF_DEVICE_COUNT (sizeof(wf_device_names) / sizeof(wf_device_names[0]))
 
@@ -54,7 +55,8 @@ void wf_device_format(DLDevice d, wf_buf* out) {
   if (name != NULL) {
     wf_buf_printf(out, "%s:%d", name, (int)d.device_id);
   } else {
-    wf_buf_printf(out, "device(%d):%d", (int)d.device_type, (int)d.device_id);
+    /* as upstream names a type it does not know */
+    wf_buf_printf(out, "unknown:%d", (int)d.device_id);
   }
 }
 

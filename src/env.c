@@ -3,6 +3,8 @@
 #include "env.h"
 
 #include <stdlib.h>
+#include <string.h>
+#include <webffi/module.h>
 
 #include "error.h"
 #include "platform.h"
@@ -96,9 +98,45 @@ int TVMFFIEnvModRegisterSystemLibSymbol(const char* name, void* symbol) {
                          symbol);
 }
 
+/* Context symbols also in registration order (a name again is listed
+ * again), for WebFFIEnvVisitContextSymbols. */
+typedef struct {
+  char* name;
+  void* symbol;
+} wf_env_context_entry;
+
+static wf_env_context_entry* wf_env_context_list;
+static size_t wf_env_context_count;
+
 int TVMFFIEnvModRegisterContextSymbol(const char* name, void* symbol) {
-  return wf_env_register(&wf_env_context_symbols, "TVMFFIEnvModRegisterContextSymbol", name,
-                         symbol);
+  if (wf_env_register(&wf_env_context_symbols, "TVMFFIEnvModRegisterContextSymbol", name,
+                      symbol) != 0) {
+    return -1;
+  }
+  size_t n = strlen(name);
+  char* copy = (char*)malloc(n + 1);
+  wf_env_context_entry* grown = (wf_env_context_entry*)realloc(
+      wf_env_context_list, (wf_env_context_count + 1) * sizeof(wf_env_context_entry));
+  if (grown != NULL) wf_env_context_list = grown;
+  if (copy == NULL || grown == NULL) {
+    free(copy);
+    return wf_err_raise_oom(n + 1 + sizeof(wf_env_context_entry));
+  }
+  memcpy(copy, name, n + 1);
+  wf_env_context_list[wf_env_context_count++] = (wf_env_context_entry){copy, symbol};
+  return 0;
+}
+
+int WebFFIEnvVisitContextSymbols(int (*visit)(const char* name, void* symbol, void* ctx),
+                                 void* ctx) {
+  if (visit == NULL) return wf_err_raise("ValueError", "WebFFIEnvVisitContextSymbols: visit is NULL");
+  /* a count taken first: symbols registered by the visitor are not visited */
+  size_t count = wf_env_context_count;
+  for (size_t i = 0; i < count; ++i) {
+    int rc = visit(wf_env_context_list[i].name, wf_env_context_list[i].symbol, ctx);
+    if (rc != 0) return rc;
+  }
+  return 0;
 }
 
 void* wf_env_system_lib_symbol(const char* name, size_t name_len) {

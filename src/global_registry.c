@@ -7,6 +7,7 @@
 #include "any.h"
 #include "error.h"
 #include "function.h"
+#include "global_schemas.h"
 #include "object.h"
 #include "runtime_init.h"
 #include "str.h"
@@ -18,6 +19,7 @@ typedef struct {
   size_t name_len;
   TVMFFIObject* func;
   TVMFFIObject* metadata; /* a String object, or NULL for `{}` */
+  const char* schema;     /* a builtin's type schema (src/global_schemas.c), or NULL */
 } wf_global;
 
 static wf_strmap wf_globals_by_name;
@@ -57,6 +59,7 @@ static int wf_global_set(const TVMFFIByteArray* name, TVMFFIObject* f,
     g->func = f;
     if (g->metadata != NULL) wf_obj_decref(g->metadata);
     g->metadata = meta;
+    g->schema = NULL;
     return 0;
   }
   if (wf_globals_count == wf_globals_capacity) {
@@ -82,6 +85,8 @@ static int wf_global_set(const TVMFFIByteArray* name, TVMFFIObject* f,
   g->name = copy;
   g->name_len = name->size;
   g->metadata = meta;
+  /* a name of the runtime's own (its JS host registers some) has its schema */
+  if (meta == NULL) g->schema = wf_global_schema_of(name->data, name->size);
   if (wf_strmap_put(&wf_globals_by_name, copy, name->size, g) != 0) {
     wf_global_free(g);
     return -1;
@@ -134,6 +139,11 @@ static int wf_global_register_impl(const char* name, TVMFFISafeCallType fn, void
   /* override: a retried init after a failure must not trip over itself */
   int rc = wf_global_set(&n, f, &m, 1);
   wf_obj_decref(f);
+  if (rc == 0 && metadata == NULL) {
+    /* the runtime's own: its schema, as upstream gives one for each */
+    wf_global* g = wf_strmap_get(&wf_globals_by_name, n.data, n.size);
+    g->schema = wf_global_schema_of(n.data, n.size);
+  }
   return rc;
 }
 
@@ -181,7 +191,10 @@ static int wf_global_metadata(void* self, const TVMFFIAny* args, int32_t n, TVMF
     return wf_err_raise("RuntimeError", "Global Function `%.*s` is not registered",
                         (int)name.size, name.data);
   }
-  if (g->metadata == NULL) return wf_str_make(0, "{}", 2, result);
+  if (g->metadata == NULL) {
+    return g->schema != NULL ? wf_global_schema_render(g->schema, result)
+                             : wf_str_make(0, "{}", 2, result);
+  }
   wf_obj_incref(g->metadata);
   wf_any_set_object(result, g->metadata);
   return 0;

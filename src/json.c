@@ -528,7 +528,7 @@ static int wf_json_emit_value(wf_json_writer* w, const TVMFFIAny* v, int depth) 
     case kTVMFFINone: wf_buf_puts(out, "null"); return 0;
     case kTVMFFIBool: wf_buf_puts(out, v->v_int64 ? "true" : "false"); return 0;
     case kTVMFFIInt: wf_buf_int(out, (long long)v->v_int64); return 0;
-    case kTVMFFIFloat: wf_float_format(v->v_float64, out); return 0;
+    case kTVMFFIFloat: wf_float_format_json(v->v_float64, out); return 0;
     case kTVMFFIArray:
     case kTVMFFIList: {
       TVMFFIObject* seq = v->v_obj;
@@ -538,7 +538,8 @@ static int wf_json_emit_value(wf_json_writer* w, const TVMFFIAny* v, int depth) 
         wf_json_newline(out, indent, depth + 1);
         if (wf_json_emit(w, &wf_seq_data(seq)[i], depth + 1) != 0) return -1;
       }
-      if (wf_seq_size(seq) > 0) wf_json_newline(out, indent, depth);
+      /* as upstream: an empty one too, `[\n]` */
+      wf_json_newline(out, indent, depth);
       wf_buf_append(out, "]", 1);
       return 0;
     }
@@ -558,7 +559,7 @@ static int wf_json_emit_value(wf_json_writer* w, const TVMFFIAny* v, int depth) 
         wf_buf_puts(out, indent < 0 ? ":" : ": ");
         if (wf_json_emit(w, &e->value, depth + 1) != 0) return -1;
       }
-      if (i > 0) wf_json_newline(out, indent, depth);
+      wf_json_newline(out, indent, depth);
       wf_buf_append(out, "}", 1);
       return 0;
     }
@@ -593,7 +594,8 @@ static int wf_json_parse_fn(void* self, const TVMFFIAny* args, int32_t n, TVMFFI
 
 static const char* const wf_json_stringify_types[] = {"Any", "Optional[int]"};
 
-/* Stringify(value) or Stringify(value, indent): indent None is compact. */
+/* Stringify(value) or Stringify(value, indent): indent None or 0 is
+ * compact, as upstream's. */
 static int wf_json_stringify_fn(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)self;
   WebFFISignature sig = {"ffi.json.Stringify", n == 1 ? 1 : 2, wf_json_stringify_types, "str"};
@@ -607,7 +609,7 @@ static int wf_json_stringify_fn(void* self, const TVMFFIAny* args, int32_t n, TV
     }
   }
   wf_buf text = {0};
-  int rc = wf_json_write(&args[0], (int)indent, &text);
+  int rc = wf_json_write(&args[0], indent == 0 ? -1 : (int)indent, &text);
   if (rc == 0) rc = wf_str_make(0, text.data, text.size, result);
   wf_buf_free(&text);
   return rc;

@@ -81,7 +81,7 @@ static int wf_graph_literal(wf_buf* out, const TVMFFIAny* v) {
     case kTVMFFINone: wf_buf_puts(out, "null"); return 0;
     case kTVMFFIBool: wf_buf_puts(out, v->v_int64 ? "true" : "false"); return 0;
     case kTVMFFIInt: wf_buf_int(out, v->v_int64); return 0;
-    case kTVMFFIFloat: wf_float_format(v->v_float64, out); return 0;
+    case kTVMFFIFloat: wf_float_format_json(v->v_float64, out); return 0;
     default: /* DataType: its text needs no escaping */
       wf_buf_append(out, "\"", 1);
       if (wf_dtype_format(v->v_dtype, out) != 0) return -1;

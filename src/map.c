@@ -49,6 +49,7 @@
 #include "global_registry.h"
 #include "nesting.h"
 #include "platform.h"
+#include "sentinels.h"
 #include "str.h"
 
 #define WF_MAP_SMALL_MAX 4
@@ -1133,10 +1134,6 @@ static int wf_map_get_item(void* self, const TVMFFIAny* args, int32_t n, TVMFFIA
   return TVMFFIAnyViewToOwnedAny(&e->value, result);
 }
 
-/* The sentinel MapGetItemOrMissing returns for an absent key: one object
- * that lives for the whole run (its count never reaches zero). */
-static TVMFFIObject wf_map_missing = {1, kTVMFFIObject, 0, {.deleter = NULL}};
-
 static int wf_map_get_or_missing(void* self, const TVMFFIAny* args, int32_t n,
                                  TVMFFIAny* result) {
   TVMFFIObject* map;
@@ -1145,8 +1142,9 @@ static int wf_map_get_or_missing(void* self, const TVMFFIAny* args, int32_t n,
   wf_map_entry* e = wf_map_find(map, &args[1]);
   if (wf_map_custom_error() != 0) return -1;
   if (e != NULL) return TVMFFIAnyViewToOwnedAny(&e->value, result);
-  wf_obj_incref(&wf_map_missing);
-  wf_any_set_object(result, &wf_map_missing);
+  /* the missing-value sentinel (src/sentinels.c) */
+  wf_obj_incref(wf_missing_object());
+  wf_any_set_object(result, wf_missing_object());
   return 0;
 }
 

@@ -161,7 +161,8 @@ int TVMFFITypeRegisterAttr(int32_t type_index, const TVMFFIByteArray* name,
   }
   TVMFFIAny* slot = (TVMFFIAny*)&col->data[type_index];
   if (slot->type_index != kTVMFFINone) {
-    return wf_err_raise("ValueError", "Attribute `%.*s` of type `%s` is already registered",
+    /* RuntimeError, as upstream raises */
+    return wf_err_raise("RuntimeError", "Attribute `%.*s` of type `%s` is already registered",
                         (int)name->size, name->data, type->type_key.data);
   }
   return TVMFFIAnyViewToOwnedAny(value, slot);

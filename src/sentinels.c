@@ -16,6 +16,10 @@ static TVMFFIObject wf_kwargs_sentinel = {1, kTVMFFIObject, 0, {.deleter = NULL}
 
 TVMFFIObject* wf_kwargs_object(void) { return &wf_kwargs_sentinel; }
 
+static TVMFFIObject wf_missing_sentinel = {1, kTVMFFIObject, 0, {.deleter = NULL}};
+
+TVMFFIObject* wf_missing_object(void) { return &wf_missing_sentinel; }
+
 static const WebFFISignature wf_invalid_sig = {"ffi.GetInvalidObject", 0, NULL, "ffi.Object"};
 static const WebFFISignature wf_kwargs_sig = {"ffi.GetKwargsObject", 0, NULL, "ffi.Object"};
 

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "error.h"
-#include "hash.h"
 #include "runtime_init.h"
+#include "stable_hash.h"
 #include "strmap.h"
 
 typedef struct {
@@ -93,7 +93,8 @@ static int32_t wf_type_add(const char* key, size_t key_len, int32_t index,
   e->info.type_key.data = key_copy;
   e->info.type_key.size = key_len;
   e->info.type_ancestors = ancestors;
-  e->info.type_key_hash = wf_hash_bytes(key, key_len);
+  /* as upstream's native library has it: hashes built on it match */
+  e->info.type_key_hash = wf_std_hash_bytes(key, key_len);
   e->num_child_slots = num_child_slots;
   e->child_slots_can_overflow = can_overflow;
   if (wf_strmap_put(&wf_types_by_key, key, key_len, e) != 0) {

@@ -1,8 +1,10 @@
 /* Typed argument reads with upstream's mismatch messages. */
+#include <string.h>
 #include <webffi/typed_call.h>
 
 #include "buffer.h"
 #include "error.h"
+#include "global_schemas.h"
 #include "object.h"
 #include "str.h"
 #include "tensor.h"
@@ -124,4 +126,63 @@ int WebFFIArgToDLTensor(const WebFFISignature* sig, const TVMFFIAny* args, int32
     return 0;
   }
   return wf_typed_mismatch(sig, i, wf_typed_expected(sig, i, "Tensor"), a);
+}
+
+/* ----------------------------------------------------------- metadata */
+/* One type name of a signature in upstream's spelling, into out. */
+static void wf_typed_schema_name(const char* name, size_t n, wf_buf* out) {
+  static const char* const short_names[][2] = {
+      {"str", "ffi.String"},     {"bytes", "ffi.Bytes"},  {"Tensor", "ffi.Tensor"},
+      {"Array", "ffi.Array"},    {"List", "ffi.List"},    {"Map", "ffi.Map"},
+      {"Dict", "ffi.Dict"},      {"Shape", "ffi.Shape"},  {"Function", "ffi.Function"},
+      {"Object", "ffi.Object"},  {"Module", "ffi.Module"}, {"dtype", "DataType"},
+  };
+  for (size_t i = 0; i < sizeof(short_names) / sizeof(short_names[0]); ++i) {
+    if (strlen(short_names[i][0]) == n && memcmp(short_names[i][0], name, n) == 0) {
+      wf_buf_puts(out, short_names[i][1]);
+      return;
+    }
+  }
+  wf_buf_append(out, name, n);
+}
+
+/* A signature type (`Optional[int]`, `Array<str>`) in the compact form
+ * src/global_schemas.c renders: names mapped, brackets as <>, no spaces. */
+static void wf_typed_schema_type(const char* type, wf_buf* out) {
+  if (type == NULL || *type == '\0') type = "Any";
+  for (const char* p = type; *p != '\0';) {
+    if (strchr("[<", *p) != NULL) {
+      wf_buf_append(out, "<", 1);
+      ++p;
+    } else if (strchr("]>", *p) != NULL) {
+      wf_buf_append(out, ">", 1);
+      ++p;
+    } else if (*p == ',' || *p == ' ') {
+      if (*p == ',') wf_buf_append(out, ",", 1);
+      ++p;
+    } else {
+      size_t n = strcspn(p, "[]<>, ");
+      wf_typed_schema_name(p, n, out);
+      p += n;
+    }
+  }
+}
+
+int WebFFISignatureMetadata(const WebFFISignature* sig, TVMFFIAny* result) {
+  if (sig == NULL || result == NULL || sig->num_args < 0 ||
+      (sig->num_args > 0 && sig->arg_types == NULL)) {
+    return wf_err_raise("ValueError", "WebFFISignatureMetadata: NULL or bad signature");
+  }
+  wf_buf compact = {0};
+  wf_typed_schema_type(sig->ret_type, &compact);
+  wf_buf_append(&compact, "(", 1);
+  for (int32_t i = 0; i < sig->num_args; ++i) {
+    if (i) wf_buf_append(&compact, ",", 1);
+    wf_typed_schema_type(sig->arg_types[i], &compact);
+  }
+  wf_buf_append(&compact, ")", 1);
+  int rc = compact.failed ? wf_err_raise_oom(compact.capacity * 2)
+                          : wf_global_schema_render(compact.data, result);
+  wf_buf_free(&compact);
+  return rc;
 }

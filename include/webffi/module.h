@@ -46,6 +46,16 @@ TVM_FFI_DLL TVMFFIObjectHandle WebFFIModuleFindLoaded(const char* name);
  * `webffi.ModuleUnload(name) -> bool` offer both to hosts. */
 TVM_FFI_DLL int WebFFIModuleUnload(const char* name);
 
+/*
+ * Calls visit(name, symbol, ctx) for each symbol registered with
+ * TVMFFIEnvModRegisterContextSymbol, in the order registered (what
+ * upstream's C++ `Module::VisitContextSymbols` reports); a non-zero return
+ * stops the walk and is returned. Returns 0 after the last.
+ */
+TVM_FFI_DLL int WebFFIEnvVisitContextSymbols(int (*visit)(const char* name, void* symbol,
+                                                          void* ctx),
+                                             void* ctx);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

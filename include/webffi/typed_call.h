@@ -50,6 +50,20 @@ TVM_FFI_DLL int WebFFIArgToObject(const WebFFISignature* sig, const TVMFFIAny* a
 TVM_FFI_DLL int WebFFIArgToDLTensor(const WebFFISignature* sig, const TVMFFIAny* args, int32_t i,
                                     DLTensor** out);
 
+/*
+ * The function's metadata as upstream records it for a typed function,
+ * `{"type_schema":"{\"type\":\"ffi.Function\",\"args\":[RET, ARG...]}"}`,
+ * as a new string in *result: what an exported `__tvm_ffi__metadata_NAME`
+ * returns (what TVM_FFI_DLL_EXPORT_TYPED_FUNC with
+ * TVM_FFI_DLL_EXPORT_INCLUDE_METADATA exports for C++), so tools such as
+ * `webffi types` can type the function. The signature's type names become
+ * upstream's: str -> ffi.String, bytes -> ffi.Bytes, Tensor -> ffi.Tensor,
+ * Array / List / Map / Dict / Shape / Function / Object / Module -> ffi.*,
+ * and `Optional[int]` or `Optional<int>` -> Optional with an argument; a
+ * NULL return type is Any.
+ */
+TVM_FFI_DLL int WebFFISignatureMetadata(const WebFFISignature* sig, TVMFFIAny* result);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

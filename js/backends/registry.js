@@ -6,7 +6,7 @@
 //
 // A backend is an object:
 //   { name, deviceType?, priority? (default 0), init(runtime) (may be async),
-//     globals?(runtime): { name: fn } (global functions registered with it),
+//     globals?(runtime): { name: fn | { fn, metadata } } (global functions registered with it),
 //     device?: { alloc(nbytes) -> non-zero int handle, free(handle),
 //                upload(handle, byteOffset, Uint8Array),
 //                download(handle, byteOffset, nbytes, out?: Uint8Array) -> Promise<Uint8Array>,
@@ -48,7 +48,11 @@ export function createBackendRegistry(runtime) {
         priority: backend.priority ?? 0, status: 'registered', error: null, promise: null,
       };
       const fns = backend.globals?.(runtime) ?? {};
-      for (const [name, fn] of Object.entries(fns)) runtime.registerGlobal(name, fn, { override: true });
+      for (const [name, g] of Object.entries(fns)) {
+        // a function, or { fn, metadata } (what ffi.GetGlobalFuncMetadata gives for it)
+        const [fn, metadata] = typeof g === 'function' ? [g, undefined] : [g?.fn, g?.metadata];
+        runtime.registerGlobal(name, fn, { override: true, metadata });
+      }
       entries.set(backend.name, entry);
       return backend.name;
     } catch (e) {

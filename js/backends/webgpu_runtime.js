@@ -14,6 +14,17 @@ import { INTERNALS } from '../objects.js';
 
 const POOL_BYTES = 256 << 20; // freed GPU memory kept for reuse, at most
 
+/** A kernel's type schema as ffi.GetGlobalFuncMetadata gives it (upstream's form). */
+const SCHEMA_TYPES = {
+  Tensor: { type: 'ffi.Tensor' },
+  float: { type: 'float' },
+  'Optional[int]': { type: 'Optional', args: [{ type: 'int' }] },
+};
+function kernelMetadata(k) {
+  const args = [k.returns, ...k.args.map((a) => a.type)].map((t) => SCHEMA_TYPES[t]);
+  return { type_schema: JSON.stringify({ type: 'ffi.Function', args }) };
+}
+
 /**
  * @param {(() => GPU | Promise<GPU>) | null} getGPU the host's WebGPU object, asked for on first init
  * @param {{ priority?: number, device?: GPUDevice }} options device: with getGPU null, a
@@ -239,7 +250,7 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10, device: gpuDevice 
       return info;
     },
     globals(runtime) {
-      const kernels = Object.fromEntries(KERNELS.map((k) => [k.name, kernelGlobal(runtime, k)]));
+      const kernels = Object.fromEntries(KERNELS.map((k) => [k.name, { fn: kernelGlobal(runtime, k), metadata: kernelMetadata(k) }]));
       return runtime.coreKind === 'tvm-ffi' ? { ...kernels, ...tvmGlobals(runtime) } : kernels;
     },
     /** TVM's kernels: the dispatch function of a kernel (function info, WGSL), its pipeline compiled asynchronously. */

@@ -6,6 +6,7 @@
 import { PEER_DENIED } from '../session.js';
 import { makeError, FFITypeError } from '../errors.js';
 import { moduleLoader } from '../dylink.js';
+import { createLibraryEndpoint } from './library_endpoint.js';
 
 /** Defaults of a served device's limits (each can be set per server). */
 export const RPC_LIMITS = Object.freeze({
@@ -88,6 +89,7 @@ function limitsOf(limits = {}) {
  * connection (the endpoint is closed already).
  */
 export function createEndpoint(rt, options = {}) {
+  if (rt.coreKind === 'tvm-ffi') return createLibraryEndpoint(rt, options);
   const { key = 'webffi', send, sendView, expose, allowUpload = false, functions = {}, onClose, construct, forward } = options;
   if (typeof send !== 'function') throw new FFITypeError('RPC endpoint: send is a function (bytes) => void');
   if (typeof key !== 'string' || !/^[^\s]{1,4000}$/.test(key)) throw new FFITypeError('RPC endpoint: the key is a non-empty string without spaces');

@@ -10,6 +10,7 @@ import { RPC_MAGIC, RPC_SUCCESS, RPC_DUPLICATE, RPC_MISMATCH, CODE, handshakeByt
 import { forwardPolicy, openNextHop, exceptionPacket, PacketCounter } from './chain.js';
 import { RPC_LIMITS } from './endpoint.js';
 import { trackerRegistration } from './tracker.js';
+import { checkServable } from './library_endpoint.js';
 
 function report(options, error, where) {
   if (typeof options.onError === 'function') options.onError(error, where);
@@ -238,6 +239,7 @@ function chainHooks(transport, options, allowed, toClient, { opened, failed }) {
  * with a tracker), close() }.
  */
 export async function listenRPC(rt, options = {}) {
+  checkServable(rt, options);
   const net = nodeBuiltin('node:net');
   if (!net) throw makeError('RPCError', 'listenRPC needs Node (node:net); a browser tab joins a proxy: joinRPCProxy');
   const { port = 9090, host = '127.0.0.1', maxConnections = 16 } = options;
@@ -310,6 +312,7 @@ export async function listenRPC(rt, options = {}) {
  * promise: the first registration) }.
  */
 export function joinRPCProxy(rt, url, options = {}) {
+  checkServable(rt, options);
   const { key = 'webffi', retryMs = 1000 } = options;
   if (typeof key !== 'string' || /\s/.test(key) || key === '') throw new FFITypeError('joinRPCProxy: the key is a non-empty string without spaces');
   let stopped = false;

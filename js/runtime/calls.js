@@ -786,18 +786,19 @@ export function install(state) {
     return e;
   }
 
-  /** Calls with up to four arguments on a core without the one-word fast path. */
-  function webffiCallGeneral(f, n, a0, a1, a2, a3) {
-    return webffiCall(f, n, null, a0, a1, a2, a3);
-  }
-  const callFixed = callWords ? webffiCallFixed : webffiCallGeneral;
-
   function makeCallable(obj, track = true) {
-    // Up to four arguments go as named parameters: no arguments object per call.
-    const f = function webffiFunction(a0, a1, a2, a3) {
-      const n = arguments.length;
-      return n <= 4 ? callFixed(f, n, a0, a1, a2, a3) : webffiCall(f, n, arguments);
-    };
+    // Up to four arguments go as named parameters: no arguments object per
+    // call. A core without the one-word fast path (js/core/) takes them all
+    // through the general path; the choice is made here, not per call.
+    const f = callWords
+      ? function webffiFunction(a0, a1, a2, a3) {
+        const n = arguments.length;
+        return n <= 4 ? webffiCallFixed(f, n, a0, a1, a2, a3) : webffiCall(f, n, arguments);
+      }
+      : function webffiFunction(a0, a1, a2, a3) {
+        const n = arguments.length;
+        return n <= 4 ? webffiCall(f, n, null, a0, a1, a2, a3) : webffiCall(f, n, arguments);
+      };
     Object.setPrototypeOf(f, functionPrototype);
     stampRuntime(f, hooks);
     f[RUNTIME] = hooks;

@@ -36,7 +36,11 @@ export function install(state) {
       const fieldBase = U32[(p + TINFO('fields')) >> 2];
       for (let i = 0; i < I32[(p + TINFO('num_fields')) >> 2]; i++) {
         const f = fieldBase + i * size.TVMFFIFieldInfo;
-        fields.push({ name: text(f + FINFO('name')), flags: heap.dv.getInt32(f + FINFO('flags'), true) });
+        fields.push({
+          name: text(f + FINFO('name')),
+          flags: heap.dv.getInt32(f + FINFO('flags'), true),
+          metadata: text(f + FINFO('metadata')),
+        });
       }
       const methods = [];
       const methodBase = U32[(p + TINFO('methods')) >> 2];
@@ -45,6 +49,7 @@ export function install(state) {
         methods.push({
           name: text(m + MINFO('name')),
           flags: heap.dv.getInt32(m + MINFO('flags'), true),
+          metadata: text(m + MINFO('metadata')),
           fn: U32[(m + MINFO('method') + PAYLOAD) >> 2],
         });
       }
@@ -55,14 +60,51 @@ export function install(state) {
   }
   state.typeInfo = typeInfo;
 
+  /** typeInfo() by type key, with the index (null when no such type). */
+  state.typeInfoOf = function typeInfoOf(key) {
+    return state.inFrame(() => {
+      const out = state.alloc(ANY);
+      if (w.TVMFFITypeKeyToIndex(state.byteArray(textOf(key, 'typeInfoOf')), out) !== 0) {
+        state.fresh();
+        w.TVMFFIErrorMoveFromRaised(out);
+        if (heap.u32[out >> 2]) state.decref(heap.u32[out >> 2]);
+        return null;
+      }
+      state.fresh();
+      const index = heap.i32[out >> 2];
+      const info = typeInfo(index);
+      return info && { index, ...info };
+    });
+  };
+
   /** A wrapper class for a reflected type: fields as properties, methods as functions. */
   function reflectedClass(index) {
     const info = typeInfo(index);
     const Base = info?.parents.length ? wrapperClass(info.parents[info.parents.length - 1]) : FFIObject;
     if (!info) return Base;
-    const cls = { [info.key]: class extends Base {} }[info.key];
+    const key = info.key;
+    const init = info.methods.some((m) => m.name === '__ffi_init__' && m.flags & 4);
+    const cls = {
+      [key]: class extends Base {
+        /**
+         * `new Cls(...args)` makes an object as the type's `__ffi_init__`
+         * does (as upstream's Python classes do); the runtime wraps objects
+         * it receives with (hooks, pointer, type index).
+         */
+        constructor(...args) {
+          if (args[0] === hooks) {
+            super(...args);
+          } else {
+            if (!init) throw makeError('TypeError', `\`${key}\` has no __ffi_init__: it cannot be made with new`);
+            const made = cls.__ffi_init__(...args);
+            // a JS subclass of the class: the object is an instance of it
+            if (new.target !== cls) Object.setPrototypeOf(made, new.target.prototype);
+            return made;
+          }
+        }
+      },
+    }[key];
     for (const { name, flags } of info.fields) {
-      const key = info.key;
       Object.defineProperty(cls.prototype, name, {
         enumerable: true,
         get() {

@@ -28,14 +28,36 @@ export function install(state) {
     return state.makeCallable(p);
   }
 
+  /**
+   * options.metadata (JSON text, or a value JSON.stringify writes) is what
+   * ffi.GetGlobalFuncMetadata gives for it, e.g. `{ type_schema: ... }`.
+   */
   function registerGlobal(name, fn, options) {
     if (state.trap.poisoned) throw state.fatal();
-    const override = Boolean(optionsOf(options, 'registerGlobal').override);
+    const opts = optionsOf(options, 'registerGlobal');
+    const override = Boolean(opts.override);
     if (typeof fn !== 'function') throw new FFITypeError('registerGlobal expects a function');
+    const metadata = opts.metadata === undefined || typeof opts.metadata === 'string'
+      ? opts.metadata : JSON.stringify(opts.metadata);
     return state.inFrame(() => {
       const ba = state.byteArray(textOf(name, 'registerGlobal'));
       const f = fn[PTR] !== undefined ? hooks.ptrOf(fn) : state.queueDecref(state.jsFunctionToFFI(fn));
-      state.check(w.TVMFFIFunctionSetGlobal(ba, f, override ? 1 : 0));
+      if (metadata === undefined) {
+        state.check(w.TVMFFIFunctionSetGlobal(ba, f, override ? 1 : 0));
+        return;
+      }
+      // a TVMFFIMethodInfo: name, doc (empty), metadata, flags 0, the function
+      const { off, size } = L;
+      const text = state.byteArray(metadata);
+      const info = state.alloc(size.TVMFFIMethodInfo);
+      state.fresh();
+      heap.u8.fill(0, info, info + size.TVMFFIMethodInfo);
+      heap.u8.copyWithin(info + off['TVMFFIMethodInfo.name'], ba, ba + size.TVMFFIByteArray);
+      heap.u8.copyWithin(info + off['TVMFFIMethodInfo.metadata'], text, text + size.TVMFFIByteArray);
+      const method = info + off['TVMFFIMethodInfo.method'];
+      heap.i32[method >> 2] = L.T_FUNCTION;
+      heap.u32[(method + L.PAYLOAD) >> 2] = f;
+      state.check(w.TVMFFIFunctionSetGlobalFromMethodInfo(info, override ? 1 : 0));
     });
   }
 

@@ -197,6 +197,10 @@ export function install(state) {
       setDLTensorReader: state.setDLTensorReader,
       /** How a typed array argument becomes an FFI value (js/tensor.js: a 1-D CPU tensor the call owns). */
       setTypedArrayConverter: state.setTypedArrayConverter,
+      /** A registered type's key, ancestors, fields and methods with their metadata, by key (bin/types.mjs). */
+      typeInfoOf: state.typeInfoOf,
+      /** The key of the type with that index. */
+      typeKey: state.typeKey,
     },
   });
   state.runtime = runtime;

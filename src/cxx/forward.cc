@@ -19,6 +19,9 @@
 #include <tvm/ffi/extra/structural_hash.h>
 #include <tvm/ffi/extra/visit_error_context.h>
 #include <tvm/ffi/function.h>
+#include <webffi/module.h>
+
+#include <exception>
 
 namespace tvm {
 namespace ffi {
@@ -187,6 +190,35 @@ Module Module::LoadFromFile(const String& file_name) {
   ObjectPtr<ForwardModuleObj> obj = make_object<ForwardModuleObj>(std::move(inner));
   ForwardModuleObj::Deleter() = details::ObjectUnsafe::GetHeader(obj.get())->deleter;
   return details::ObjectUnsafe::ObjectRefFromObjectPtr<Module>(std::move(obj));
+}
+
+namespace {
+
+// One context symbol for VisitContextSymbols: the callback's exception is
+// kept and the walk stopped, to be thrown again outside the C walk.
+struct ContextVisit {
+  const TypedFunction<void(String, void*)>* callback;
+  std::exception_ptr error;
+};
+
+int VisitContextSymbol(const char* name, void* symbol, void* ctx) {
+  ContextVisit* visit = static_cast<ContextVisit*>(ctx);
+  try {
+    (*visit->callback)(String(name), symbol);
+    return 0;
+  } catch (...) {
+    visit->error = std::current_exception();
+    return 1;
+  }
+}
+
+}  // namespace
+
+void Module::VisitContextSymbols(const TypedFunction<void(String, void*)>& callback) {
+  ContextVisit visit{&callback, nullptr};
+  if (WebFFIEnvVisitContextSymbols(VisitContextSymbol, &visit) != 0 && visit.error) {
+    std::rethrow_exception(visit.error);
+  }
 }
 
 // ModuleObj's own methods (upstream's library defines them), for C++

@@ -9,21 +9,15 @@ import os from 'node:os';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { startServer, launchChromium, runPage } from './harness.mjs';
-import { load } from '../../js/index.js';
-import { MODELS_DIR, ARCTIC_S, modelPath, makeTensorCache, writeTensorCache } from '../support/model_fixture.mjs';
+import { MODELS_DIR, ARCTIC_S, modelPath, libraryParams, makeTensorCache, writeTensorCache } from '../support/model_fixture.mjs';
 
 const root = new URL('../../', import.meta.url).pathname;
 let server;
 let cacheDir;
 before(async () => {
   // The parameters the library names, read through webffi (no GPU needed).
-  const rt = await load({ wasm: modelPath(ARCTIC_S), autoloadBackends: false, logger: { log() {}, warn() {} } });
-  const meta = rt.scope(() => {
-    const exec = rt.getGlobal('ffi.SystemLib')().getFunction('vm_load_executable')();
-    exec.getFunction('vm_initialization')(1, 0, 2, 1, 0, 2); // on the CPU
-    return JSON.parse(exec.getFunction('_metadata')());
-  });
-  cacheDir = writeTensorCache(fs.mkdtempSync(path.join(os.tmpdir(), 'webffi-page-cache-')), makeTensorCache(meta.params));
+  cacheDir = writeTensorCache(fs.mkdtempSync(path.join(os.tmpdir(), 'webffi-page-cache-')),
+    makeTensorCache(await libraryParams(modelPath(ARCTIC_S))));
   // tvmjs ships CommonJS: re-exported by name for tvmjs_reference.mjs's `import * as tvmjs`.
   await esbuild.build({
     stdin: {

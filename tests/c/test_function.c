@@ -256,3 +256,32 @@ void typed_call_names_string_forms_str(void) {
                "Mismatched type on argument #0 when calling: `testing.add_one(0: int) -> int`. "
                "Expected `int` but got `str`");
 }
+
+/* A C signature as the metadata upstream records for a typed function
+ * (what an exported __tvm_ffi__metadata_NAME returns), in its spellings. */
+void typed_call_signature_metadata_is_upstreams(void) {
+  static const char* const types[] = {"Tensor", "Optional[int]", "Array<str>", "bytes", "Any"};
+  const WebFFISignature sig = {"f", 5, types, "str"};
+  TVMFFIAny r;
+  CHECK(WebFFISignatureMetadata(&sig, &r) == 0);
+  CHECK_EQ_STR(any_str(&r),
+               "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\",\\\"args\\\":["
+               "{\\\"type\\\":\\\"ffi.String\\\"},{\\\"type\\\":\\\"ffi.Tensor\\\"},"
+               "{\\\"type\\\":\\\"Optional\\\",\\\"args\\\":[{\\\"type\\\":\\\"int\\\"}]},"
+               "{\\\"type\\\":\\\"ffi.Array\\\",\\\"args\\\":[{\\\"type\\\":\\\"ffi.String\\\"}]},"
+               "{\\\"type\\\":\\\"ffi.Bytes\\\"},{\\\"type\\\":\\\"Any\\\"}]}\"}");
+  release(&r);
+  /* no arguments and no return type given: () -> Any */
+  const WebFFISignature none = {"g", 0, NULL, NULL};
+  CHECK(WebFFISignatureMetadata(&none, &r) == 0);
+  CHECK_EQ_STR(any_str(&r), "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\",\\\"args\\\":["
+                            "{\\\"type\\\":\\\"Any\\\"}]}\"}");
+  release(&r);
+  /* a malformed type still gives text (and ends) */
+  static const char* const odd[] = {"Map<int", "<>,", ""};
+  const WebFFISignature bad = {"h", 3, odd, "]"};
+  CHECK(WebFFISignatureMetadata(&bad, &r) == 0);
+  release(&r);
+  CHECK(WebFFISignatureMetadata(NULL, &r) == -1);
+  CHECK_RAISED("ValueError", "WebFFISignatureMetadata: NULL or bad signature");
+}

@@ -388,3 +388,34 @@ void module_functions_refuse_foreign_modules(void) {
   CHECK(foreign.combined_ref_count == 1);
   TVMFFIObjectDecRef(lib);
 }
+
+/* Context symbols in registration order, a name registered again listed
+ * again (as upstream's Module::VisitContextSymbols); a non-zero return stops. */
+typedef struct {
+  char seen[256];
+  int stop_after;
+  int calls;
+} context_walk;
+
+static int visit_context(const char* name, void* symbol, void* ctx) {
+  context_walk* w = (context_walk*)ctx;
+  if (strncmp(name, "__webffi_visit_", 15) != 0) return 0;
+  size_t len = strlen(w->seen);
+  snprintf(w->seen + len, sizeof(w->seen) - len, "%s=%d ", name + 15, *(int*)symbol);
+  return ++w->calls == w->stop_after ? 7 : 0;
+}
+
+void module_context_symbols_are_visited_in_order(void) {
+  static int one = 1, two = 2;
+  CHECK(TVMFFIEnvModRegisterContextSymbol("__webffi_visit_b", &two) == 0);
+  CHECK(TVMFFIEnvModRegisterContextSymbol("__webffi_visit_a", &one) == 0);
+  CHECK(TVMFFIEnvModRegisterContextSymbol("__webffi_visit_b", &two) == 0);
+  context_walk all = {{0}, 0, 0};
+  CHECK_EQ_INT(WebFFIEnvVisitContextSymbols(visit_context, &all), 0);
+  CHECK_EQ_STR(all.seen, "b=2 a=1 b=2 ");
+  context_walk first = {{0}, 1, 0};
+  CHECK_EQ_INT(WebFFIEnvVisitContextSymbols(visit_context, &first), 7);
+  CHECK_EQ_STR(first.seen, "b=2 ");
+  CHECK(WebFFIEnvVisitContextSymbols(NULL, NULL) == -1);
+  CHECK_RAISED("ValueError", "WebFFIEnvVisitContextSymbols: visit is NULL");
+}

@@ -179,7 +179,7 @@ void reflection_register_type_from_c(void) {
   CHECK_EQ_INT(col->data[index - col->begin_index].v_int64, 3);
   CHECK_EQ_INT(col->data[kTVMFFIStr - col->begin_index].type_index, kTVMFFINone);
   CHECK(TVMFFITypeRegisterAttr(index, &attr, &value) == -1);
-  CHECK_RAISED("ValueError", "Attribute `test.repr_kind` of type `test.Point` is already registered");
+  CHECK_RAISED("RuntimeError", "Attribute `test.repr_kind` of type `test.Point` is already registered");
 }
 
 void reflection_registered_type_keys(void) {

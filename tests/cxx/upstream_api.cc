@@ -7,7 +7,9 @@
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/container/map.h>
 #include <tvm/ffi/extra/dataclass.h>
+#include <tvm/ffi/extra/c_env_api.h>
 #include <tvm/ffi/extra/json.h>
+#include <tvm/ffi/extra/module.h>
 #include <tvm/ffi/extra/serialization.h>
 #include <tvm/ffi/extra/structural_equal.h>
 #include <tvm/ffi/extra/structural_hash.h>
@@ -75,8 +77,33 @@ ffi::String ThrowReport() {
   return "not thrown";
 }
 
+// Context symbols registered here, as Module::VisitContextSymbols lists
+// them (in order, a name registered again listed again), and an exception
+// thrown by the callback reaching the caller.
+ffi::String ContextReport() {
+  static int a, b;
+  TVMFFIEnvModRegisterContextSymbol("__upstream_api_ctx_a", &a);
+  TVMFFIEnvModRegisterContextSymbol("__upstream_api_ctx_b", &b);
+  TVMFFIEnvModRegisterContextSymbol("__upstream_api_ctx_a", &a);
+  std::ostringstream os;
+  ffi::Module::VisitContextSymbols(ffi::TypedFunction<void(ffi::String, void*)>(
+      [&](ffi::String name, void* symbol) {
+        if (std::string(name).rfind("__upstream_api_ctx_", 0) != 0) return;
+        os << name << "=" << (symbol == &a ? "a" : symbol == &b ? "b" : "?") << " ";
+      }));
+  try {
+    ffi::Module::VisitContextSymbols(ffi::TypedFunction<void(ffi::String, void*)>(
+        [](ffi::String, void*) { TVM_FFI_THROW(ValueError) << "stop"; }));
+    os << "not thrown";
+  } catch (const ffi::Error& err) {
+    os << "caught " << err.kind();
+  }
+  return os.str();
+}
+
 }  // namespace
 
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(context_report, ContextReport);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(structural_report, StructuralReport);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(json_report, JsonReport);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(throw_report, ThrowReport);

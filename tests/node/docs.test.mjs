@@ -26,7 +26,7 @@ function sandbox(doc) {
   writeFileSync(join(bin, 'npx'), `#!/bin/sh
 case "$1" in
   webffi) shift; exec node ${JSON.stringify(join(repoRoot, 'bin', 'webffi.mjs'))} "$@" ;;
-  esbuild|vite|webpack) tool=$1; shift; exec ${JSON.stringify(join(repoRoot, 'node_modules', '.bin'))}/$tool "$@" ;;
+  esbuild|vite|webpack|tsc) tool=$1; shift; exec ${JSON.stringify(join(repoRoot, 'node_modules', '.bin'))}/$tool "$@" ;;
   *) echo "docs: npx $1 is neither this package nor one of its dev dependencies" >&2; exit 2 ;;
 esac
 `);
@@ -68,7 +68,7 @@ function runBlock(block, dir) {
 }
 
 for (const doc of documents()) {
-  test(`${doc}: every code block runs`, () => {
+  test(`${doc}: every code block runs`, async () => {
     const blocks = blocksOf(doc);
     const dir = sandbox(doc);
     let last = null; // { block, result } of the last block run
@@ -97,6 +97,7 @@ for (const doc of documents()) {
       } else if (role === 'browser') {
         last = { block };
       } else {
+        if (block.directives.fixture) await prepareFixture(block.directives.fixture, dir);
         const result = runBlock(block, dir);
         const kind = block.directives['expect-error'];
         if (kind && (result.status === 0 || !new RegExp(`\\b${kind}\\b`).test(result.stderr))) {
@@ -111,6 +112,20 @@ for (const doc of documents()) {
     assert.deepEqual(failures, [], failures.join('\n\n'));
     assert.ok(ran > 0 || blocks.every((b) => roleOf(b) === 'text'), `${doc}: no block ran`);
   });
+}
+
+/**
+ * Files a block uses that a document cannot hold (`<!-- doc: fixture=NAME -->`):
+ * arctic-s: web-llm's snowflake-arctic-embed-s model library as arctic-s.wasm
+ * and a tensor cache of seeded random weights for it in arctic-s-weights/.
+ */
+async function prepareFixture(name, dir) {
+  if (name !== 'arctic-s') throw new Error(`no docs fixture ${name}`);
+  const library = join(dir, 'arctic-s.wasm');
+  if (existsSync(join(dir, 'arctic-s-weights', 'tensor-cache.json'))) return;
+  const { modelPath, ARCTIC_S, libraryParams, makeTensorCache, writeTensorCache } = await import('../support/model_fixture.mjs');
+  symlinkSync(modelPath(ARCTIC_S), library);
+  writeTensorCache(join(dir, 'arctic-s-weights'), makeTensorCache(await libraryParams(library)));
 }
 
 // A document cites only files that exist: `path/to/file.ext` (from the

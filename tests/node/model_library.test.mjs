@@ -257,3 +257,58 @@ function wasmModule({ imports = [], exports = [] }) {
   }
   return new Uint8Array(bytes);
 }
+
+test('a model runtime served from a worker: calls, the library\'s errors by value, prefill in the worker', async () => {
+  const { Worker } = await import('node:worker_threads');
+  const { connectRuntime } = await import('../../js/index.js');
+  const { libraryParams } = await import('../support/model_fixture.mjs');
+  const weights = writeTensorCache(path.join(tmp, 'worker-weights'), makeTensorCache(await libraryParams(modelPath(ARCTIC_S))));
+  const worker = new Worker(new URL('../support/model_worker.mjs', import.meta.url), {
+    workerData: { library: modelPath(ARCTIC_S), weights },
+  });
+  const remote = await connectRuntime(worker, { handshakeTimeout: 300000 });
+  try {
+    assert.equal(await remote.getGlobal('testing.add_one')(41), 42);
+    await assert.rejects(remote.getGlobal('testing.add_one')(1.5), (e) => e instanceof FFITypeError &&
+      /Mismatched type on argument #0 when calling: `testing.add_one/.test(e.message));
+    await assert.rejects(remote.getGlobal('vm.builtin.tensor_cache.clear')(), /not expose/);
+    const { ids, mask } = makeInputs(8);
+    const embed = remote.getGlobal('model.embed');
+    const first = await embed([...ids], [...mask]);
+    assert.deepEqual(first.shape, [1, 8, 384]);
+    assert.ok(first.data instanceof Float32Array && first.data.length === 8 * 384 && first.data.every(Number.isFinite));
+    const again = await embed([...ids], [...mask]);
+    assert.deepEqual(again.data, first.data, 'the same input gives the same embeddings');
+  } finally {
+    remote.close();
+    await worker.terminate();
+  }
+});
+
+test('a model runtime as a TVM RPC device: the library\'s own RPC server, only for peers the owner trusts', async () => {
+  const { listenRPC, connectRPC } = await import('../../js/index.js');
+  const rt = await loadLibrary();
+  await assert.rejects(listenRPC(rt, { port: 0 }), /served by its own RPC server.*trustPeers: true/);
+  const server = await listenRPC(rt, { port: 0, trustPeers: true, key: 'mlc' });
+  try {
+    const s = await connectRPC(`127.0.0.1:${server.port}`, 'mlc');
+    assert.equal(s.serverKey, 'server:mlc');
+    assert.equal(await s.getGlobal('testing.add_one')(41), 42);
+    const t = await s.tensor(new Float32Array([1, 2, 3]));
+    assert.deepEqual([...(await t.data())], [1, 2, 3]);
+    // An error in the library's server ends its connection (its C++ cannot
+    // catch it), after the client got the error; the device serves on.
+    await assert.rejects(s.getGlobal('testing.add_one')('x'), /TypeError: Mismatched type on argument #0.*the connection ends/);
+    await s.close();
+    // TVM's web flow asks for the library's asynchronous session: WebGPU tensors.
+    await rt.backends.ensure('webgpu');
+    const w = await connectRPC(`127.0.0.1:${server.port}`, 'mlc', { sessionConstructor: ['rpc.WasmSession'] });
+    const g = await w.tensor(new Float32Array([4, 5, 6, 7]), { device: 'webgpu' });
+    assert.equal(String(g.device), 'webgpu:0');
+    assert.deepEqual([...(await g.data())], [4, 5, 6, 7]);
+    await w.close();
+    await assert.rejects(connectRPC(`127.0.0.1:${server.port}`, 'other'), /key/);
+  } finally {
+    await server.close();
+  }
+});

@@ -571,6 +571,34 @@ export function coreTests(webffi, wasm) {
       ok(e instanceof webffi.KeyError, String(e));
     },
 
+    'new on a reflected class makes an object through its __ffi_init__, as upstream\'s Python classes do'() {
+      const Pair = rt.objectClass('testing.TestIntPair');
+      const p = new Pair(1, 2);
+      ok(p instanceof Pair, 'instance');
+      same(p.sum(), 3);
+      same(String(p), 'testing.TestIntPair(a=1, b=2)');
+      // the init's own checks apply
+      const bad = throws(() => new Pair('x', 2), 'a str where an int goes');
+      ok(bad instanceof TypeError && /__ffi_init__/.test(bad.message), String(bad));
+      // a derived class runs its own init, not its parent's
+      const Derived = rt.objectClass('testing.TestIntPairDerived');
+      const d = new Derived(1, 2, 'c');
+      ok(d instanceof Derived && d instanceof Pair, 'derived instance');
+      same(d.c, 'c');
+      // a JS subclass gets its instances
+      class Mine extends Pair {
+        twice() { return 2 * this.sum(); }
+      }
+      const m = new Mine(3, 4);
+      ok(m instanceof Mine && m instanceof Pair, 'JS subclass instance');
+      same(m.twice(), 14);
+      // a type without __ffi_init__ refuses new with a TypeError naming it
+      const Missing = rt.objectClass('ffi.reflection.AccessPath');
+      const none = throws(() => new Missing(1), 'no init');
+      ok(none instanceof TypeError && /ffi\.reflection\.AccessPath/.test(none.message), String(none));
+      [p, d, m].forEach((x) => x.dispose());
+    },
+
     // ---- the boundary holds: each test below is one class of hostile input
     async 'another runtime\'s handle is refused, never used as an address in this heap'() {
       const other = await loadT({ wasm });

@@ -9,7 +9,10 @@
 //   output         this block is what the block before it prints, exactly;
 //   expect-error=K the block ends with an uncaught error of kind K;
 //   not-run=WHY    shown, not run (only for shell commands that cannot run
-//                  inside the tests, such as the command that runs them).
+//                  inside the tests, such as the command that runs them);
+//   fixture=NAME   files the block uses that no document can hold are made
+//                  in the sandbox first (tests/node/docs.test.mjs: arctic-s,
+//                  a model library and seeded weights for it).
 // Blocks tagged `text` (or untagged) are not code. Everything else runs:
 // js in Node (or Chromium), c/cpp through `webffi build`, sh with bash,
 // cmake as the CMakeLists.txt of the document's sandbox (configured, built).

@@ -21,6 +21,21 @@ export function modelPath(name) {
   return p;
 }
 
+/** The parameters a library's `_metadata` lists (read through webffi on the CPU: no GPU needed). */
+export async function libraryParams(file) {
+  const { load } = await import('../../js/index.js');
+  const rt = await load({ wasm: file, autoloadBackends: false, logger: { log() {}, warn() {} } });
+  try {
+    return rt.scope(() => {
+      const exec = rt.getGlobal('ffi.SystemLib')().getFunction('vm_load_executable')();
+      exec.getFunction('vm_initialization')(1, 0, 2, 1, 0, 2);
+      return JSON.parse(exec.getFunction('_metadata')()).params;
+    });
+  } finally {
+    rt.dispose();
+  }
+}
+
 /** Writes a tensor cache made by makeTensorCache into dir; returns dir. */
 export function writeTensorCache(dir, { index, shards }) {
   fs.mkdirSync(dir, { recursive: true });

@@ -24,6 +24,7 @@ const expected = {
   structural_report: 'equal=1 differ=0 hash=1 mismatch=<root>[1] none=1',
   json_report: 'json={"k":[1,2.5,null]} bad_is_none=1 error_set=1 graph=1 repr=(1, "x")',
   throw_report: 'caught ValueError',
+  context_report: '__upstream_api_ctx_a=a __upstream_api_ctx_b=b __upstream_api_ctx_a=a caught ValueError',
 };
 
 function build(args) {
