@@ -11,6 +11,9 @@ type HostClass<Name extends string, Fallback> =
 type HostURL = HostClass<'URL', { readonly href: string }>;
 type HostAbortSignal = HostClass<'AbortSignal', { readonly aborted: boolean; readonly reason: unknown }>;
 type HostWasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer T } } } ? T : object;
+/** The host's GPUDevice and GPUBuffer (@webgpu/types, or the DOM library where it has WebGPU), else what webffi uses of them. */
+type HostGPUDevice = HostClass<'GPUDevice', { readonly queue: object; readonly limits: object; readonly features: { has(name: string): boolean } }>;
+type HostGPUBuffer = HostClass<'GPUBuffer', { readonly size: number; readonly usage: number; readonly mapState: string; destroy(): void }>;
 import type { RuntimeGlobals as GeneratedGlobals } from './globals.js';
 /** The runtime's own global functions by name, typed from their metadata (js/globals.d.ts). */
 export type RuntimeGlobals = GeneratedGlobals;
@@ -236,6 +239,10 @@ export interface BackendDevice {
   upload(handle: number, byteOffset: number, bytes: Uint8Array): void;
   download(handle: number, byteOffset: number, nbytes: number, out?: Uint8Array): Promise<Uint8Array>;
   copy(src: number, srcOffset: number, dst: number, dstOffset: number, nbytes: number): void;
+  /** The GPUBuffer behind a handle, for another library (`tensor.gpuBuffer`). */
+  exportBuffer?(handle: number): HostGPUBuffer;
+  /** The GPUDevice in use (`rt.gpuDevice`). */
+  readonly gpuDevice?: HostGPUDevice | null;
 }
 
 export interface Backend {
@@ -254,6 +261,8 @@ export interface Backend {
   readonly ready?: boolean;
   /** Called by `runtime.dispose()`: release the device and everything allocated on it. */
   dispose?(): void;
+  /** WebGPU: submits the work recorded so far without waiting for it, so other libraries' later work sees it. */
+  flush?(): void;
 }
 
 export type BackendOrFactory = Backend | ((runtime: Runtime) => Backend);
@@ -316,6 +325,13 @@ export interface TensorLike<A extends TensorData = TensorData> {
   readonly dataPtr: number;
   /** 'cpu' or the device's name ('webgpu'). */
   readonly location: string;
+  /**
+   * A WebGPU tensor's GPUBuffer (its data starts at `byteOffset`), for
+   * another library on the same device: no copy. webffi's pending work is
+   * submitted first. Valid while the tensor lives; after it is disposed
+   * webffi neither reuses nor destroys the buffer. A CPU tensor throws a ValueError.
+   */
+  readonly gpuBuffer: HostGPUBuffer;
   readonly size: number;
   readonly nbytes: number;
   /** Zero-copy and BORROWED: a call that grows wasm memory detaches it; call view() again. CPU only. */
@@ -369,6 +385,25 @@ export interface LoadOptions {
    * `webffi build -g` carry their own.
    */
   debugInfo?: true | string | HostURL | ArrayBuffer | ArrayBufferView;
+  /**
+   * A GPUDevice another library made (onnxruntime-web, TensorFlow.js):
+   * webffi's WebGPU backend uses it instead of acquiring its own, after
+   * checking it has the limits and features webffi's kernels (and a model
+   * library's) need; load() rejects with a RuntimeError naming what is
+   * missing. webffi never destroys it, and does not replace it once lost.
+   */
+  gpuDevice?: HostGPUDevice;
+}
+
+/** Options of `Runtime.tensorFromGPUBuffer`. */
+export interface GPUBufferTensorOptions {
+  shape: number[];
+  /** Default float32; elements of whole bytes. */
+  dtype?: DTypeName | DataType;
+  /** Where the tensor starts in the buffer: a multiple of the element size (default 0). */
+  byteOffset?: number;
+  /** true: disposing the tensor destroys the buffer (webffi owns it). Default false: it stays the other library's. */
+  dispose?: boolean;
 }
 
 export interface Runtime {
@@ -440,6 +475,16 @@ export interface Runtime {
   readonly disposed: boolean;
   /** Device backends: discovered at load, initialised on first use. */
   readonly backends: Backends;
+  /** The GPUDevice webffi's WebGPU backend uses (null before it is initialised, after a loss or dispose()). */
+  readonly gpuDevice: HostGPUDevice | null;
+  /**
+   * A webgpu:0 tensor over a GPUBuffer another library made on the same
+   * device: no copy, never in webffi's reuse pool. Rejects (ValueError /
+   * TypeError) a buffer of another device, a destroyed or mapped one, one
+   * without STORAGE usage, and a shape, dtype or byteOffset that does not
+   * fit it or is misaligned.
+   */
+  tensorFromGPUBuffer(buffer: HostGPUBuffer, options: GPUBufferTensorOptions): Promise<Tensor>;
   /** The Tensor wrapper class of this runtime (for instanceof). */
   readonly Tensor: abstract new (...args: never[]) => Tensor;
   /** The class of `DLTensor*` views C passes to JS (for instanceof). */

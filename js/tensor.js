@@ -191,6 +191,23 @@ export function createTensorSupport(runtime, devices) {
       return new d.Arr(memory.buffer, d.dataPtr + d.byteOffset, d.count);
     }
 
+    /**
+     * The GPUBuffer holding a WebGPU tensor's data, starting at byteOffset,
+     * for another library on the same device (no copy). The work recorded so
+     * far is submitted first, so the other library's later work sees its
+     * results. The buffer stays valid while this tensor lives; once the
+     * tensor is disposed webffi neither reuses nor destroys it (the other
+     * library may still hold it; it is released with the last reference).
+     */
+    get gpuBuffer() {
+      const d = this[DESC];
+      const dev = d.device.deviceType === CPU ? null : devices.deviceFor(d.device.deviceType);
+      if (typeof dev?.exportBuffer !== 'function') {
+        throw makeError('ValueError', `Tensor.gpuBuffer: the data lives on ${d.device}, not in a GPUBuffer; move it with \`await tensor.toDevice('webgpu')\``);
+      }
+      return dev.exportBuffer(d.dataPtr);
+    }
+
     /** A copy of the CPU data as a typed array (GPU data: use `await data()`). */
     toTypedArray() {
       return this[RAW_VIEW]('toTypedArray()').slice();
@@ -534,6 +551,26 @@ export function createTensorSupport(runtime, devices) {
   runtime[INTERNALS].emptyHandOff = (shape, dtype, device) =>
     runtime[INTERNALS].handOffPtr(allocTensor(shape, dtype, device), T_TENSOR);
 
+  /**
+   * A tensor over memory a backend already has (an imported GPUBuffer):
+   * allocated as empty() is, inside within(), which makes the backend's
+   * alloc() hand out that memory; holds(dataPtr) confirms it did. The
+   * DLTensor's byte_offset is set before anything reads it.
+   */
+  function tensorOver(shape, dtype, device, byteOffset, within, holds) {
+    const p = within(() => allocTensor(shape, dtype, device));
+    const t = new Tensor(hooks, p, T_TENSOR);
+    const at = p + OBJ + DL.byteOffset;
+    const d = view();
+    d.setUint32(at, byteOffset % 2 ** 32, true);
+    d.setUint32(at + 4, Math.floor(byteOffset / 2 ** 32), true);
+    if (!holds(t.dataPtr)) {
+      t.dispose();
+      throw makeError('RuntimeError', 'tensorFromGPUBuffer: the core did not allocate the tensor through its device backend');
+    }
+    return t;
+  }
+
   /** empty()'s tensor as the address of a new reference. */
   function allocTensor(shape, dtype, device) {
     poisonCheck();
@@ -626,7 +663,7 @@ export function createTensorSupport(runtime, devices) {
     }
   }
 
-  return { Tensor, TensorView, tensor, empty, copyTensor };
+  return { Tensor, TensorView, tensor, empty, copyTensor, tensorOver };
 }
 
 /**
@@ -640,7 +677,7 @@ class DLTensorRef {
   }
 }
 
-function checkShape(shape) {
+export function checkShape(shape) {
   if (!Array.isArray(shape) && !ArrayBuffer.isView(shape)) {
     throw makeError('TypeError', `shape must be an array of non-negative integers, got ${describe(shape)}`);
   }
