@@ -3,7 +3,6 @@
 #include "float_format.h"
 
 #include <math.h>
-#include <string.h>
 
 void wf_float_format_json(double v, wf_buf* out) {
   if (isnan(v)) {
@@ -14,11 +13,7 @@ void wf_float_format_json(double v, wf_buf* out) {
     /* whole: `.0` keeps it a float when read back */
     wf_buf_printf(out, "%.1f", v);
   } else {
-    size_t start = out->size;
     wf_buf_printf(out, "%.17g", v);
-    /* A whole number from 2^53 to 1e17 prints as plain digits, which upstream
-     * reads back as an int; `.0` keeps it a float (the one place we differ). */
-    if (!out->failed && strcspn(out->data + start, ".e") == out->size - start) wf_buf_puts(out, ".0");
   }
 }
 
