@@ -172,8 +172,8 @@ export interface Handle extends Disposable {
  * import { load, type FFIFunction } from 'webffi';
  * const rt = await load();
  * const twice: FFIFunction = rt.toFFI((x: number) => 2 * x);
- * const size: FFIFunction = rt.getGlobal('ffi.ArraySize');
- * console.log(twice(21), size([twice, twice]), twice.typeKey);
+ * const array: FFIFunction = rt.getGlobal('ffi.Array');
+ * console.log(twice(21), array(twice, twice).length, twice.typeKey);
  * ```
  * <!-- doc: output -->
  * ```text
@@ -738,7 +738,8 @@ export type ValueError = Error & FFIErrorFields;
  * import { load, FFITypeError } from 'webffi';
  * const rt = await load();
  * try {
- *   rt.getGlobal('ffi.ArraySize')('not an array');
+ *   const input = JSON.parse('"not an array"'); // data from outside: typed any
+ *   rt.getGlobal('ffi.ArraySize')(input);
  * } catch (e) {
  *   console.log(e instanceof FFITypeError, e instanceof TypeError, (e as FFITypeError).kind);
  *   console.log((e as FFITypeError).message);
@@ -2908,8 +2909,60 @@ export function serve(target: Runtime | Session | RPCSession | Promise<Runtime |
   options?: ServeOptions): { close(): void; readonly remoteCount: number };
 
 // ------------------------------------------------------------------ TVM RPC
-/** Limits of a served TVM RPC device (each can be set per server). */
+/**
+ * Limits of a served TVM RPC device (each can be set per server, `limits`):
+ * the largest packet, the handles and device bytes a peer may hold, and the
+ * bytes of its in-memory work directory.
+ *
+ * @group TVM RPC
+ * @example
+ * ```ts
+ * import { load, listenRPC, RPC_LIMITS } from 'webffi';
+ * console.log(RPC_LIMITS);
+ * const device = await listenRPC(await load(), { port: 0, limits: { maxDeviceBytes: 64 << 20, maxHandles: 1024 } });
+ * await device.close();
+ * ```
+ * <!-- doc: output -->
+ * ```text
+ * {
+ *   maxPacketBytes: 67108864,
+ *   maxHandles: 65536,
+ *   maxDeviceBytes: 1073741824,
+ *   maxUploadBytes: 268435456
+ * }
+ * ```
+ */
 export const RPC_LIMITS: Readonly<{ maxPacketBytes: number; maxHandles: number; maxDeviceBytes: number; maxUploadBytes: number }>;
+/**
+ * What a TVM RPC device serves and to whom (`listenRPC`, `joinRPCProxy`,
+ * `createRPCEndpoint`): its key, the globals a peer may reach, the work
+ * directory, limits, the owner's own functions, and chained sessions.
+ *
+ * @group TVM RPC
+ * @example
+ * ```ts
+ * import { load, listenRPC, connectRPC, type RPCServeOptions } from 'webffi';
+ * const rt = await load();
+ * rt.registerGlobal('demo.add', (a: number, b: number) => a + b);
+ * const options: RPCServeOptions = {
+ *   key: 'lab-device',
+ *   expose: ['demo.*'],
+ *   functions: { 'demo.whoami': () => 'served by the owner' },
+ *   onError: (error, where) => console.error(where, error.message),
+ * };
+ * const device = await listenRPC(rt, { ...options, port: 0 });
+ * const session = await connectRPC(`127.0.0.1:${device.port}`, 'lab-device');
+ * console.log(await session.call('demo.add', [1, 2]), await session.call('demo.whoami'));
+ * console.log(await session.lookupGlobal('ffi.String')); // not exposed: reads as missing
+ * await session.close();
+ * await device.close();
+ * ```
+ * <!-- doc: output -->
+ * ```text
+ * 3 served by the owner
+ * null
+ * ```
+ */
 export interface RPCServeOptions {
   /** The server key (default 'webffi'): TVM's client connects with key 'webffi' (it sends 'client:webffi'). */
   key?: string;
@@ -2917,6 +2970,7 @@ export interface RPCServeOptions {
   expose?: readonly string[] | ((name: string, exposedByDefault: boolean) => boolean);
   /** Serve tvm.rpc.server.upload/download/remove/listdir/load_module (in-memory files, webffi wasm modules). Default false. */
   allowUpload?: boolean;
+  /** Per-server RPC_LIMITS. */
   limits?: Partial<{ maxPacketBytes: number; maxHandles: number; maxDeviceBytes: number; maxUploadBytes: number }>;
   /** Functions served by name before everything else (the owner's own server functions). */
   functions?: Record<string, (...args: any[]) => any>;
@@ -2931,7 +2985,22 @@ export interface RPCServeOptions {
   /** How long a chained session's opening at the next hop may take (ms; default 0: no limit); past it the client gets an RPCSessionTimeoutError naming the hop. */
   forwardTimeout?: number;
 }
-/** A TVM tracker to register a TCP device with: 'host:port', or its address and settings. */
+/**
+ * A TVM tracker to register a TCP device with (`listenRPC`'s `tracker`):
+ * 'host:port', or its address and settings.
+ *
+ * @group TVM RPC
+ * @example
+ * <!-- doc: not-run="needs a TVM tracker (python -m tvm.exec.rpc_tracker --port 9190)" -->
+ * ```ts
+ * import { load, listenRPC, type RPCTrackerSpec } from 'webffi';
+ * const tracker: RPCTrackerSpec = { address: '127.0.0.1:9190', customAddr: '10.0.0.5', pingMs: 1000 };
+ * const device = await listenRPC(await load(), { port: 9090, key: 'webgpu-box', tracker });
+ * await device.tracker!.ready; // registered: TVM's clients ask the tracker for key 'webgpu-box'
+ * console.log(device.tracker!.matchKey !== null);
+ * await device.close();
+ * ```
+ */
 export type RPCTrackerSpec = string | {
   address: string;
   /** The address the tracker hands out (TVM's custom_addr; default: the one it sees the device connect from). */
@@ -2943,6 +3012,24 @@ export type RPCTrackerSpec = string | {
   /** Delay before registering again after a lost tracker (default 1000 ms). */
   retryMs?: number;
 };
+/**
+ * What `listenRPC` takes: the serve options, the TCP address, the
+ * connections served at once, and a tracker to register with.
+ *
+ * @group TVM RPC
+ * @example
+ * ```ts
+ * import { load, listenRPC, type RPCListenOptions } from 'webffi';
+ * const options: RPCListenOptions = { port: 0, host: '127.0.0.1', maxConnections: 4, expose: ['ffi.Array*'] };
+ * const device = await listenRPC(await load(), options);
+ * console.log(device.host, device.port > 0, device.connections, device.tracker);
+ * await device.close();
+ * ```
+ * <!-- doc: output -->
+ * ```text
+ * 127.0.0.1 true 0 null
+ * ```
+ */
 export interface RPCListenOptions extends RPCServeOptions {
   /** Registers with a TVM tracker under `key`; it hands out one session at a time. */
   tracker?: RPCTrackerSpec;
@@ -2953,33 +3040,179 @@ export interface RPCListenOptions extends RPCServeOptions {
   /** Connections served at once (default 16). */
   maxConnections?: number;
 }
-/** Serves a runtime to TVM RPC clients on TCP (Node). */
+/**
+ * Serves a runtime to TVM RPC clients on TCP (Node): TVM's Python client
+ * (`tvm.rpc.connect(host, port, key='webffi')`) or `connectRPC` reach its
+ * exposed globals, its devices (CPU, WebGPU) and, with `allowUpload`,
+ * modules they upload. Resolves once listening.
+ *
+ * @group TVM RPC
+ * @example
+ * ```ts
+ * import { load, listenRPC, connectRPC } from 'webffi';
+ * const rt = await load();
+ * rt.registerGlobal('demo.scale', (t: any, k: number) => rt.tensor(t.toTypedArray().map((x: number) => x * k)));
+ * const device = await listenRPC(rt, { port: 0, expose: ['demo.*'] });
+ * // the client side: TVM's Python client, or connectRPC
+ * const session = await connectRPC(`127.0.0.1:${device.port}`, 'webffi');
+ * const x = await session.tensor(new Float32Array([1, 2, 3]));
+ * const y = await session.call('demo.scale', [x, 10]);
+ * console.log(await y.data(), device.connections);
+ * await session.close();
+ * await device.close();
+ * ```
+ * <!-- doc: output -->
+ * ```text
+ * Float32Array(3) [ 10, 20, 30 ] 1
+ * ```
+ */
 export function listenRPC(rt: Runtime, options?: RPCListenOptions): Promise<{
   port: number; host: string; readonly connections: number;
   /** With options.tracker: the first registration, and the match key the tracker has now (null while a tracker session runs). */
   tracker: { ready: Promise<void>; readonly matchKey: string | null } | null;
   close(): Promise<void>;
 }>;
+/**
+ * What `joinRPCProxy` takes: the serve options, a WebSocket class where the
+ * host has none, and the delay before joining again.
+ *
+ * @group TVM RPC
+ * @example
+ * <!-- doc: not-run="needs a TVM RPC proxy (python -m tvm.exec.rpc_proxy --port 9190)" -->
+ * ```ts
+ * import { load, joinRPCProxy, type RPCProxyOptions } from 'webffi';
+ * // Node 20 has no global WebSocket: pass the `ws` package's class there
+ * const options: RPCProxyOptions = { key: 'browser-gpu', WebSocket: globalThis.WebSocket, retryMs: 2000, expose: ['webgpu.*'] };
+ * const device = joinRPCProxy(await load(), 'ws://127.0.0.1:9190/ws', options);
+ * await device.ready;
+ * device.close();
+ * ```
+ */
 export interface RPCProxyOptions extends RPCServeOptions {
   /** A WebSocket class (Node 20 has no global one: e.g. the `ws` package's). */
   WebSocket?: unknown;
   /** Delay before joining again after a failure (default 1000 ms; 0: give up). */
   retryMs?: number;
 }
-/** Joins a TVM RPC proxy (ws://host:port/ws, or host:port over TCP in Node) as a device; joins again after each session. */
+/**
+ * Joins a TVM RPC proxy (ws://host:port/ws, or host:port over TCP in Node)
+ * as a device, as TVM's web runtime does from a browser tab; joins again
+ * after each session. TVM's client then reaches it through the proxy
+ * (`tvm.rpc.connect(proxy_host, proxy_port, key='webffi')`).
+ *
+ * @group TVM RPC
+ * @example
+ * <!-- doc: not-run="needs a TVM RPC proxy (python -m tvm.exec.rpc_proxy --port 9190)" -->
+ * ```ts
+ * import { load, joinRPCProxy } from 'webffi';
+ * const rt = await load(); // in a page: navigator.gpu makes it a WebGPU device
+ * const device = joinRPCProxy(rt, 'ws://127.0.0.1:9190/ws', { key: 'webffi' });
+ * await device.ready;        // joined; TVM's client can connect now
+ * console.log(device.sessions);
+ * device.close();
+ * ```
+ */
 export function joinRPCProxy(rt: Runtime, url: string, options?: RPCProxyOptions): { ready: Promise<void>; readonly sessions: number; close(): void };
-/** One server endpoint over any byte stream: feed it what arrives, send what it gives. */
+/**
+ * One TVM RPC server endpoint over any byte stream (a socket, a WebSocket, a
+ * WebRTC channel): feed it what arrives, send what it gives. One endpoint
+ * serves one connection; `listenRPC` and `joinRPCProxy` are built on it.
+ *
+ * @group TVM RPC
+ * @example
+ * ```ts
+ * import { load, createRPCEndpoint, connectRPC } from 'webffi';
+ * import { createServer } from 'node:net';
+ * const rt = await load();
+ * rt.registerGlobal('demo.hello', () => 'hello over my own transport');
+ * const server = createServer((socket) => {
+ *   const endpoint = createRPCEndpoint(rt, {
+ *     expose: ['demo.*'],
+ *     send: (bytes) => { socket.write(bytes.slice()); }, // copied: the bytes are reused after send returns
+ *     onClose: () => socket.end(),
+ *   });
+ *   socket.on('data', (chunk) => {
+ *     if (endpoint.feed(new Uint8Array(chunk)) === 'closed') socket.end();
+ *   });
+ *   socket.on('close', () => endpoint.close());
+ * });
+ * await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+ * const { port } = server.address() as { port: number };
+ * const session = await connectRPC(`127.0.0.1:${port}`, 'webffi');
+ * console.log(await session.call('demo.hello'));
+ * await session.close();
+ * server.close();
+ * ```
+ * <!-- doc: output -->
+ * ```text
+ * hello over my own transport
+ * ```
+ */
 export function createRPCEndpoint(rt: Runtime, options: RPCServeOptions & { /** A large reply comes in pieces reused once release() is called (call it when done with bytes kept past the call, or never). */
   send(bytes: Uint8Array, release?: () => void): void; onClose?(error?: Error): void }):
   { feed(bytes: Uint8Array): 'open' | 'closed'; close(): void; readonly closed: boolean; readonly handleCount: number };
-/** Serves one open transport (see js/rpc/transport.js) until it ends. */
+/**
+ * Serves one open transport until it ends: a connection your own server
+ * accepted, wrapped by `socketTransport` (a Node socket) or
+ * `webSocketTransport` (an open WebSocket) from
+ * `webffi/js/rpc/transport.js`. Resolves with the error that ended it, if
+ * any.
+ *
+ * @group TVM RPC
+ * @example
+ * ```ts
+ * import { load, serveConnection, connectRPC } from 'webffi';
+ * import { socketTransport } from 'webffi/js/rpc/transport.js';
+ * import { createServer } from 'node:net';
+ * const rt = await load();
+ * const server = createServer((socket) => {
+ *   serveConnection(rt, socketTransport(socket), { key: 'webffi' }).then(({ error }) => console.log('served', error ?? 'cleanly'));
+ * });
+ * await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+ * const { port } = server.address() as { port: number };
+ * const session = await connectRPC(`127.0.0.1:${port}`, 'webffi');
+ * console.log(await session.call('ffi.String', ['over my socket']));
+ * await session.close();
+ * server.close();
+ * ```
+ * <!-- doc: output -->
+ * ```text
+ * over my socket
+ * served cleanly
+ * ```
+ */
 export function serveConnection(rt: Runtime, transport: unknown, options?: RPCServeOptions): Promise<{ error?: Error }>;
 
-/** A remote object of a TVM RPC session: a handle on the server. */
+/**
+ * A remote object of a TVM RPC session: a handle on the server (what a
+ * remote call returns for an object). It stays on the server; passed back in
+ * a later call of the same session, the server gets its own object.
+ *
+ * @group TVM RPC
+ * @example
+ * ```ts
+ * import { load, listenRPC, connectRPC } from 'webffi';
+ * const device = await listenRPC(await load(), { port: 0 });
+ * const session = await connectRPC(`127.0.0.1:${device.port}`, 'webffi');
+ * const array = await session.call('ffi.Array', [1, 2, 3]);
+ * console.log(array.constructor.name, array.typeIndex, await session.call('ffi.ArraySize', [array]));
+ * array.dispose(); // freed on the server
+ * await session.close();
+ * await device.close();
+ * ```
+ * <!-- doc: output -->
+ * ```text
+ * RPCObject 71 3
+ * ```
+ */
 export class RPCObject implements Disposable {
+  /** The session it belongs to. */
   readonly session: RPCSession;
+  /** The object's type index on the server. */
   readonly typeIndex: number;
+  /** The server's handle (an id, never a pointer on a webffi device). */
   readonly handle: number | bigint;
+  /** Whether `dispose()` was called. */
   readonly disposed: boolean;
   /** Frees it on the server (in order with the session's requests). */
   dispose(): void;
@@ -2987,16 +3220,67 @@ export class RPCObject implements Disposable {
   /** TVM RPC keeps objects on the server: rejects with an RPCError. */
   fetch(): Promise<never>;
 }
+/**
+ * A module on a TVM RPC server (`session.loadModule`, or a call that
+ * returned one): its functions and timers.
+ *
+ * @group TVM RPC
+ * @example
+ * <!-- doc: fixture=add_one -->
+ * ```ts
+ * import { readFileSync } from 'node:fs';
+ * import { load, listenRPC, connectRPC } from 'webffi';
+ * const device = await listenRPC(await load(), { port: 0, allowUpload: true }); // uploads run code: the owner allows them
+ * const session = await connectRPC(`127.0.0.1:${device.port}`, 'webffi');
+ * const mod = await session.loadModule(readFileSync('add_one.wasm'), { name: 'add_one.wasm' }); // uploaded, then loaded
+ * const addInt = await mod.getFunction('add_int');
+ * console.log(await addInt(41), await mod.getFunction('missing', { optional: true }));
+ * await session.close();
+ * await device.close();
+ * ```
+ * <!-- doc: output -->
+ * ```text
+ * 42 null
+ * ```
+ */
 export class RPCModule extends RPCObject {
   /** The module's function; a miss rejects with an AttributeError, or resolves null with `{ optional: true }`. */
   getFunction(name: string, options?: { queryImports?: boolean; optional?: false }): Promise<RPCFunction>;
   getFunction(name: string, options: { queryImports?: boolean; optional: true }): Promise<RPCFunction | null>;
+  /** A timer of the module's function NAME on the server (TVM's `time_evaluator`). */
   timeEvaluator(name: string, device?: Device | string, options?: TimeEvaluatorOptions): RPCTimer;
 }
+/**
+ * A tensor in the memory of a TVM RPC server's device (`session.tensor`,
+ * `session.empty`, or a call that returned one).
+ *
+ * @group TVM RPC
+ * @example
+ * ```ts
+ * import { load, listenRPC, connectRPC } from 'webffi';
+ * const device = await listenRPC(await load(), { port: 0 });
+ * const session = await connectRPC(`127.0.0.1:${device.port}`, 'webffi');
+ * const t = await session.tensor(new Float32Array([1, 2, 3, 4]), { shape: [2, 2] });
+ * console.log(String(t.device), String(t.dtype), t.shape, t.nbytes);
+ * await t.set(new Float32Array([4, 3, 2, 1]));
+ * console.log(await t.data());
+ * await session.close();
+ * await device.close();
+ * ```
+ * <!-- doc: output -->
+ * ```text
+ * cpu:0 float32 [ 2, 2 ] 16
+ * Float32Array(4) [ 4, 3, 2, 1 ]
+ * ```
+ */
 export class RPCTensor extends RPCObject {
+  /** The server's device it lives on. */
   readonly device: Device;
+  /** The element type. */
   readonly dtype: DataType;
+  /** The extents, one per dimension. */
   readonly shape: readonly number[];
+  /** The bytes the elements take. */
   readonly nbytes: number;
   /**
    * Downloads the contents (into `out`, a typed array of nbytes bytes, when
@@ -3008,42 +3292,171 @@ export class RPCTensor extends RPCObject {
   /** Uploads a typed array of the tensor's byte size. */
   set(values: ArrayBufferView): Promise<void>;
 }
-/** A remote function: an async callable. */
+/**
+ * A function on a TVM RPC server: an async callable (`session.getGlobal`,
+ * `module.getFunction`).
+ *
+ * @group TVM RPC
+ * @example
+ * ```ts
+ * import { load, listenRPC, connectRPC } from 'webffi';
+ * const device = await listenRPC(await load(), { port: 0 });
+ * const session = await connectRPC(`127.0.0.1:${device.port}`, 'webffi');
+ * const shape = session.getGlobal('ffi.Shape'); // resolved on the first call
+ * const s = await shape(2, 3);                  // an ffi.Shape on the server: an RPCObject
+ * console.log(await session.call('ffi.ReprPrint', [s]));
+ * shape.dispose();
+ * await session.close();
+ * await device.close();
+ * ```
+ * <!-- doc: output -->
+ * ```text
+ * Shape(2, 3)
+ * ```
+ */
 export interface RPCFunction extends Disposable {
   (...args: unknown[]): Promise<any>;
   dispose(): void;
 }
+/**
+ * TVM's timing loop (`runtime.RPCTimeEvaluator`): `repeat` measurements of
+ * `number` calls each, `number` growing until one lasts `minRepeatMs`, after
+ * a warm-up call.
+ *
+ * @group TVM RPC
+ * @example
+ * ```ts
+ * import { load, listenRPC, connectRPC } from 'webffi';
+ * const device = await listenRPC(await load(), { port: 0 });
+ * const session = await connectRPC(`127.0.0.1:${device.port}`, 'webffi');
+ * const timer = session.timeEvaluator('ffi.String', 'cpu', { number: 100, repeat: 3, minRepeatMs: 0 });
+ * const seconds = await timer('timed');
+ * console.log(seconds.length, seconds.every((s) => s > 0 && s < 0.01));
+ * await session.close();
+ * await device.close();
+ * ```
+ * <!-- doc: output -->
+ * ```text
+ * 3 true
+ * ```
+ */
 export interface TimeEvaluatorOptions { number?: number; repeat?: number; minRepeatMs?: number; limitZeroTimeIterations?: number }
-/** Resolves to `repeat` measurements, seconds per call. */
+/**
+ * A timer of a function on a TVM RPC server: resolves to `repeat`
+ * measurements, seconds per call (on WebGPU the time covers the GPU work).
+ *
+ * @group TVM RPC
+ * @example
+ * ```ts
+ * import { load, listenRPC, connectRPC } from 'webffi';
+ * const device = await listenRPC(await load(), { port: 0 });
+ * const session = await connectRPC(`127.0.0.1:${device.port}`, 'webffi');
+ * const timer = session.timeEvaluator('ffi.String', 'cpu', { repeat: 5 });
+ * console.log((await timer('timed')).length);
+ * timer.dispose();
+ * await session.close();
+ * await device.close();
+ * ```
+ * <!-- doc: output -->
+ * ```text
+ * 5
+ * ```
+ */
 export interface RPCTimer extends Disposable { (...args: unknown[]): Promise<Float64Array>; dispose(): void }
+/**
+ * A TVM RPC client session (`connectRPC`, `requestRPC`): the server's
+ * globals as async functions, its devices' memory as tensors, its work
+ * directory, modules and timers. Works with webffi devices and with TVM's
+ * own RPC servers.
+ *
+ * @group TVM RPC
+ * @example
+ * ```ts
+ * import { load, listenRPC, connectRPC } from 'webffi';
+ * const device = await listenRPC(await load(), { port: 0, allowUpload: true });
+ * await using session = await connectRPC(`127.0.0.1:${device.port}`, 'webffi');
+ * console.log(session.serverKey, await session.deviceExists('cpu'), await session.lookupGlobal('no.such'));
+ * const t = await session.empty([2, 3], 'int32');
+ * console.log(t.shape, String(t.dtype));
+ * await session.upload('notes.txt', new TextEncoder().encode('hello'));
+ * console.log(await session.listdir(), new TextDecoder().decode(await session.download('notes.txt')));
+ * await session.remove('notes.txt');
+ * await session.sync('cpu');
+ * console.log(await session.listdir());
+ * await session.close();
+ * await device.close();
+ * ```
+ * <!-- doc: output -->
+ * ```text
+ * server:webffi true null
+ * [ 2, 3 ] int32
+ * [ 'notes.txt' ] hello
+ * []
+ * ```
+ */
 export class RPCSession implements AsyncDisposable {
+  /** Whether the session has ended. */
   readonly closed: boolean;
+  /** The key the server answered the handshake with. */
   readonly serverKey: string;
+  /** The server's global NAME as an async function (looked up on its first call; missing: it rejects with a ValueError). */
   getGlobal(name: string): RPCFunction;
+  /** The server's global NAME, or null when it has none (or does not expose it). */
   lookupGlobal(name: string): Promise<RPCFunction | null>;
+  /** Calls the server's global NAME. */
   call(name: string, args?: unknown[]): Promise<any>;
+  /** Whether the server has the device. */
   deviceExists(device: Device | string): Promise<boolean>;
+  /** A device attribute (TVM's DeviceAttrKind: 1 max threads per block, 2 warp size, ...), or null. */
   deviceAttr(device: Device | string, kind: number): Promise<any>;
+  /** Waits for the device's queued work (default: CPU). */
   sync(device?: Device | string): Promise<void>;
+  /** An uninitialised tensor on the server's device (default float32 on its CPU). */
   empty(shape: readonly number[], dtype?: DataType | string, device?: Device | string): Promise<RPCTensor>;
+  /** A tensor on the server's device holding a copy of `values`. */
   tensor(values: ArrayBufferView, options?: { shape?: readonly number[]; dtype?: DataType | string; device?: Device | string }): Promise<RPCTensor>;
+  /** Writes a file to the server's work directory (a webffi device: `allowUpload`). */
   upload(name: string, bytes: Uint8Array | ArrayBuffer): Promise<void>;
+  /** Reads a file of the server's work directory. */
   download(name: string): Promise<Uint8Array>;
+  /** Removes a file of the server's work directory. */
   remove(name: string): Promise<void>;
+  /** The files of the server's work directory. */
   listdir(path?: string): Promise<string[]>;
   /** Loads a module on the server: a file in its work directory, or bytes (uploaded as options.name). */
   loadModule(source: string | Uint8Array, options?: { name?: string }): Promise<RPCModule>;
+  /** A timer of the server's global NAME (TVM's `time_evaluator`). */
   timeEvaluator(name: string, device?: Device | string, options?: TimeEvaluatorOptions): RPCTimer;
+  /** Ends the session (the server frees everything it held for it). */
   close(): Promise<void>;
+  /** `await using session = await connectRPC(...)`: close() at the end of the scope. */
   [Symbol.asyncDispose](): Promise<void>;
 }
 /**
- * Connects to a TVM RPC server ('host:port' over TCP in Node, or a ws:// URL
- * of a TVM proxy). A request past options.timeout ms ends the session with
- * an RPCSessionTimeoutError.
+ * What `connectRPC` and `requestRPC` take: a timeout, a WebSocket class, the
+ * packet size, and chained or constructed sessions.
+ *
+ * @group TVM RPC
+ * @example
+ * ```ts
+ * import { load, listenRPC, connectRPC, type RPCConnectOptions } from 'webffi';
+ * const device = await listenRPC(await load(), { port: 0 });
+ * const options: RPCConnectOptions = { timeout: 5000, maxPacketBytes: 1 << 20, sessionConstructor: ['rpc.LocalSession'] };
+ * const session = await connectRPC(`127.0.0.1:${device.port}`, 'webffi', options);
+ * const big = await session.tensor(new Uint8Array(3 << 20)); // copies larger than a packet are split
+ * console.log(big.nbytes);
+ * await session.close();
+ * await device.close();
+ * ```
+ * <!-- doc: output -->
+ * ```text
+ * 3145728
+ * ```
  */
 export interface RPCConnectOptions {
+  /** ms a request may take; past it the session ends with an RPCSessionTimeoutError. */
   timeout?: number;
+  /** A WebSocket class for ws:// targets (Node 20 has no global one: e.g. the `ws` package's). */
   WebSocket?: unknown;
   /** Largest packet accepted from the server (default RPC_LIMITS.maxPacketBytes); copies are split to fit. */
   maxPacketBytes?: number;
@@ -3052,13 +3465,107 @@ export interface RPCConnectOptions {
   /** TVM's session_constructor_args as they are (a name, then its arguments), e.g. ['rpc.LocalSession']. */
   sessionConstructor?: readonly (string | number | boolean | null)[];
 }
+/**
+ * Connects to a TVM RPC server ('host:port' over TCP in Node, or a ws:// URL
+ * of a TVM proxy) with `key` (default 'webffi'), and resolves with the
+ * session once the server accepted it. A request past options.timeout ms
+ * ends the session with an RPCSessionTimeoutError.
+ *
+ * @group TVM RPC
+ * @example
+ * ```ts
+ * import { load, listenRPC, connectRPC } from 'webffi';
+ * const rt = await load();
+ * rt.registerGlobal('demo.fail', () => { throw new RangeError('raised on the device'); });
+ * const device = await listenRPC(rt, { port: 0, key: 'webffi' });
+ * const session = await connectRPC(`127.0.0.1:${device.port}`, 'webffi');
+ * console.log(await session.call('ffi.String', ['hello']));
+ * await session.call('demo.fail').catch((e) => console.log(e.kind, e.message)); // errors keep their kind
+ * await session.close();
+ * await device.close();
+ * ```
+ * <!-- doc: output -->
+ * ```text
+ * hello
+ * RangeError raised on the device
+ * ```
+ */
 export function connectRPC(target: string, key?: string, options?: RPCConnectOptions): Promise<RPCSession>;
-/** Asks a TVM tracker ('host:port') for a device with `key` and connects to it (TVM's tracker.request). options.timeout also bounds the wait for a free device. */
+/**
+ * Asks a TVM tracker ('host:port') for a device with `key` and connects to
+ * it (TVM's `tracker.request`); the device is held until the session closes.
+ * options.timeout also bounds the wait for a free device.
+ *
+ * @group TVM RPC
+ * @example
+ * <!-- doc: not-run="needs a TVM tracker (python -m tvm.exec.rpc_tracker --port 9190)" -->
+ * ```ts
+ * import { requestRPC } from 'webffi';
+ * const session = await requestRPC('127.0.0.1:9190', 'webgpu-box', { timeout: 60000, priority: 1 });
+ * console.log(await session.deviceExists('webgpu'));
+ * await session.close(); // the device goes back to the tracker
+ * ```
+ */
 export function requestRPC(tracker: string, key: string, options?: RPCConnectOptions & { priority?: number }): Promise<RPCSession>;
-/** A TVM tracker's SUMMARY: { queue_info: { [key]: { free, pending } }, server_info: [...] }. */
+/**
+ * A TVM tracker's SUMMARY: the devices it knows by key (free, pending
+ * requests) and the servers registered.
+ *
+ * @group TVM RPC
+ * @example
+ * <!-- doc: not-run="needs a TVM tracker (python -m tvm.exec.rpc_tracker --port 9190)" -->
+ * ```ts
+ * import { trackerSummary } from 'webffi';
+ * const { queue_info } = await trackerSummary('127.0.0.1:9190');
+ * for (const [key, { free, pending }] of Object.entries(queue_info)) console.log(key, free, pending);
+ * ```
+ */
 export function trackerSummary(tracker: string): Promise<{ queue_info: Record<string, { free: number; pending: number }>; server_info: unknown[] }>;
-/** A raw connection to a TVM tracker: JSON messages, each answered in order. */
+/**
+ * A raw connection to a TVM tracker: JSON messages (`[TRACKER_CODE.X,
+ * ...]`), each answered in order. For what `requestRPC` and `trackerSummary`
+ * do not cover.
+ *
+ * @group TVM RPC
+ * @example
+ * <!-- doc: not-run="needs a TVM tracker (python -m tvm.exec.rpc_tracker --port 9190)" -->
+ * ```ts
+ * import { connectTracker, TRACKER_CODE } from 'webffi';
+ * const tracker = await connectTracker('127.0.0.1:9190');
+ * console.log(await tracker.send([TRACKER_CODE.PING])); // TRACKER_CODE.SUCCESS
+ * tracker.close();
+ * ```
+ */
 export function connectTracker(tracker: string): Promise<{ send(message: unknown): Promise<unknown>; close(): void; readonly closed: boolean }>;
-/** TVM's TrackerCode values. */
+/**
+ * TVM's TrackerCode values: the first element of each tracker message
+ * (`connectTracker`).
+ *
+ * @group TVM RPC
+ * @example
+ * ```ts
+ * import { TRACKER_CODE } from 'webffi';
+ * console.log(TRACKER_CODE.REQUEST, TRACKER_CODE.SUMMARY);
+ * ```
+ * <!-- doc: output -->
+ * ```text
+ * 4 6
+ * ```
+ */
 export const TRACKER_CODE: Readonly<{ FAIL: -1; SUCCESS: 0; PING: 1; STOP: 2; PUT: 3; REQUEST: 4; UPDATE_INFO: 5; SUMMARY: 6; GET_PENDING_MATCHKEYS: 7 }>;
+/**
+ * The word a TVM tracker connection opens with (TVM's `RPC_TRACKER_MAGIC`),
+ * both ways.
+ *
+ * @group TVM RPC
+ * @example
+ * ```ts
+ * import { RPC_TRACKER_MAGIC } from 'webffi';
+ * console.log(RPC_TRACKER_MAGIC.toString(16));
+ * ```
+ * <!-- doc: output -->
+ * ```text
+ * 2f271
+ * ```
+ */
 export const RPC_TRACKER_MAGIC: number;
