@@ -11,12 +11,17 @@
  * values, get FFI errors as JS error classes, move values and calls to
  * workers, and serve a runtime to TVM RPC clients.
  *
+ * @example
  * ```ts
  * import { load } from 'webffi';
  * const rt = await load();
- * console.log(rt.getGlobal('ffi.Array')(1, 2, 3).toJS());
+ * const array = rt.getGlobal('ffi.Array')(1, 'two', [3]);
+ * console.log(String(array), array.toJS());
  * ```
- *
+ * <!-- doc: output -->
+ * ```text
+ * (1, "two", (3,)) [ 1, 'two', [ 3 ] ]
+ * ```
  * @module webffi
  */
 

@@ -87,6 +87,8 @@ async function makeFixture(name, dir) {
   const modules = join(repoRoot, 'build', 'wasm', 'tests', 'modules');
   if (name === 'add_one' || name === 'typed') {
     copyFileSync(join(modules, `${name}.wasm`), join(dir, `${name}.wasm`));
+  } else if (name === 'load_and_call') { // a command program, and the module it loads
+    for (const m of ['load_and_call', 'add_one']) copyFileSync(join(modules, `${m}.wasm`), join(dir, `${m}.wasm`));
   } else if (name === 'arctic-s') {
     const { modelPath, ARCTIC_S, libraryParams, makeTensorCache, writeTensorCache } = await import('../support/model_fixture.mjs');
     symlinkSync(modelPath(ARCTIC_S), join(dir, 'arctic-s.wasm'));

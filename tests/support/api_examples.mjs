@@ -109,7 +109,20 @@ export function apiDeclarations(file) {
     if (!seen) byName.set(name, entry);
     else if (!seen.doc && entry.doc && seen.kind === entry.kind) byName.set(name, { ...entry, line: seen.line });
   }
-  return [...byName.values()].filter((d) => !(d.kind === 'TypeAliasDeclaration' && constants.has(d.name)));
+  const decls = [...byName.values()].filter((d) => !(d.kind === 'TypeAliasDeclaration' && constants.has(d.name)));
+  return [...moduleDocs(file, source), ...decls];
+}
+
+/** The module comment (`@module NAME`) of a file, as a declaration named NAME: its summary and example are the page's. */
+function moduleDocs(file, source) {
+  for (const node of source.statements) {
+    for (const jsDoc of node.jsDoc ?? []) {
+      const doc = parseComment(source.text.slice(jsDoc.pos, jsDoc.end));
+      const tag = doc.tags.find((t) => t.tag === 'module');
+      if (tag) return [{ file, name: tag.text, line: source.getLineAndCharacterOfPosition(jsDoc.pos).line + 1, kind: 'Module', doc, node }];
+    }
+  }
+  return [{ file, name: file, line: 1, kind: 'Module', doc: null, node: source }];
 }
 
 /** The members of an exported interface, each as a declaration of its own (the `webgpu.*` kernels). */
