@@ -25,11 +25,30 @@
  * @module webffi
  */
 
-/** The host's type of a global class (`URL`, ...), or Fallback where the host declares none. */
+/**
+ * The host's type of a global class (`URL`, ...), or Fallback where the host
+ * declares none: the types check with or without the DOM library and
+ * @types/node.
+ * @group Host types
+ */
 type HostClass<Name extends string, Fallback> =
   typeof globalThis extends { [K in Name]: { prototype: infer T } } ? T : Fallback;
+/**
+ * The host's `URL` (the DOM's or Node's), or anything with an `href` where
+ * the host declares none.
+ * @group Host types
+ */
 type HostURL = HostClass<'URL', { readonly href: string }>;
+/**
+ * The host's `AbortSignal`, or what webffi reads of one where the host
+ * declares none.
+ * @group Host types
+ */
 type HostAbortSignal = HostClass<'AbortSignal', { readonly aborted: boolean; readonly reason: unknown }>;
+/**
+ * The host's `WebAssembly.Module`, or any object where the host declares none.
+ * @group Host types
+ */
 type HostWasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer T } } } ? T : object;
 import type { RuntimeGlobals as GeneratedGlobals } from './globals.js';
 /**
@@ -226,7 +245,10 @@ export class FFIObject implements Handle {
   toString(): string;
 }
 
-/** What the containers share: structural equality with FFI and JS values. */
+/**
+ * What the containers share: structural equality with FFI and JS values.
+ * @group Objects
+ */
 declare class ContainerObject extends FFIObject {
   /** Structural equality (ffi.RecursiveEq); `other` may be a plain JS value. */
   equals(other: FFIInput): boolean;
@@ -642,6 +664,12 @@ export interface FFIErrorFields {
   readonly extraContext?: unknown;
 }
 
+/**
+ * The constructor of an FFI error class: `new ValueError(message, { kind,
+ * backtrace, cause })` makes an error of that class; its instances have the
+ * base class's type (`Error`, `TypeError`, `RangeError`) and FFIErrorFields.
+ * @group Errors
+ */
 type ErrorClass<Base extends new (message?: string) => Error> =
   new (message?: string, options?: { kind?: string; backtrace?: string; cause?: unknown }) => InstanceType<Base> & FFIErrorFields;
 
@@ -1432,8 +1460,16 @@ export interface DTypeArrays {
   float16: Uint16Array; bfloat16: Uint16Array; float32: Float32Array; float64: Float64Array;
   bool: Uint8Array;
 }
-/** The array a view of a tensor made from T is (Uint8ClampedArray data is uint8). */
+/**
+ * The array a view of a tensor made from T is (Uint8ClampedArray data is uint8).
+ * @group Tensors
+ */
 type ViewOf<T extends TensorData> = T extends Uint8ClampedArray ? Uint8Array : T;
+/**
+ * The array a tensor of dtype D reads as (DTypeArrays), or any TensorData
+ * when D is only known at run time.
+ * @group Tensors
+ */
 type ArrayOfDType<D> = D extends DTypeName ? DTypeArrays[D] : TensorData;
 
 /**

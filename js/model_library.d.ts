@@ -1,13 +1,5 @@
 // Types for js/model_library.js: running model libraries TVM compiled
 // (MLC/web-llm) on a webffi runtime.
-import type { ArrayObject, Device, FFIFunction, ModuleObject, Runtime } from './index.js';
-
-/** The host's type of a global class, or Fallback where the host declares none (as in index.d.ts). */
-type HostClass<Name extends string, Fallback> =
-  typeof globalThis extends { [K in Name]: { prototype: infer T } } ? T : Fallback;
-type HostURL = HostClass<'URL', { readonly href: string }>;
-type HostAbortSignal = HostClass<'AbortSignal', { readonly aborted: boolean; readonly reason: unknown }>;
-
 /**
  * Model libraries TVM compiled for the web (MLC/web-llm's `.wasm`, loaded as
  * the core: `load({ wasm: library })`), driven as web-llm drives them, in
@@ -35,6 +27,25 @@ type HostAbortSignal = HostClass<'AbortSignal', { readonly aborted: boolean; rea
  * ```
  * @module webffi/js/model_library
  */
+
+import type { ArrayObject, Device, FFIFunction, ModuleObject, Runtime } from './index.js';
+
+/**
+ * The host's type of a global class, or Fallback (as webffi's HostClass).
+ * @hidden
+ */
+type HostClass<Name extends string, Fallback> =
+  typeof globalThis extends { [K in Name]: { prototype: infer T } } ? T : Fallback;
+/**
+ * The host's `URL` (as webffi's HostURL).
+ * @hidden
+ */
+type HostURL = HostClass<'URL', { readonly href: string }>;
+/**
+ * The host's `AbortSignal` (as webffi's HostAbortSignal).
+ * @hidden
+ */
+type HostAbortSignal = HostClass<'AbortSignal', { readonly aborted: boolean; readonly reason: unknown }>;
 
 /**
  * What `loadTensorCache` reports after each shard (and once before the

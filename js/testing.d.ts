@@ -1,4 +1,3 @@
-import type { Runtime } from './index.js';
 
 /**
  * The test fixtures: a module of C functions and types that exercise the
@@ -20,6 +19,8 @@ import type { Runtime } from './index.js';
  * ```
  * @module webffi/js/testing
  */
+
+import type { Runtime } from './index.js';
 
 /**
  * The test fixtures module (`dist/webffi_testing.wasm`), next to the

@@ -88,8 +88,9 @@ function docOf(node, source) {
 }
 
 /**
- * The exported declarations of one entry point: { file, name, line, kind,
- * doc: { summary, tags } | null }. Overloads count once (the first
+ * The declarations of one entry point: { file, name, line, kind, exported,
+ * doc: { summary, tags } | null } (those without `export` are helper types
+ * the reference shows where they are used). Overloads count once (the first
  * documented one speaks for all); a type alias named like an exported
  * constant (`RuntimeError`: the error classes) is that constant's type and
  * is documented with it; re-exports (`export { ... } from`) are documented
@@ -101,10 +102,12 @@ export function apiDeclarations(file) {
   const constants = new Set();
   const byName = new Map();
   for (const node of source.statements) {
-    if (!isExported(node) || ts.isExportDeclaration(node)) continue;
+    if (ts.isExportDeclaration(node) || ts.isImportDeclaration(node)) continue;
     const name = exportedName(node);
+    if (name === null) continue;
     if (ts.isVariableStatement(node)) constants.add(name);
-    const entry = { file, name, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1, kind: ts.SyntaxKind[node.kind], doc: docOf(node, source), node };
+    // A .d.ts module exports its other declarations too (the reference shows them): helpers such as HostURL.
+    const entry = { file, name, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1, kind: ts.SyntaxKind[node.kind], doc: docOf(node, source), node, exported: isExported(node) };
     const seen = byName.get(name);
     if (!seen) byName.set(name, entry);
     else if (!seen.doc && entry.doc && seen.kind === entry.kind) byName.set(name, { ...entry, line: seen.line });
@@ -119,10 +122,10 @@ function moduleDocs(file, source) {
     for (const jsDoc of node.jsDoc ?? []) {
       const doc = parseComment(source.text.slice(jsDoc.pos, jsDoc.end));
       const tag = doc.tags.find((t) => t.tag === 'module');
-      if (tag) return [{ file, name: tag.text, line: source.getLineAndCharacterOfPosition(jsDoc.pos).line + 1, kind: 'Module', doc, node }];
+      if (tag) return [{ file, name: tag.text, line: source.getLineAndCharacterOfPosition(jsDoc.pos).line + 1, kind: 'Module', doc, node, exported: true }];
     }
   }
-  return [{ file, name: file, line: 1, kind: 'Module', doc: null, node: source }];
+  return [{ file, name: file, line: 1, kind: 'Module', doc: null, node: source, exported: true }];
 }
 
 /** The members of an exported interface, each as a declaration of its own (the `webgpu.*` kernels). */
@@ -132,7 +135,7 @@ export function memberDeclarations(file, name) {
   const source = decl.node.getSourceFile();
   return decl.node.members.map((m) => ({
     file, name: m.name.getText().replace(/^["']|["']$/g, ''), line: source.getLineAndCharacterOfPosition(m.getStart()).line + 1,
-    kind: ts.SyntaxKind[m.kind], doc: docOf(m, source), node: m,
+    kind: ts.SyntaxKind[m.kind], doc: docOf(m, source), node: m, exported: true,
   }));
 }
 

@@ -1,6 +1,5 @@
 // Types for the WebGPU device backend (js/backends/webgpu/index.js).
 /// <reference types="@webgpu/types" />
-import type { Tensor } from '../../index.js';
 
 /**
  * The WebGPU device backend for `webgpu:0` (DLPack device type 15), usable
@@ -23,6 +22,8 @@ import type { Tensor } from '../../index.js';
  * ```
  * @module webffi/js/backends/webgpu
  */
+
+import type { Tensor } from '../../index.js';
 
 /**
  * The error kinds the backend raises through `makeError` (a runtime makes
