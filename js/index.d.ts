@@ -50,8 +50,17 @@ type HostAbortSignal = HostClass<'AbortSignal', { readonly aborted: boolean; rea
  * @group Host types
  */
 type HostWasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer T } } } ? T : object;
-/** The host's GPUDevice and GPUBuffer (@webgpu/types, or the DOM library where it has WebGPU), else what webffi uses of them. */
+/**
+ * The host's `GPUDevice` (@webgpu/types, or the DOM library where it has
+ * WebGPU), else what webffi reads of one.
+ * @group Host types
+ */
 type HostGPUDevice = HostClass<'GPUDevice', { readonly queue: object; readonly limits: object; readonly features: { has(name: string): boolean } }>;
+/**
+ * The host's `GPUBuffer` (@webgpu/types, or the DOM library where it has
+ * WebGPU), else what webffi reads of one.
+ * @group Host types
+ */
 type HostGPUBuffer = HostClass<'GPUBuffer', { readonly size: number; readonly usage: number; readonly mapState: string; destroy(): void }>;
 import type { RuntimeGlobals as GeneratedGlobals } from './globals.js';
 /**
@@ -1700,7 +1709,37 @@ export interface LoadOptions {
   gpuDevice?: HostGPUDevice;
 }
 
-/** Options of `Runtime.tensorFromGPUBuffer`. */
+/**
+ * Options of `Runtime.tensorFromGPUBuffer`: the tensor's shape and dtype,
+ * where it starts in the buffer, and whether disposing it destroys the
+ * buffer.
+ *
+ * @group Tensors
+ * @example
+ * ```ts
+ * /// <reference types="@webgpu/types" />
+ * import { load, type GPUBufferTensorOptions } from 'webffi';
+ * const rt = await load(); // WebGPU: navigator.gpu, or npm `webgpu` in Node
+ * await rt.backends.ensure('webgpu');
+ * const device = rt.gpuDevice!; // the device another library would use too
+ * // a buffer another library made: STORAGE | COPY_SRC | COPY_DST
+ * const buffer = device.createBuffer({ size: 16, usage: 0x80 | 0x4 | 0x8 });
+ * device.queue.writeBuffer(buffer, 0, new Float32Array([1, 2, 3, 4]));
+ * const options: GPUBufferTensorOptions = { shape: [2], dtype: 'float32', byteOffset: 8 };
+ * const t = await rt.tensorFromGPUBuffer(buffer, options); // no copy
+ * const doubled = rt.getGlobal('webgpu.mul_scalar')(t, 2);
+ * console.log(String(t), t.gpuBuffer === buffer, await doubled.data());
+ * t.dispose(); // dispose: false (the default) leaves the buffer to its owner
+ * console.log(buffer.size);
+ * buffer.destroy();
+ * rt.dispose();
+ * ```
+ * <!-- doc: output -->
+ * ```text
+ * float32[2]@webgpu:0 true Float32Array(2) [ 6, 8 ]
+ * 16
+ * ```
+ */
 export interface GPUBufferTensorOptions {
   shape: number[];
   /** Default float32; elements of whole bytes. */
@@ -2856,7 +2895,27 @@ export const SESSION_LIMITS: Readonly<{ inFlight: number; name: number; remotes:
  * ```
  */
 export const PEER_DENIED: readonly string[];
-/** The runtime-wide budget every peer of a runtime is charged against together (docs/security.md). */
+/**
+ * The runtime-wide budget every peer of a runtime (TVM RPC clients, worker
+ * session peers) is charged against together, whatever each one's own
+ * limits allow: what is left is the owner's (docs/security.md).
+ *
+ * @group Workers
+ * @example
+ * ```ts
+ * import { load, peerBudget, type PeerBudget } from 'webffi';
+ * const rt = await load();
+ * const budget: PeerBudget = peerBudget(rt)!;
+ * const MiB = 2 ** 20;
+ * console.log(budget.memoryBytes / MiB, budget.deviceBytes / MiB, budget.timerMs, budget.keptBytes / MiB);
+ * console.log(budget.active, budget.deviceHeld, budget.heapInUse > 0);
+ * ```
+ * <!-- doc: output -->
+ * ```text
+ * 1536 1024 2000 512
+ * 0 0 true
+ * ```
+ */
 export interface PeerBudget {
   /** How many bytes the wasm heap may hold in use while a peer's request runs (default 1.5 GiB of the 2 GiB a build reaches; the rest is the owner's). */
   memoryBytes: number;
@@ -2875,9 +2934,49 @@ export interface PeerBudget {
   /** Kept now. */
   readonly kept: number;
 }
-/** The runtime's peer budget, or null for a core without one. */
+/**
+ * The runtime's peer budget (what every peer of it may use together, and
+ * what they use now), or null for a core without one (a model library's).
+ *
+ * @group Workers
+ * @example
+ * ```ts
+ * import { load, peerBudget } from 'webffi';
+ * const rt = await load();
+ * const { memoryBytes, timerMs, active } = peerBudget(rt)!;
+ * console.log(memoryBytes === 1.5 * 2 ** 30, timerMs, active);
+ * ```
+ * <!-- doc: output -->
+ * ```text
+ * true 2000 0
+ * ```
+ */
 export function peerBudget(rt: Runtime): PeerBudget | null;
-/** Changes the runtime's peer budget (each field a positive integer); returns it. */
+/**
+ * Changes the runtime's peer budget: the fields given (each a positive
+ * integer) replace the current ones; returns the budget. A bad value is a
+ * TypeError and changes nothing.
+ *
+ * @group Workers
+ * @example
+ * ```ts
+ * import { load, setPeerBudget, FFIError } from 'webffi';
+ * const rt = await load();
+ * // peers may take the heap to 256 MiB and time evaluations for 500 ms at most
+ * const budget = setPeerBudget(rt, { memoryBytes: 256 * 2 ** 20, timerMs: 500 });
+ * console.log(budget.memoryBytes / 2 ** 20, budget.timerMs);
+ * try {
+ *   setPeerBudget(rt, { timerMs: 0 });
+ * } catch (e) {
+ *   console.log(e instanceof FFIError && e.kind, (e as Error).message);
+ * }
+ * ```
+ * <!-- doc: output -->
+ * ```text
+ * 256 500
+ * TypeError setPeerBudget: timerMs is an integer from 1 to 2147483647
+ * ```
+ */
 export function setPeerBudget(rt: Runtime, budget: Partial<Pick<PeerBudget, 'memoryBytes' | 'deviceBytes' | 'timerMs' | 'keptBytes'>>): PeerBudget;
 /**
  * What `serve` takes: which globals a peer may call, the bounds of what it
