@@ -20,11 +20,15 @@ const CODE = new Set(['ts', 'js', 'mjs']);
 /** Every example: { id, decl, blocks, code (the block that runs), output (its expected stdout or null) }. */
 function collect() {
   const examples = [];
+  const taken = new Set();
   for (const decl of documentedDeclarations()) {
     if (isHidden(decl)) continue;
     examplesOf(decl).forEach((blocks, i) => {
       const module = decl.file.replace(/^js\//, '').replace(/(\/index)?\.d\.ts$/, '').replace(/\W+/g, '_');
-      const id = `${module}.${decl.name.replace(/\W+/g, '_')}${i ? `.${i + 1}` : ''}`;
+      let id = `${module}.${decl.name.replace(/\W+/g, '_')}${i ? `.${i + 1}` : ''}`;
+      // one folder each, also where names differ only in case (PeerBudget, peerBudget)
+      while (taken.has(id.toLowerCase())) id += '_';
+      taken.add(id.toLowerCase());
       const main = blocks.filter((b) => CODE.has(b.lang) && !b.directives.file && !b.directives.output);
       const output = blocks.find((b) => b.directives.output);
       examples.push({ id, decl, blocks, main, output: output ? output.code : null, where: `${decl.file}:${decl.line} ${decl.name}` });
