@@ -121,7 +121,7 @@ export interface WebGPUBackendOptions {
  * ```
  * <!-- doc: output -->
  * ```text
- * 10 12 1 false
+ * 10 16 1 false
  * true
  * ```
  */
@@ -129,7 +129,7 @@ export interface WebGPUAllocation {
   /** Unique per process; a runtime can use it as the tensor's data pointer value. */
   readonly id: number;
   readonly buffer: GPUBuffer;
-  /** The size asked for (the GPU buffer is rounded up to a multiple of 4). */
+  /** The size asked for (the GPU buffer is rounded up to a multiple of 16, as other libraries' vec4 kernels read it). */
   readonly nbytes: number;
   readonly generation: number;
   readonly freed: boolean;
