@@ -7,6 +7,7 @@ import { appendFileSync, cpSync, mkdtempSync, readFileSync, readdirSync, rmSync,
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { proseOf } from '../support/doc_blocks.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -55,8 +56,8 @@ test('npm pack ships the reference and the guides (their pages and declarations)
   assert.deepEqual([...docs, ...entryPoints].filter((f) => !packed.has(f)), []);
   assert.ok(docs.includes('docs/api.md') && docs.includes('docs/c-api.md') && docs.includes('docs/cli.md'));
   // README links to the reference and to every guide, and every relative link of README and of the
-  // pages resolves inside the package (npm shows README from the tarball; an installed package has both)
-  const links = (doc) => [...readFileSync(join(root, doc), 'utf8').matchAll(/\]\(((?!https?:|#)[^)#\s]+)/g)]
+  // pages (in their text, not their code) resolves inside the package (npm shows README from the tarball; an installed package has both)
+  const links = (doc) => [...proseOf(doc).matchAll(/\]\(((?!https?:|#)[^)#\s]+)/g)]
     .map((m) => join(dirname(doc), m[1]).replace(/\\/g, '/'));
   assert.deepEqual(docs.filter((d) => !links('README.md').includes(d)), []);
   assert.ok(packed.has('README.md'));
