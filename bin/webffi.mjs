@@ -75,13 +75,13 @@ build:
                linked in: the prebuilt runtime archive to link (default:
                the package's ${ARCHIVE}, when it matches src/ and emcc)
   --verbose    print each command run, and where the runtime comes from
-  -I DIR, -D NAME[=VALUE], -U NAME, -isystem DIR, -include FILE, -std=...,
   -g           file, line and function in every C frame of a backtrace:
                the link keeps the DWARF (for a debugger) and adds
                webffi's line table (the \`webffi.lines\` section)
   -gline-tables-only
                the line table only, DWARF dropped: for release builds
                (docs/debugging.md)
+  -I DIR, -D NAME[=VALUE], -U NAME, -isystem DIR, -include FILE, -std=...,
   -O0..-O3, -fno-exceptions, ...
                passed to the compiler, as are other flags starting with -;
                the link gets -Wl,..., -Xlinker X, -l, -L, -u and -s SETTINGs.

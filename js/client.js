@@ -1,7 +1,7 @@
 // webffi/client: what a page that only talks to a worker needs (the worker
 // loads the runtime and serves it): sessions, remote handles, values and
 // errors by value. It imports nothing that loads or runs wasm, so a bundle
-// of it stays small (README, "A page that only talks to a worker").
+// of it stays small (docs/workers.md, "A page that only talks to a worker").
 export { connect, Session, transportOf, PROTOCOL_VERSION, SESSION_LIMITS } from './session.js';
 export { connectRuntime, RemoteRuntime } from './remote_runtime.js';
 export { RemoteObject, RemoteTensor, RemoteFunction, RemoteModule, isRemote } from './remote.js';

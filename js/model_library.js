@@ -2,7 +2,7 @@
 // parameters from web-llm's tensor cache, the library's WebGPU pipelines
 // compiled ahead, and the Relax VM's steps as plain calls. Everything here
 // is ordinary webffi code over the library's own globals; the steps can be
-// called by hand too (README, "MLC and web-llm model libraries").
+// called by hand too (docs/model-libraries.md).
 import { makeError } from './errors.js';
 import { optionsOf, describe } from './runtime/checks.js';
 import { combineNeeds, missingNeeds, shaderNeeds } from './backends/webgpu/tvm_shaders.js';

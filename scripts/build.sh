@@ -21,8 +21,9 @@ for dir in build/native build/native-asan build/fuzz build/wasm build/wasi; do
   cmake --build "$dir" -j "$jobs" >/dev/null || cmake --build "$dir" -j 1
 done
 node scripts/bundle.mjs
-# The API reference, from the hand-written types (typedoc.json), when they changed.
-if [ ! -f build/api/index.html ] || [ js/index.d.ts -nt build/api/index.html ] || [ typedoc.json -nt build/api/index.html ]; then
+# The API reference, from the hand-written types and its pages (typedoc.json), when they changed.
+api_sources=$(node -e 'const c = require("./typedoc.json"); console.log([...c.entryPoints, c.readme, ...(c.projectDocuments ?? []), "typedoc.json", "tests/types/tsconfig.api.json"].join("\n"))')
+if [ ! -f build/api/index.html ] || [ -n "$(find $api_sources -newer build/api/index.html)" ]; then
   node_modules/.bin/typedoc --logLevel Warn
 fi
 echo "build: native, native-asan, fuzz, wasm (emscripten), wasi, dist/ and build/api/ are up to date"

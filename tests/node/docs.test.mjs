@@ -144,5 +144,24 @@ test('the docs cite only files that exist', () => {
   }
 });
 
+// A link into a document names a heading of it (`file.md#heading`, `#heading`):
+// the anchor GitHub and npm make of the heading's text.
+test('the docs link only to headings that exist', () => {
+  const slug = (heading) => heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+  const anchors = (doc) => new Set(proseOf(doc).split('\n').flatMap((l) => /^#{1,6} /.test(l) ? [slug(l.replace(/^#+ /, ''))] : []));
+  const broken = [];
+  let checked = 0;
+  for (const doc of documents()) {
+    for (const m of proseOf(doc).matchAll(/\]\(((?!https?:)[^)#\s]*)#([^)\s]+)\)/g)) {
+      const target = m[1] === '' ? doc : join(dirname(doc), m[1]);
+      if (!target.endsWith('.md') || !existsSync(join(repoRoot, target))) continue; // files: the test above
+      checked += 1;
+      if (!anchors(target).has(m[2])) broken.push(`${doc} -> ${m[1]}#${m[2]}`);
+    }
+  }
+  assert.deepEqual(broken, []);
+  assert.ok(checked >= 10, `only ${checked} links to headings`);
+});
+
 // Made by the build, or by the user's own commands in the docs.
 const GENERATED = ['dist/', 'build/', 'node_modules/'];

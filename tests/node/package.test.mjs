@@ -3,10 +3,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { proseOf } from '../support/doc_blocks.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -24,9 +25,16 @@ test('engines: the Node versions whose require() loads ES modules unflagged (req
   assert.ok((major === 20 && minor >= 19) || major > 22 || (major === 22 && minor >= 12), `this Node ${process.version} is in range`);
 });
 
+/** What `npm pack` would put in the tarball: { files: [{ path, size }], size, unpackedSize }. */
+let packList = null;
+function pack() {
+  packList ??= JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'],
+    { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }))[0];
+  return packList;
+}
+
 test('npm pack ships LICENSE, NOTICE and every file the package.json points at', () => {
-  const [{ files }] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'],
-    { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+  const { files } = pack();
   const packed = new Set(files.map((f) => f.path));
   const targets = [pkg.main, pkg.types, ...Object.values(pkg.bin)];
   const walk = (v) => (typeof v === 'string' ? targets.push(v) : Object.values(v).forEach(walk));
@@ -37,6 +45,26 @@ test('npm pack ships LICENSE, NOTICE and every file the package.json points at',
   assert.deepEqual(wanted.filter((f) => !packed.has(f)), []);
   assert.match(readFileSync(join(root, 'LICENSE'), 'utf8'), /^\s*Apache License\s+Version 2\.0, January 2004/);
   assert.match(readFileSync(join(root, 'NOTICE'), 'utf8'), /^webffi\nCopyright/);
+});
+
+test('npm pack ships the reference and the guides (their pages and declarations), and README\'s and their links resolve in the package', () => {
+  const { files } = pack();
+  const packed = new Set(files.map((f) => f.path));
+  // the pages as markdown, and the .d.ts the HTML reference is made from (editors read them too)
+  const docs = readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+  const { entryPoints } = JSON.parse(readFileSync(join(root, 'typedoc.json'), 'utf8'));
+  assert.deepEqual([...docs, ...entryPoints].filter((f) => !packed.has(f)), []);
+  assert.ok(docs.includes('docs/api.md') && docs.includes('docs/c-api.md') && docs.includes('docs/cli.md'));
+  // README links to the reference and to every guide, and every relative link of README and of the
+  // pages (in their text, not their code) resolves inside the package (npm shows README from the tarball; an installed package has both)
+  const links = (doc) => [...proseOf(doc).matchAll(/\]\(((?!https?:|#)[^)#\s]+)/g)]
+    .map((m) => join(dirname(doc), m[1]).replace(/\\/g, '/'));
+  assert.deepEqual(docs.filter((d) => !links('README.md').includes(d)), []);
+  assert.ok(packed.has('README.md'));
+  const broken = ['README.md', ...docs].flatMap((d) => links(d).filter((l) => !packed.has(l)).map((l) => `${d} -> ${l}`));
+  assert.deepEqual(broken, []);
+  // the generated HTML stays out: the package carries sources, not a site
+  assert.deepEqual(files.filter((f) => /\.html$|^build\//.test(f.path)).map((f) => f.path), []);
 });
 
 /** A package tree (sources and the built dist/) in a temporary directory. */
@@ -92,7 +120,6 @@ test('prepack refuses a missing dist/ or one without its source hash', (t) => {
 test('sideEffects names the modules that register at import, and bundlers keep them', async () => {
   assert.deepEqual(pkg.sideEffects, ['./js/tensor_codec.js', './js/rpc/chain.js', './dist/webffi.cjs', './dist/webffi.iife.js']);
   // What registers something at import is listed: a top-level call into another module's registry.
-  const { readdirSync } = await import('node:fs');
   const registering = readdirSync(join(root, 'js'), { recursive: true }).filter((f) => String(f).endsWith('.js'))
     .filter((f) => /^register\w*\(/m.test(readFileSync(join(root, 'js', String(f)), 'utf8'))).map((f) => `./js/${f}`);
   assert.deepEqual(registering.sort(), ['./js/rpc/chain.js', './js/tensor_codec.js']);
