@@ -35,7 +35,9 @@ TVM_FFI_DLL uint32_t WebFFIObjectStrongCount(TVMFFIObjectHandle obj);
  * Anys from JS. `kinds` holds two bits per argument (argument i at bits 2i
  * and 2i+1), one of WEBFFI_WORD_*; an object's type comes from its header.
  * Returns -1 with the error raised, 0 when the result is None, 1 when
- * `result` holds another value (owned).
+ * `result` holds another value (owned). Unlike TVMFFIFunctionCall, which
+ * trusts its handle as upstream's does, it checks `func` (NULL, not a
+ * Function), `num_args` and `result` first: handles reach it from JS.
  */
 #define WEBFFI_WORD_INT 0  /* int32, sign-extended */
 #define WEBFFI_WORD_NONE 1 /* the word is ignored */
