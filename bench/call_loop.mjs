@@ -4,7 +4,9 @@
 // links it) and, given another checkout, into that checkout's core (e.g. the
 // main before a change). One process, alternating paired rounds; each row
 // is ns per call and its ratio to upstream's core, and the floor is the same
-// loop calling the callee through a plain function pointer.
+// loop calling the callee through a plain function pointer. Upstream's core
+// is also linked with a growable table, as webffi's runtime is (modules are
+// loaded into its table), which costs every indirect call a little.
 //
 //   WEBFFI_UPSTREAM_INCLUDE=/path/tvm-ffi/include node bench/call_loop.mjs [OTHER_CHECKOUT] [rounds]
 //
@@ -12,6 +14,7 @@
 // repository; the wasm files are built under build/bench/call_loop/ and
 // rebuilt when a source is newer.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,7 +54,8 @@ const UPSTREAM_SOURCES = ['backtrace', 'object', 'error', 'function', 'tensor', 
   'extra/dataclass', 'extra/reflection_extra', 'extra/module', 'extra/library_module',
   'extra/library_module_system_lib', 'extra/env_context', 'extra/env_c_api'];
 
-function buildUpstream(out) {
+/** `tableFlags`: webffi's runtime links with a growable, exported table (modules load into it). */
+function buildUpstream(out, tableFlags = []) {
   const up = resolve(upInclude, '..');
   const flags = ['-O2', '-std=c++17', '-fwasm-exceptions', '-DTVM_FFI_USE_LIBBACKTRACE=0',
     '-DTVM_FFI_BACKTRACE_ON_SEGFAULT=0', `-I${upInclude}`, `-I${join(up, '3rdparty/dlpack/include')}`, '-w'];
@@ -68,7 +72,7 @@ function buildUpstream(out) {
   if (stale(loop, [source])) run('emcc', ['-O2', `-I${upInclude}`, `-I${join(up, '3rdparty/dlpack/include')}`, '-c', source, '-o', loop]);
   if (stale(out, [loop, ...objects])) {
     run('em++', ['-O2', '--profiling-funcs', '-fwasm-exceptions', '-sSTANDALONE_WASM', '--no-entry', '-sWASM_BIGINT',
-      '-sALLOW_MEMORY_GROWTH', loop, ...objects, '-o', out]);
+      '-sALLOW_MEMORY_GROWTH', ...tableFlags, loop, ...objects, '-o', out]);
   }
   return out;
 }
@@ -90,9 +94,16 @@ async function instantiate(file) {
   return x;
 }
 
-const cores = [['upstream tvm-ffi', buildUpstream(join(work, 'upstream.wasm'))]];
+const cores = [['upstream tvm-ffi', buildUpstream(join(work, 'upstream.wasm'))],
+  // V8 bounds-checks call_indirect against a growable table's current size
+  // (a load) rather than a constant: the same core linked as webffi's is
+  ['upstream, growable table', buildUpstream(join(work, 'upstream_growable.wasm'), ['-Wl,--growable-table', '-Wl,--export-table'])]];
 cores.push(['webffi', buildWebffi(join(root, 'dist/libwebffi.a'), join(work, 'webffi.wasm'))]);
-if (otherRoot) cores.push([`webffi at ${otherRoot}`, buildWebffi(join(otherRoot, 'dist/libwebffi.a'), join(work, 'other.wasm'))]);
+if (otherRoot) {
+  // one wasm per other checkout (named by its path), rebuilt when its archive is newer
+  const tag = createHash('sha256').update(otherRoot).digest('hex').slice(0, 12);
+  cores.push([`webffi at ${otherRoot}`, buildWebffi(join(otherRoot, 'dist/libwebffi.a'), join(work, `other-${tag}.wasm`))]);
+}
 const instances = [];
 for (const [name, file] of cores) instances.push([name, await instantiate(file)]);
 
@@ -141,7 +152,7 @@ if (otherRoot) {
   console.log('| loop | this tree / the other checkout |');
   console.log('|---|---:|');
   loops.forEach(([name], i) => {
-    const rs = samples[i][1].map((v, j) => v / samples[i][k][j]);
+    const rs = samples[i][2].map((v, j) => v / samples[i][k][j]);
     console.log(`| ${name} | ${median(rs).toFixed(2)}x [${quantile(rs, 0.1).toFixed(2)}-${quantile(rs, 0.9).toFixed(2)}] |`);
   });
 }
