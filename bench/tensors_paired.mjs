@@ -3,7 +3,8 @@
 // e.g. the main before a change), in alternating paired rounds, so both
 // share the machine's noise: kernels end to end through the runtime
 // (inputs uploaded with set(), the `webgpu.*` global, `await out.data(buf)`),
-// 16 MiB upload and download, CPU view() and set(). Each side's results are
+// 16 MiB upload and download, CPU view() and set(), a borrowed DLTensor*'s
+// view() in a callback. Each side's results are
 // compared bit for bit with the other's.
 // Run: node bench/tensors_paired.mjs OTHER_CHECKOUT [rounds]
 import { median, quantile } from './paired.mjs';
@@ -56,6 +57,13 @@ async function rowsOf(mod) {
   rows.push(['CPU tensor.set(64 MiB)', 1, () => {
     huge.set(src);
   }]);
+  // A C kernel's DLTensor* in a JS callback, read through view() (borrowed
+  // for the call): this tree's fixtures in both runtimes, so the C is the same.
+  (await rt.loadModule(new URL('../dist/webffi_testing.wasm', import.meta.url))).dispose();
+  const withDLTensor = rt.getGlobal('testing.call_with_dltensor');
+  const reader = rt.toFFI((dl) => dl.view()[3]);
+  const l3 = loopOf();
+  rows.push(['DLTensor* view() in a callback (C -> JS, 4 floats)', 100000, () => l3(() => withDLTensor(reader), 100000)]);
   return rows;
 }
 

@@ -28,6 +28,7 @@ import { FFIObject, RUNTIME, BY_VALUE_AS, isHandle } from './objects.js';
 import { Device, DataType, IntValue, FloatValue } from './values.js';
 import { FFIError, FFITypeError, ValueError, FatalError, makeError, kindOf, messageOf } from './errors.js';
 import { jsStackToBacktrace } from './backtrace.js';
+import { typedArrayParts, arrayBufferLength, isDetached } from './buffers.js';
 
 /** Bounds on what one encodeValue / decodeValue handles (both sides agree). */
 export const LIMITS = Object.freeze({
@@ -136,7 +137,7 @@ const MEMO_AFTER = 32;
 class EncodeState {
   constructor() {
     this.busy = false;
-    this.depth = 0;
+    this.depth = 1; // the root is a level (the limit counts levels as the C core and toFFI do)
     this.items = 0;
     this.visits = 0;
     this.transfer = null;
@@ -150,7 +151,7 @@ class EncodeState {
 
   reset() {
     this.busy = false;
-    this.depth = 0;
+    this.depth = 1; // the root is a level (the limit counts levels as the C core and toFFI do)
     this.items = 0;
     this.visits = 0;
     this.transfer = null;
@@ -222,10 +223,12 @@ function encode(v, s, memo) {
   if (v === null) return null;
   if (v instanceof FFIObject) return encodeHandle(v, s, memo);
   if (ArrayBuffer.isView(v)) {
+    refuseDetached(v, 'encodeValue');
     addTransfer(s, v.buffer);
     return v;
   }
   if (v instanceof ArrayBuffer) {
+    refuseDetached(v, 'encodeValue');
     addTransfer(s, v);
     return v;
   }
@@ -284,6 +287,19 @@ function encodeObject(v, s) {
   if (s.keep !== null) return s.keep(v);
   throw refuse(describe(v), 'it is not a value webffi converts (plain data, typed arrays, webffi values and errors are)');
 }
+
+/** v itself, unless its bytes were transferred away (a TypeError: there is nothing to send or make). */
+function refuseDetached(v, what) {
+  if (v instanceof DataView) {
+    if (isDetached(dataViewBuffer.call(v))) throw new FFITypeError(`${what}: the DataView is detached (its ArrayBuffer was transferred)`);
+  } else if (ArrayBuffer.isView(v)) {
+    typedArrayParts(v, what);
+  } else {
+    arrayBufferLength(v, what);
+  }
+  return v;
+}
+const dataViewBuffer = Object.getOwnPropertyDescriptor(DataView.prototype, 'buffer').get;
 
 function addTransfer(s, buffer) {
   const transfer = s.transfer;
@@ -436,7 +452,7 @@ class DecodeState {
     this.busy = false;
     this.rt = null;
     this.remote = null; // options.remote: (id, meta) -> the object a remote reference names
-    this.depth = 0;
+    this.depth = 1;
     this.items = 0;
     this.visits = 0;
     this.seen = new Map(); // encoded node -> decoded value (OPEN while decoding)
@@ -448,7 +464,7 @@ class DecodeState {
     this.busy = false;
     this.rt = null;
     this.remote = null;
-    this.depth = 0;
+    this.depth = 1;
     this.items = 0;
     this.visits = 0;
     if (this.seen.size) this.seen.clear();
@@ -578,7 +594,7 @@ function decode(d, s, memo = true) {
       throw invalid(`a ${typeof d} is not data made by encodeValue`, FFITypeError);
   }
   if (!Array.isArray(d)) {
-    if (ArrayBuffer.isView(d) || isArrayBuffer(d)) return d; // typed arrays, DataViews, ArrayBuffers as themselves
+    if (ArrayBuffer.isView(d) || isArrayBuffer(d)) return refuseDetached(d, 'decodeValue'); // typed arrays, DataViews, ArrayBuffers as themselves
     throw invalid(`a ${kindName(d)} is not data made by encodeValue (expected a primitive, typed array, ArrayBuffer or tagged array)`, FFITypeError);
   }
   if (!memo) return decodeNode(d, s);

@@ -43,6 +43,15 @@ const SAFE_CALL_STUB = new Uint8Array([
   0x07, 0x05, 0x01, 0x01, 0x66, 0x00, 0x00, // export "f"
 ]);
 
+// The same for (i32) -> (): what C calls when a loaded module dies
+// (WebFFIModuleSetUnload), so its memory and table slots are given back.
+const UNLOAD_STUB = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+  0x01, 0x05, 0x01, 0x60, 0x01, 0x7f, 0x00, // type
+  0x02, 0x07, 0x01, 0x01, 0x65, 0x01, 0x66, 0x00, 0x00, // import "e" "f"
+  0x07, 0x05, 0x01, 0x01, 0x66, 0x00, 0x00, // export "f"
+]);
+
 /** Reads an unsigned LEB128 at bytes[at]; returns [value, next offset]. */
 function leb(bytes, at) {
   let value = 0;
@@ -287,8 +296,14 @@ class ModuleLoader {
   #table;
   #meta;
   #slots = new Map(); // wasm function -> its table index
-  #scanned = 0; // table slots already entered into #slots
+  #scanned = 0; // slots of the runtime's own table already entered into #slots
+  #runtimeSlots = 0; // the runtime's own table (never given back)
   #loaded = new Map(); // module name -> { module, bytes (null when not known) } it was loaded from
+  // Giving back what a module took when it dies (C calls #unloadStub):
+  #free = []; // free table ranges [start, length], by start (slots of modules that died)
+  #alive = new Map(); // token -> { name, entry, raw, start, size, fns } of each loaded instance
+  #nextToken = 1;
+  #unloadStub = 0; // its table index (0: not made; the runtime cannot tell us)
   #sources = new Map(); // path or URL -> module name, for load_from_file where files cannot be read
   #readFileSync;
   #tag; // WebAssembly.Tag of C++ exceptions, made on first use
@@ -303,6 +318,7 @@ class ModuleLoader {
     }
     this.#x = exports;
     this.#table = exports.__indirect_function_table;
+    this.#runtimeSlots = this.#table.length;
     this.#meta = JSON.parse(this.#cstr(exports.WebFFIGetABIMetadata()));
     this.#readFileSync = options.readFileSync ??
       globalThis.process?.getBuiltinModule?.('node:fs')?.readFileSync;
@@ -377,8 +393,9 @@ class ModuleLoader {
     }
     // copied: the caller may reuse its buffer
     const copy = bytes === null ? null : bytes.slice();
-    handle = this.#instantiate(module, dylink, name);
-    this.#loaded.set(name, { module, bytes: copy });
+    const entry = { module, bytes: copy };
+    handle = this.#instantiate(module, dylink, name, entry);
+    this.#loaded.set(name, entry);
     if (path !== undefined) this.#sources.set(path, name);
     return handle;
   }
@@ -404,7 +421,7 @@ class ModuleLoader {
     }
   }
 
-  #instantiate(module, dylink, name) {
+  #instantiate(module, dylink, name, entry) {
     const x = this.#x;
     const ownExports = new Map(WebAssembly.Module.exports(module).map((e) => [e.name, e.kind]));
     // Resolve every import before anything is allocated: a module that
@@ -461,9 +478,13 @@ class ModuleLoader {
     }
     const memoryBase = Math.ceil(raw / align) * align;
     new Uint8Array(x.memory.buffer, memoryBase, dylink.memorySize).fill(0);
-    const tableAlign = 2 ** dylink.tableAlign;
-    const padding = (tableAlign - (this.#table.length % tableAlign)) % tableAlign;
-    const tableBase = this.#table.grow(dylink.tableSize + padding) + padding;
+    // slots of modules that died are taken first: load/unload churn leaves the table as it was
+    const tableBase = this.#takeSlots(dylink.tableSize, 2 ** dylink.tableAlign);
+    const rec = { name, entry, raw, start: tableBase, size: dylink.tableSize, fns: [] };
+    const giveBack = () => {
+      this.#forget(rec);
+      if (raw !== 0) x.WebFFIHeapFree(raw);
+    };
     env.__memory_base = new WebAssembly.Global({ value: 'i32', mutable: false }, memoryBase);
     env.__table_base = new WebAssembly.Global({ value: 'i32', mutable: false }, tableBase);
 
@@ -477,11 +498,20 @@ class ModuleLoader {
       });
     } catch (e) {
       x.__stack_pointer.value = stackPointer;
-      if (raw !== 0) x.WebFFIHeapFree(raw);
+      giveBack();
       fail('RuntimeError', `Cannot load module \`${name}\`: ${e.message}`);
     }
     registerInstance(instance, module); // its line table is read when a backtrace is
     const own = instance.exports;
+    // the module's own functions its element segment put in its slots: the
+    // same &f on both sides (given back with the module, unlike the runtime's)
+    for (let i = tableBase; i < tableBase + dylink.tableSize; i++) {
+      const f = this.#table.get(i);
+      if (f !== null && !this.#slots.has(f)) {
+        this.#slots.set(f, i);
+        rec.fns.push(f);
+      }
+    }
     for (const symbol of Object.keys(env)) {
       if (ownExports.get(symbol) === 'function' && !(symbol in x)) selfBound.set(symbol, own[symbol]);
     }
@@ -489,7 +519,7 @@ class ModuleLoader {
     // module's own symbols; __wasm_call_ctors applies them again, then runs
     // the constructors.
     for (const [global, func, symbol] of fromModule) {
-      global.value = func ? this.#tableIndex(own[symbol]) : memoryBase + own[symbol].value;
+      global.value = func ? this.#tableIndex(own[symbol], rec) : memoryBase + own[symbol].value;
     }
     try {
       (own.__wasm_call_ctors ?? own.__wasm_apply_data_relocs)?.();
@@ -497,7 +527,82 @@ class ModuleLoader {
       x.__stack_pointer.value = stackPointer;
       fail('RuntimeError', `Cannot load module \`${name}\`: its initialisation failed: ${e.message}`);
     }
-    return this.#register(name, own, memoryBase);
+    return this.#register(name, own, memoryBase, rec);
+  }
+
+  /**
+   * The first of n free table slots (aligned): from those modules that died
+   * gave back, else the table grows. 0 slots: none taken.
+   */
+  #takeSlots(n, align) {
+    const table = this.#table;
+    if (n === 0) return table.length;
+    const free = this.#free;
+    for (let i = 0; i < free.length; i++) {
+      const [start, length] = free[i];
+      const at = Math.ceil(start / align) * align;
+      if (at + n > start + length) continue;
+      const rest = [];
+      if (at > start) rest.push([start, at - start]);
+      if (start + length > at + n) rest.push([at + n, start + length - at - n]);
+      free.splice(i, 1, ...rest);
+      return at;
+    }
+    const padding = (align - (table.length % align)) % align;
+    const base = table.grow(n + padding) + padding;
+    if (padding > 0) this.#giveSlots(base - padding, padding);
+    return base;
+  }
+
+  /** Empties slots [start, start + n) (their functions can be collected) and keeps them for reuse. */
+  #giveSlots(start, n) {
+    for (let i = start; i < start + n; i++) this.#table.set(i, null);
+    const free = this.#free;
+    let i = 0;
+    while (i < free.length && free[i][0] < start) i++;
+    free.splice(i, 0, [start, n]);
+    // merge with the neighbours
+    if (i + 1 < free.length && free[i][0] + free[i][1] === free[i + 1][0]) {
+      free[i][1] += free[i + 1][1];
+      free.splice(i + 1, 1);
+    }
+    if (i > 0 && free[i - 1][0] + free[i - 1][1] === free[i][0]) {
+      free[i - 1][1] += free[i][1];
+      free.splice(i, 1);
+    }
+  }
+
+  /** Gives back the table slots of a module instance (its memory is the caller's). */
+  #forget(rec) {
+    for (const f of rec.fns) {
+      const i = this.#slots.get(f);
+      this.#slots.delete(f);
+      if (i !== undefined && !(i >= rec.start && i < rec.start + rec.size)) this.#giveSlots(i, 1);
+    }
+    rec.fns.length = 0;
+    if (rec.size > 0) this.#giveSlots(rec.start, rec.size);
+    rec.size = 0;
+  }
+
+  /** C's module died (WebFFIModuleSetUnload): its slots, memory and compiled code go. */
+  #unloaded(token) {
+    const rec = this.#alive.get(token);
+    if (rec === undefined) return;
+    this.#alive.delete(token);
+    this.#forget(rec);
+    if (rec.raw !== 0) this.#x.WebFFIHeapFree(rec.raw);
+    if (this.#loaded.get(rec.name) === rec.entry) this.#loaded.delete(rec.name);
+  }
+
+  /** The table index of the function C calls when a module dies. */
+  #unloadIndex() {
+    if (this.#unloadStub === 0) {
+      const stub = new WebAssembly.Instance(new WebAssembly.Module(UNLOAD_STUB), {
+        e: { f: (token) => this.#unloaded(token) },
+      });
+      this.#unloadStub = this.#tableIndex(stub.exports.f);
+    }
+    return this.#unloadStub;
   }
 
   /** The C++ exception tag every module of this runtime shares. */
@@ -513,17 +618,23 @@ class ModuleLoader {
   }
 
   /** Creates the C module and adds the instance's `__tvm_ffi_*` functions and data symbols. */
-  #register(name, own, memoryBase) {
+  #register(name, own, memoryBase, rec) {
     const x = this.#x;
     const out = x.WebFFIHeapAlloc(this.#meta.pointer_size);
     if (out === 0) fail('MemoryError', `Cannot load module \`${name}\`: out of memory`);
     try {
       if (this.#withCString(name, (p) => x.WebFFIModuleCreate(p, out)) !== 0) this.#throwRaised();
       const handle = new DataView(x.memory.buffer).getUint32(out, true);
+      if (typeof x.WebFFIModuleSetUnload === 'function') {
+        // from here the module's death gives back what it took
+        const token = this.#nextToken++;
+        this.#alive.set(token, rec);
+        x.WebFFIModuleSetUnload(handle, this.#unloadIndex(), token);
+      }
       for (const [symbol, value] of Object.entries(own)) {
         let address;
         if (typeof value === 'function' && symbol.startsWith('__tvm_ffi_')) {
-          address = this.#tableIndex(value);
+          address = this.#tableIndex(value, rec);
         } else if (value instanceof WebAssembly.Global) {
           address = memoryBase + value.value;
         } else {
@@ -561,19 +672,23 @@ class ModuleLoader {
     return this.loadSync(bytes, path);
   }
 
-  /** The table index of a wasm function, adding it to the table when absent. */
-  #tableIndex(fn) {
+  /**
+   * The table index of a wasm function, adding it to the table when absent
+   * (a slot `owner`, a module instance, gives back when it dies; without
+   * one it stays for good: the runtime's functions, the loader's own).
+   */
+  #tableIndex(fn, owner) {
     const table = this.#table;
-    for (; this.#scanned < table.length; this.#scanned++) {
+    for (; this.#scanned < this.#runtimeSlots; this.#scanned++) {
       const f = table.get(this.#scanned);
       if (f !== null && !this.#slots.has(f)) this.#slots.set(f, this.#scanned);
     }
     let index = this.#slots.get(fn);
     if (index === undefined) {
-      index = table.grow(1);
+      index = this.#takeSlots(1, 1);
       table.set(index, fn);
       this.#slots.set(fn, index);
-      this.#scanned = table.length;
+      owner?.fns.push(fn);
     }
     return index;
   }

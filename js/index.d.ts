@@ -11,6 +11,9 @@ type HostClass<Name extends string, Fallback> =
 type HostURL = HostClass<'URL', { readonly href: string }>;
 type HostAbortSignal = HostClass<'AbortSignal', { readonly aborted: boolean; readonly reason: unknown }>;
 type HostWasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer T } } } ? T : object;
+/** The host's GPUDevice and GPUBuffer (@webgpu/types, or the DOM library where it has WebGPU), else what webffi uses of them. */
+type HostGPUDevice = HostClass<'GPUDevice', { readonly queue: object; readonly limits: object; readonly features: { has(name: string): boolean } }>;
+type HostGPUBuffer = HostClass<'GPUBuffer', { readonly size: number; readonly usage: number; readonly mapState: string; destroy(): void }>;
 import type { RuntimeGlobals as GeneratedGlobals } from './globals.js';
 /** The runtime's own global functions by name, typed from their metadata (js/globals.d.ts). */
 export type RuntimeGlobals = GeneratedGlobals;
@@ -236,6 +239,10 @@ export interface BackendDevice {
   upload(handle: number, byteOffset: number, bytes: Uint8Array): void;
   download(handle: number, byteOffset: number, nbytes: number, out?: Uint8Array): Promise<Uint8Array>;
   copy(src: number, srcOffset: number, dst: number, dstOffset: number, nbytes: number): void;
+  /** The GPUBuffer behind a handle, for another library (`tensor.gpuBuffer`). */
+  exportBuffer?(handle: number): HostGPUBuffer;
+  /** The GPUDevice in use (`rt.gpuDevice`). */
+  readonly gpuDevice?: HostGPUDevice | null;
 }
 
 export interface Backend {
@@ -254,6 +261,8 @@ export interface Backend {
   readonly ready?: boolean;
   /** Called by `runtime.dispose()`: release the device and everything allocated on it. */
   dispose?(): void;
+  /** WebGPU: submits the work recorded so far without waiting for it, so other libraries' later work sees it. */
+  flush?(): void;
 }
 
 export type BackendOrFactory = Backend | ((runtime: Runtime) => Backend);
@@ -316,6 +325,13 @@ export interface TensorLike<A extends TensorData = TensorData> {
   readonly dataPtr: number;
   /** 'cpu' or the device's name ('webgpu'). */
   readonly location: string;
+  /**
+   * A WebGPU tensor's GPUBuffer (its data starts at `byteOffset`), for
+   * another library on the same device: no copy. webffi's pending work is
+   * submitted first. Valid while the tensor lives; after it is disposed
+   * webffi neither reuses nor destroys the buffer. A CPU tensor throws a ValueError.
+   */
+  readonly gpuBuffer: HostGPUBuffer;
   readonly size: number;
   readonly nbytes: number;
   /** Zero-copy and BORROWED: a call that grows wasm memory detaches it; call view() again. CPU only. */
@@ -369,6 +385,25 @@ export interface LoadOptions {
    * `webffi build -g` carry their own.
    */
   debugInfo?: true | string | HostURL | ArrayBuffer | ArrayBufferView;
+  /**
+   * A GPUDevice another library made (onnxruntime-web, TensorFlow.js):
+   * webffi's WebGPU backend uses it instead of acquiring its own, after
+   * checking it has the limits and features webffi's kernels (and a model
+   * library's) need; load() rejects with a RuntimeError naming what is
+   * missing. webffi never destroys it, and does not replace it once lost.
+   */
+  gpuDevice?: HostGPUDevice;
+}
+
+/** Options of `Runtime.tensorFromGPUBuffer`. */
+export interface GPUBufferTensorOptions {
+  shape: number[];
+  /** Default float32; elements of whole bytes. */
+  dtype?: DTypeName | DataType;
+  /** Where the tensor starts in the buffer: a multiple of the element size (default 0). */
+  byteOffset?: number;
+  /** true: disposing the tensor destroys the buffer (webffi owns it). Default false: it stays the other library's. */
+  dispose?: boolean;
 }
 
 export interface Runtime {
@@ -440,6 +475,16 @@ export interface Runtime {
   readonly disposed: boolean;
   /** Device backends: discovered at load, initialised on first use. */
   readonly backends: Backends;
+  /** The GPUDevice webffi's WebGPU backend uses (null before it is initialised, after a loss or dispose()). */
+  readonly gpuDevice: HostGPUDevice | null;
+  /**
+   * A webgpu:0 tensor over a GPUBuffer another library made on the same
+   * device: no copy, never in webffi's reuse pool. Rejects (ValueError /
+   * TypeError) a buffer of another device, a destroyed or mapped one, one
+   * without STORAGE usage, and a shape, dtype or byteOffset that does not
+   * fit it or is misaligned.
+   */
+  tensorFromGPUBuffer(buffer: HostGPUBuffer, options: GPUBufferTensorOptions): Promise<Tensor>;
   /** The Tensor wrapper class of this runtime (for instanceof). */
   readonly Tensor: abstract new (...args: never[]) => Tensor;
   /** The class of `DLTensor*` views C passes to JS (for instanceof). */
@@ -675,9 +720,33 @@ export const SESSION_LIMITS: Readonly<{ inFlight: number; name: number; remotes:
 /**
  * Globals a peer cannot call unless `serve`'s `expose` names them:
  * `testing.*`, `webffi.*`, `ffi.Module*`, `ffi.SystemLib`, `ffi.Function*`,
- * `ffi.GetGlobalFuncMetadata`, `ffi.MakeField*`.
+ * `ffi.GetGlobalFuncMetadata`, `ffi.MakeField*`, `ffi._*` (registry and
+ * type mutation).
  */
 export const PEER_DENIED: readonly string[];
+/** The runtime-wide budget every peer of a runtime is charged against together (docs/security.md). */
+export interface PeerBudget {
+  /** How many bytes the wasm heap may hold in use while a peer's request runs (default 1.5 GiB of the 2 GiB a build reaches; the rest is the owner's). */
+  memoryBytes: number;
+  /** Device memory all TVM RPC sessions may hold together (default 1 GiB). */
+  deviceBytes: number;
+  /** Device memory they hold now. */
+  readonly deviceHeld: number;
+  /** How long one runtime.RPCTimeEvaluator evaluation may run synchronously (default 2000 ms). */
+  timerMs: number;
+  /** Peer requests running now. */
+  readonly active: number;
+  /** Bytes of the wasm heap in use now (all of it, the owner's included). */
+  readonly heapInUse: number;
+  /** JS data (strings, bytes) the worker sessions of this thread may keep for their peers together (default 512 MiB). */
+  keptBytes: number;
+  /** Kept now. */
+  readonly kept: number;
+}
+/** The runtime's peer budget, or null for a core without one. */
+export function peerBudget(rt: Runtime): PeerBudget | null;
+/** Changes the runtime's peer budget (each field a positive integer); returns it. */
+export function setPeerBudget(rt: Runtime, budget: Partial<Pick<PeerBudget, 'memoryBytes' | 'deviceBytes' | 'timerMs' | 'keptBytes'>>): PeerBudget;
 export interface ServeOptions {
   /**
    * The globals a peer may call: names and `prefix*` patterns (`'*'`: all),
@@ -766,8 +835,15 @@ export interface RPCListenOptions extends RPCServeOptions {
   port?: number;
   /** Default '127.0.0.1'. */
   host?: string;
-  /** Connections served at once (default 16). */
+  /**
+   * Connections served at once (default 16). A connection past it takes the
+   * slot of the oldest one still in its handshake, if any; else it is refused.
+   */
   maxConnections?: number;
+  /** How long a connection may take to send its handshake (ms; default 10000); past it, it is closed. */
+  handshakeMs?: number;
+  /** How long a connection may send nothing while the server owes it nothing (ms; default 300000; 0: no limit). */
+  idleMs?: number;
 }
 /** Serves a runtime to TVM RPC clients on TCP (Node). */
 export function listenRPC(rt: Runtime, options?: RPCListenOptions): Promise<{

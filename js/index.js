@@ -22,3 +22,4 @@ export { connectRPC, RPCSession, RPCObject, RPCModule, RPCTensor } from './rpc/c
 export { requestRPC, trackerSummary, connectTracker, TRACKER_CODE, RPC_TRACKER_MAGIC } from './rpc/tracker.js';
 export { listenRPC, joinRPCProxy, serveConnection } from './rpc/server.js';
 export { createEndpoint as createRPCEndpoint, RPC_LIMITS } from './rpc/endpoint.js';
+export { peerBudget, setPeerBudget } from './peers.js';

@@ -15,6 +15,8 @@ import { createTensorSupport } from './tensor.js';
 import { registerInstance, readDebugInfo } from './symbols.js';
 import { createBackendRegistry } from './backends/registry.js';
 import { discoverBackends, autoloadEnabled } from './backends/discover.js';
+import { webgpuRuntimeBackend } from './backends/webgpu_runtime.js';
+import { installGPUInterop, checkLibraryNeeds } from './gpu_interop.js';
 
 const isNodeFileUrl = (url) => url.protocol === 'file:';
 
@@ -135,6 +137,11 @@ const logWrite = (logger) => (fd, text) => {
  * @param {true|URL|string|ArrayBuffer|ArrayBufferView} [options.debugInfo]
  *   the runtime's line table (`dist/webffi.lines`; true: the file beside
  *   the wasm), so its own frames show file and line too.
+ * @param {GPUDevice} [options.gpuDevice] a GPUDevice another library made
+ *   (onnxruntime-web, TensorFlow.js): webffi's WebGPU backend uses it
+ *   instead of acquiring one, after checking it has the limits and features
+ *   webffi's kernels (and a model library's) need; load() rejects naming
+ *   what is missing. webffi never destroys it.
  */
 export async function load(options) {
   options = optionsOf(options, 'load');
@@ -159,11 +166,19 @@ export async function load(options) {
   Object.assign(hooks, impl);
   if (runtime.coreKind !== WEBFFI_CORE) registerDeviceFallbacks(runtime);
   const backends = createBackendRegistry(runtime);
-  const { Tensor, TensorView, tensor, empty } = createTensorSupport(runtime, backends);
+  const { Tensor, TensorView, tensor, empty, tensorOver } = createTensorSupport(runtime, backends);
   Object.assign(runtime, { backends, Tensor, TensorView, tensor, empty });
+  installGPUInterop(runtime, backends, tensorOver);
+  const { gpuDevice } = options;
+  if (gpuDevice !== undefined) {
+    // The caller's device: adopted (and checked) now, so a device that falls short fails load().
+    backends.register(webgpuRuntimeBackend(null, { device: gpuDevice }), 'load({ gpuDevice })');
+    await backends.init('webgpu');
+    if (runtime.coreKind !== WEBFFI_CORE) checkLibraryNeeds(runtime, gpuDevice);
+  }
   if (autoloadEnabled(options.autoloadBackends)) {
     try {
-      await discoverBackends(backends, { appDir: options.appDir, logger });
+      await discoverBackends(backends, { appDir: options.appDir, logger, webgpu: gpuDevice === undefined });
     } catch (e) {
       logger.warn?.(`webffi: backend discovery failed: ${e?.message ?? e}`);
     }

@@ -20,6 +20,7 @@ import { makeError, FFITypeError, FFIError, ValueError } from './errors.js';
 import { backtraceStackLines, callerFrames } from './backtrace.js';
 import { isHandle, INTERNALS } from './objects.js';
 import { RemoteObject, makeRemote, endedError } from './remote.js';
+import { asPeer, heldBytes, holdForPeer, releaseForPeer } from './peers.js';
 
 /** The session protocol version; both ends must speak the same. */
 export const PROTOCOL_VERSION = 2;
@@ -46,6 +47,8 @@ export const SESSION_LIMITS = Object.freeze({
  */
 export const PEER_DENIED = Object.freeze([
   'testing.*', 'webffi.*', 'ffi.Module*', 'ffi.SystemLib', 'ffi.Function*', 'ffi.GetGlobalFuncMetadata', 'ffi.MakeField*',
+  // registry and type mutation (`ffi._RegisterFFIInit` writes type attributes for good)
+  'ffi._*',
 ]);
 
 /** A predicate for a list of names and `prefix*` patterns. */
@@ -235,9 +238,11 @@ class RemoteTable {
     if (this.byId.size >= this.max) {
       throw makeError('RPCError', `webffi session: too many remote objects alive in this session (at most ${this.max}); dispose some`);
     }
+    const bytes = heldBytes(v);
+    holdForPeer(bytes); // JS data kept for peers shares one budget (js/peers.js)
     id = this.next++;
     const meta = describeRemote(v);
-    this.byId.set(id, { value: v, refs: 1, meta });
+    this.byId.set(id, { value: v, refs: 1, meta, bytes });
     this.byValue.set(v, id);
     return ['R', id, meta];
   }
@@ -247,6 +252,7 @@ class RemoteTable {
     if (e === undefined || --e.refs > 0) return;
     this.byId.delete(id);
     this.byValue.delete(e.value);
+    releaseForPeer(e.bytes);
     release(e.value);
   }
 
@@ -254,7 +260,10 @@ class RemoteTable {
     const entries = [...this.byId.values()];
     this.byId.clear();
     this.byValue.clear();
-    for (const e of entries) release(e.value);
+    for (const e of entries) {
+      releaseForPeer(e.bytes);
+      release(e.value);
+    }
   }
 }
 
@@ -433,9 +442,12 @@ export function serve(target, port, options = {}) {
     const held = []; // handles made for the call: released after it unless the reply keeps them
     let result;
     try {
-      const args = decodeValue(c.args, decodeOptions(rt)); // an array: checked to be an encoded one
-      for (const h of args) if (isHandle(h) && !table.has(h)) held.push(h);
-      result = invoke(rt, c, args, held);
+      // the synchronous part is the peer's: charged to the runtime's peer budget (js/peers.js)
+      result = asPeer(rt, () => {
+        const args = decodeValue(c.args, decodeOptions(rt)); // an array: checked to be an encoded one
+        for (const h of args) if (isHandle(h) && !table.has(h)) held.push(h);
+        return invoke(rt, c, args, held);
+      });
     } catch (error) {
       return outcome(c, result, held, error);
     }

@@ -2,7 +2,7 @@
 // object's cell). Memory is allocated by the C core (TVMFFIEnvTensorAlloc),
 // so C and JS share one device registry: CPU data lives in the wasm heap
 // (64-byte aligned), device data behind the backend's allocation handle.
-import { FFIObject, INTERNALS, AS_POD, CLONE_GUARD, BY_VALUE_AS, RELEASE, INSPECT, inspectWith, stampRuntime } from './objects.js';
+import { FFIObject, INTERNALS, AS_POD, CLONE_GUARD, BY_VALUE_AS, RELEASE, INSPECT, PTR, inspectWith, stampRuntime } from './objects.js';
 import { makeError } from './errors.js';
 import { describe, optionsOf, typedArrayParts, textOf, MAX_NDIM } from './runtime/checks.js';
 
@@ -12,6 +12,9 @@ const DTYPE_ARRAYS = {
   uint8: Uint8Array, uint16: Uint16Array, uint32: Uint32Array, uint64: BigUint64Array,
   float16: Uint16Array, bfloat16: Uint16Array, float32: Float32Array, float64: Float64Array,
   bool: Uint8Array,
+  // the 8-bit floats as their raw bits, as float16
+  float8_e3m4: Uint8Array, float8_e4m3: Uint8Array, float8_e4m3b11fnuz: Uint8Array, float8_e4m3fn: Uint8Array,
+  float8_e4m3fnuz: Uint8Array, float8_e5m2: Uint8Array, float8_e5m2fnuz: Uint8Array, float8_e8m0fnu: Uint8Array,
 };
 
 /** The dtype a typed array implies when none is given. */
@@ -24,6 +27,26 @@ const ARRAY_DTYPES = new Map([
 const CPU = 1;
 /** The DLTensor description a tensor or view reads its fields from. */
 const DESC = Symbol('webffi.tensorDesc');
+/** A typed array over the data as it lies in wasm memory, for the copies the API makes at once. */
+const RAW_VIEW = Symbol('webffi.rawView');
+/**
+ * Makes a typed array from Tensor.view() hold its tensor, so the memory
+ * outlives neither: a private field stamped on the array (invisible, as a
+ * property would not be to util.inspect and Object.keys).
+ */
+class Base {
+  constructor(target) {
+    return target;
+  }
+}
+class ViewOf extends Base {
+  #tensor;
+
+  constructor(array, tensor) {
+    super(array);
+    this.#tensor = tensor;
+  }
+}
 
 /**
  * Adds tensor support to a runtime: registers the Tensor wrapper class and
@@ -51,6 +74,11 @@ export function createTensorSupport(runtime, devices) {
   let dv = new DataView(memory.buffer);
   const view = () => (dv.buffer === memory.buffer ? dv : (dv = new DataView(memory.buffer)));
 
+  if (smallFloatNames === null) {
+    const names = new Map();
+    for (const name of SMALL_FLOATS) names.set(runtime.dtype(name).code, name);
+    smallFloatNames = names;
+  }
   const dtypes = new Map(); // (code, bits, lanes) -> { dtype: DataType, Arr: its element array class }
   // Parsed names ('float32', 'webgpu'), so a tensor's creation parses none.
   const dtypeNames = new Map();
@@ -156,21 +184,33 @@ export function createTensorSupport(runtime, devices) {
       return this[DESC].nbytes;
     }
 
-    /**
-     * A zero-copy typed array over the tensor's CPU data. It is BORROWED: it
-     * is valid while the tensor lives, and a call that grows wasm memory
-     * detaches it (length 0); call view() again then. Each call gives a view
-     * of the current memory, at a cost independent of the size.
-     */
-    view() {
+    /** A typed array over the CPU data in wasm memory now (checked; for a copy made before any call). */
+    [RAW_VIEW](what) {
       const d = this[DESC];
-      if (d.device.deviceType !== CPU || !d.contiguous || !d.Arr) this.#requireCPU('view()');
+      if (d.device.deviceType !== CPU || !d.contiguous || !d.Arr) this.#requireCPU(what);
       return new d.Arr(memory.buffer, d.dataPtr + d.byteOffset, d.count);
+    }
+
+    /**
+     * The GPUBuffer holding a WebGPU tensor's data, starting at byteOffset,
+     * for another library on the same device (no copy). The work recorded so
+     * far is submitted first, so the other library's later work sees its
+     * results. The buffer stays valid while this tensor lives; once the
+     * tensor is disposed webffi neither reuses nor destroys it (the other
+     * library may still hold it; it is released with the last reference).
+     */
+    get gpuBuffer() {
+      const d = this[DESC];
+      const dev = d.device.deviceType === CPU ? null : devices.deviceFor(d.device.deviceType);
+      if (typeof dev?.exportBuffer !== 'function') {
+        throw makeError('ValueError', `Tensor.gpuBuffer: the data lives on ${d.device}, not in a GPUBuffer; move it with \`await tensor.toDevice('webgpu')\``);
+      }
+      return dev.exportBuffer(d.dataPtr);
     }
 
     /** A copy of the CPU data as a typed array (GPU data: use `await data()`). */
     toTypedArray() {
-      return this.view().slice();
+      return this[RAW_VIEW]('toTypedArray()').slice();
     }
 
     /** A copy of the data as a typed array (into `out` when given), downloaded when it lives on a device. */
@@ -180,8 +220,9 @@ export function createTensorSupport(runtime, devices) {
       if (out !== undefined && !(out instanceof Arr && out.length === count)) {
         throw makeError('TypeError', `Tensor.data(out): out must be a ${Arr.name} of ${count} elements`);
       }
+      if (out !== undefined) typedArrayParts(out, 'Tensor.data(out)'); // a detached out is a TypeError
       if (this.device.deviceType === CPU) {
-        const v = this.view();
+        const v = this[RAW_VIEW]('data()');
         return out ? (out.set(v), out) : v.slice();
       }
       this.#requireCompact('data()');
@@ -241,9 +282,14 @@ export function createTensorSupport(runtime, devices) {
       return out;
     }
 
-    /** Passes this tensor to C as a borrowed `DLTensor*` (kTVMFFIDLTensorPtr). */
+    /**
+     * Passes this tensor to C as a borrowed `DLTensor*` (kTVMFFIDLTensorPtr).
+     * The pointer is taken when it is passed, from the tensor it holds: once
+     * the tensor is disposed, passing it is refused.
+     */
     asDLTensorPtr() {
-      return stampRuntime(new DLTensorRef(this, this[DESC].dl, T_DLTENSOR_PTR), hooks);
+      this[DESC]; // eslint-disable-line no-unused-expressions -- refuses a disposed tensor now
+      return stampRuntime(new DLTensorRef(this, T_DLTENSOR_PTR), hooks);
     }
 
     #requireCPU(what) {
@@ -264,11 +310,37 @@ export function createTensorSupport(runtime, devices) {
 
   class Tensor extends tensorAPI(FFIObject) {
     #d = null;
+    #viewed = false;
 
     /** The DLTensor's fields, read once; throws once disposed. */
     get [DESC]() {
       const p = hooks.ptrOf(this);
       return (this.#d ??= describeTensor(p + OBJ));
+    }
+
+    /**
+     * A zero-copy typed array over the tensor's CPU data, at a cost
+     * independent of the size. The array holds the tensor: its memory is
+     * not released, nor reused, while the array is reachable, disposed or
+     * not (dispose() then releases it when the last such array is
+     * collected). A call that grows wasm memory detaches the array (length
+     * 0), as it does every view of wasm memory: call view() again then.
+     */
+    view() {
+      const v = this[RAW_VIEW]('view()');
+      new ViewOf(v, this); // eslint-disable-line no-new
+      this.#viewed = true;
+      return v;
+    }
+
+    /**
+     * Releases the tensor; later use throws. Once view() has handed out
+     * arrays, the memory itself is released when they and this wrapper are
+     * collected (the finalizer holds the reference until then).
+     */
+    dispose() {
+      if (this.#viewed && this[PTR]) this[PTR] = 0;
+      else super.dispose();
     }
 
     /** `ffi.Tensor float32[2, 3] @cpu:0`. */
@@ -290,11 +362,14 @@ export function createTensorSupport(runtime, devices) {
    */
   class TensorView extends tensorAPI(Object) {
     #d;
+    #borrowed;
+    #copies = null; // [copy, snapshot] pairs view() handed out during the borrow
 
-    constructor(dl) {
+    constructor(dl, borrowed = false) {
       super();
       stampRuntime(this, hooks); // written as its DLTensor* only to this runtime
       this.#d = describeForeign(dl);
+      this.#borrowed = borrowed;
       this.webffiHandle = CLONE_GUARD; // postMessage(view) throws
     }
 
@@ -302,7 +377,57 @@ export function createTensorSupport(runtime, devices) {
       if (!this.#d) {
         throw makeError('ValueError', 'Cannot use a `DLTensor*` view after the callback it was passed to has returned; copy what you need during the call (toTensor(), toTypedArray())');
       }
+      if (this.#copies !== null) this.#writeBack();
       return this.#d;
+    }
+
+    /** The data as a typed array, checked to lie in wasm memory (C gave the pointer). */
+    [RAW_VIEW](what) {
+      const d = this[DESC];
+      const start = d.dataPtr + d.byteOffset;
+      if (d.device.deviceType === CPU && !(start > 0 && start + d.nbytes <= memory.buffer.byteLength)) {
+        throw makeError('ValueError', `DLTensor* 0x${d.dl.toString(16)}: its data lies outside wasm memory`);
+      }
+      return super[RAW_VIEW](what);
+    }
+
+    /**
+     * The CPU data as a typed array. Of a `DLTensor*` a callback was passed
+     * (borrowed for the call), a COPY taken now: the elements you change in
+     * it are written to the tensor before any other use of the data through
+     * this view and when the callback returns; after that the array is
+     * plain JS memory, yours, no longer connected to C (a kept array never
+     * reaches the memory C reuses). Of a `DLTensor*` a C function returned,
+     * a zero-copy array over C's memory, valid while C keeps that DLTensor.
+     */
+    view() {
+      const v = this[RAW_VIEW]('view()');
+      if (!this.#borrowed) return v;
+      const copy = v.slice();
+      // (copy's bytes, the bytes as they were): only what changed is written back
+      const bytes = new Uint8Array(copy.buffer);
+      (this.#copies ??= []).push(bytes, bytes.slice());
+      return copy;
+    }
+
+    /** Writes what changed in view()'s copies to the data (the bytes changed since the copy or the last write-back). */
+    #writeBack() {
+      const copies = this.#copies;
+      const d = this.#d;
+      let into = null;
+      for (let k = 0; k < copies.length; k += 2) {
+        const bytes = copies[k];
+        const before = copies[k + 1];
+        for (let i = 0, n = before.length; i < n; i++) {
+          const b = bytes[i];
+          if (b !== before[i]) {
+            into ??= new Uint8Array(memory.buffer, d.dataPtr + d.byteOffset, n);
+            into[i] = b;
+            before[i] = b;
+          }
+        }
+        into = null;
+      }
     }
 
     /** Encoded by value like a tensor (js/tensor_codec.js). */
@@ -329,9 +454,14 @@ export function createTensorSupport(runtime, devices) {
       return out;
     }
 
-    /** Ends the borrow (the runtime calls this when the callback returns). */
+    /** Ends the borrow (the runtime calls this when the callback returns): what view()'s copies changed is written back. */
     [RELEASE]() {
-      this.#d = null;
+      try {
+        if (this.#copies !== null) this.#writeBack();
+      } finally {
+        this.#copies = null;
+        this.#d = null;
+      }
     }
 
     toString() {
@@ -380,7 +510,7 @@ export function createTensorSupport(runtime, devices) {
   }
 
   runtime.registerObjectClass(T_TENSOR, Tensor);
-  runtime[INTERNALS].setDLTensorReader((dl) => new TensorView(dl));
+  runtime[INTERNALS].setDLTensorReader((dl, borrowed) => new TensorView(dl, borrowed));
   runtime[INTERNALS].setTypedArrayConverter((array) => runtime[INTERNALS].handOff(tensor(array)));
 
   /** Writes a prototype DLTensor for (shape, dtype, device) in the current frame. */
@@ -421,6 +551,26 @@ export function createTensorSupport(runtime, devices) {
   runtime[INTERNALS].emptyHandOff = (shape, dtype, device) =>
     runtime[INTERNALS].handOffPtr(allocTensor(shape, dtype, device), T_TENSOR);
 
+  /**
+   * A tensor over memory a backend already has (an imported GPUBuffer):
+   * allocated as empty() is, inside within(), which makes the backend's
+   * alloc() hand out that memory; holds(dataPtr) confirms it did. The
+   * DLTensor's byte_offset is set before anything reads it.
+   */
+  function tensorOver(shape, dtype, device, byteOffset, within, holds) {
+    const p = within(() => allocTensor(shape, dtype, device));
+    const t = new Tensor(hooks, p, T_TENSOR);
+    const at = p + OBJ + DL.byteOffset;
+    const d = view();
+    d.setUint32(at, byteOffset % 2 ** 32, true);
+    d.setUint32(at + 4, Math.floor(byteOffset / 2 ** 32), true);
+    if (!holds(t.dataPtr)) {
+      t.dispose();
+      throw makeError('RuntimeError', 'tensorFromGPUBuffer: the core did not allocate the tensor through its device backend');
+    }
+    return t;
+  }
+
   /** empty()'s tensor as the address of a new reference. */
   function allocTensor(shape, dtype, device) {
     poisonCheck();
@@ -452,9 +602,11 @@ export function createTensorSupport(runtime, devices) {
     if (!(data instanceof Arr) && !(Arr === Uint8Array && data instanceof Uint8ClampedArray)) {
       throw makeError('TypeError', `tensor(): dtype ${name} needs a ${Arr.name}, got a ${data.constructor.name}`);
     }
+    // The shape first: reading it may run code (getters) that detaches the data.
+    const given = shape === undefined ? undefined : checkShape(shape);
     // Read once, through the engine's accessors (not the object's own getters).
     const parts = typedArrayParts(data, 'tensor()');
-    const dims = shape === undefined ? [parts.length] : checkShape(shape);
+    const dims = given ?? [parts.length];
     const count = dims.reduce((a, b) => a * b, 1);
     if (count !== parts.length) {
       throw makeError('ValueError', `tensor(): shape [${dims}] has ${count} elements, the data ${parts.length}`);
@@ -511,22 +663,25 @@ export function createTensorSupport(runtime, devices) {
     }
   }
 
-  return { Tensor, TensorView, tensor, empty, copyTensor };
+  return { Tensor, TensorView, tensor, empty, copyTensor, tensorOver };
 }
 
-/** A tensor passed as a borrowed `DLTensor*`; valid while the tensor lives. */
+/**
+ * A tensor passed as a borrowed `DLTensor*`: it holds the tensor, and the
+ * pointer is read from it at each use, so a disposed tensor is refused.
+ */
 class DLTensorRef {
-  constructor(tensor, dl, typeIndex) {
+  constructor(tensor, typeIndex) {
     this.tensor = tensor;
-    this[AS_POD] = () => [dl, typeIndex];
+    this[AS_POD] = () => [tensor[DESC].dl, typeIndex];
   }
 }
 
-function checkShape(shape) {
+export function checkShape(shape) {
   if (!Array.isArray(shape) && !ArrayBuffer.isView(shape)) {
     throw makeError('TypeError', `shape must be an array of non-negative integers, got ${describe(shape)}`);
   }
-  const n = shape.length;
+  const n = Array.isArray(shape) ? shape.length : typedArrayParts(shape, 'shape').length;
   if (!(n <= MAX_NDIM)) throw makeError('ValueError', `shape has ${n} dimensions, at most ${MAX_NDIM} are supported`);
   const dims = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -552,8 +707,14 @@ function compactStrides(shape) {
   return s;
 }
 
+/** The small floats, which carry no width digits (their codes come from the core: see smallFloatNames). */
+const SMALL_FLOATS = ['float8_e3m4', 'float8_e4m3', 'float8_e4m3b11fnuz', 'float8_e4m3fn', 'float8_e4m3fnuz',
+  'float8_e5m2', 'float8_e5m2fnuz', 'float8_e8m0fnu', 'float6_e2m3fn', 'float6_e3m2fn', 'float4_e2m1fn'];
+let smallFloatNames = null; // code -> name, filled from the first runtime
+
 function dtypeText(code, bits, lanes) {
-  const base = code === 6 ? 'bool' : `${{ 0: 'int', 1: 'uint', 2: 'float', 4: 'bfloat' }[code] ?? `code${code}_`}${bits}`;
+  const small = smallFloatNames?.get(code);
+  const base = code === 6 ? 'bool' : small ?? `${{ 0: 'int', 1: 'uint', 2: 'float', 4: 'bfloat' }[code] ?? `code${code}_`}${bits}`;
   return lanes === 1 ? base : `${base}x${lanes}`;
 }
 

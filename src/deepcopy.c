@@ -21,9 +21,18 @@ typedef struct {
 static int wf_copy(wf_copy_ctx* c, const TVMFFIAny* v, int depth, TVMFFIAny* out);
 
 /* Records the copy before its children are copied, so cycles find it. */
+/* The memo's key is the original's address (an opaque pointer): identity is
+ * all it compares, and the original itself as a key would count toward the
+ * memo's nesting (a 256-level value would not fit in it). */
+static void wf_copy_key(const TVMFFIObject* original, TVMFFIAny* k) {
+  wf_any_set_none(k);
+  k->type_index = kTVMFFIOpaquePtr;
+  k->v_ptr = (void*)original;
+}
+
 static int wf_copy_remember(wf_copy_ctx* c, TVMFFIObject* original, TVMFFIObject* copy) {
   TVMFFIAny k, v;
-  wf_any_set_object(&k, original);
+  wf_copy_key(original, &k);
   wf_any_set_object(&v, copy);
   return wf_map_set(c->memo, &k, &v);
 }
@@ -102,7 +111,9 @@ static int wf_copy(wf_copy_ctx* c, const TVMFFIAny* v, int depth, TVMFFIAny* out
     return wf_err_raise("ValueError", "DeepCopy: nesting deeper than %d levels", WF_MAX_NESTING);
   }
   if (wf_copy_is_shared(v->type_index)) return TVMFFIAnyViewToOwnedAny(v, out);
-  wf_map_entry* seen = wf_map_find(c->memo, v);
+  TVMFFIAny key;
+  wf_copy_key(v->v_obj, &key);
+  wf_map_entry* seen = wf_map_find(c->memo, &key);
   if (seen != NULL) return TVMFFIAnyViewToOwnedAny(&seen->value, out);
   TVMFFIObject* copy = wf_copy_object(c, v->v_obj, depth);
   if (copy == NULL) return -1;

@@ -150,10 +150,12 @@ int TVMFFIDataTypeFromString(const TVMFFIByteArray* str, DLDataType* out) {
     size_t digits = 0;
     while (at + digits < n && wf_is_digit(s[at + digits])) ++digits;
     unsigned bits = 0;
-    if (digits > 0 && !wf_dtype_number(s + at, digits, 0, 255, &bits)) {
+    /* a width is 1 to 255 bits; none at all (`int`) is the default width,
+     * an explicit 0 (`int0`) is refused rather than read as the default */
+    if (digits > 0 && !wf_dtype_number(s + at, digits, 1, 255, &bits)) {
       return wf_dtype_unknown(str);
     }
-    if (bits == 0) bits = fam->default_bits; /* `int` and `int0` are int32 */
+    if (bits == 0) bits = fam->default_bits;
     at += digits;
     uint16_t lanes;
     if (!wf_dtype_lanes(s + at, n - at, 1, &lanes)) return wf_dtype_unknown(str);

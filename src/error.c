@@ -8,6 +8,7 @@
 
 #include "backtrace.h"
 #include "object.h"
+#include "peer_budget.h"
 #include "platform.h"
 #include <webffi/webffi.h>
 
@@ -274,6 +275,13 @@ int wf_err_raise(const char* kind, const char* fmt, ...) {
   return -1;
 }
 
-int wf_err_raise_oom(size_t size) {
-  return wf_err_raise("MemoryError", "Failed to allocate %zu bytes", size);
+int wf_err_raise_oom(uint64_t size) {
+  uint64_t ceiling = wf_peer_take_refusal();
+  if (ceiling != 0) {
+    return wf_err_raise("MemoryError",
+                        "Failed to allocate %llu bytes: a peer's request may not take the heap past "
+                        "the runtime's peer budget of %llu bytes in use (the rest is kept for the owner)",
+                        (unsigned long long)size, (unsigned long long)ceiling);
+  }
+  return wf_err_raise("MemoryError", "Failed to allocate %llu bytes", (unsigned long long)size);
 }

@@ -15,8 +15,9 @@ int wf_err_raise(const char* kind, const char* fmt, ...)
 /* Raises (kind, message) with the caller's backtrace; always returns -1. */
 int wf_err_set_raised(const TVMFFIByteArray* kind, const TVMFFIByteArray* message);
 
-/* Raises MemoryError for a failed allocation of `size` bytes; returns -1.
- * Works even when nothing more can be allocated. */
-int wf_err_raise_oom(size_t size);
+/* Raises MemoryError for a failed allocation of `size` bytes (the size
+ * asked for, which may exceed size_t); returns -1. Works even when nothing
+ * more can be allocated. */
+int wf_err_raise_oom(uint64_t size);
 
 #endif /* WEBFFI_SRC_ERROR_H_ */

@@ -7,11 +7,12 @@
 
 #include "error.h"
 #include "platform.h"
+#include "unwind.h"
 
 static int wf_once_lock; /* 0 free, 1 held (compiler atomics) */
 /* Set while this thread runs an init function: a nested call would
  * wait forever on the lock it holds, so it raises instead. */
-static WF_THREAD_LOCAL int wf_once_holder;
+#define wf_once_holder (wf_counters.once_held) /* unwind.h */
 
 static int wf_once_acquire(void) {
   if (wf_once_holder) {
@@ -27,6 +28,11 @@ static int wf_once_acquire(void) {
 static void wf_once_release(void) {
   wf_once_holder = 0;
   __atomic_clear(&wf_once_lock, __ATOMIC_RELEASE);
+}
+
+/* After an unwind (unwind.h): a lock taken by a skipped frame is freed. */
+void wf_once_unwind(int32_t held) {
+  if (!held && wf_once_holder) wf_once_release();
 }
 
 int TVMFFIHandleInitOnce(void** handle_addr, int (*init_func)(void** result)) {

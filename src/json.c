@@ -377,12 +377,13 @@ static int wf_json_object(wf_json_reader* r, int depth, TVMFFIAny* out) {
 static int wf_json_value(wf_json_reader* r, int depth, TVMFFIAny* out) {
   wf_any_set_none(out);
   wf_json_skip_space(r);
-  if (depth > WF_MAX_NESTING) {
+  if (r->p >= r->end) return wf_json_fail(r, WF_JSON_EXPECTING_VALUE);
+  /* containers are the levels (the outermost at depth 0), as everywhere */
+  if ((*r->p == '[' || *r->p == '{') && depth >= WF_MAX_NESTING) {
     char what[64];
     snprintf(what, sizeof what, "Nesting deeper than %d levels at", WF_MAX_NESTING);
     return wf_json_fail(r, what);
   }
-  if (r->p >= r->end) return wf_json_fail(r, WF_JSON_EXPECTING_VALUE);
   const char* start = r->p;
   switch (*r->p) {
     case '{': return wf_json_object(r, depth, out);

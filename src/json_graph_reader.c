@@ -380,6 +380,8 @@ static int wf_graph_read_from(wf_graph_reader* r, int64_t root) {
         wf_graph_read_node(r, &type, data, &r->values[i]) != 0) {
       return -1;
     }
+    /* a container is a level, empty or not (nesting.h) */
+    if (r->depths[i] < 1 && wf_nesting_of(&r->values[i]) > 0) r->depths[i] = 1;
     r->state[i] = WF_NODE_READ;
     --r->stack_size;
   }

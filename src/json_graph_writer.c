@@ -244,24 +244,37 @@ static int wf_graph_node(wf_graph_writer* w, const TVMFFIAny* v, int depth) {
   return out->failed ? wf_err_raise_oom(out->capacity * 2) : 0;
 }
 
-static int wf_graph_write(wf_graph_writer* w, const TVMFFIAny* v, int depth, int64_t* out) {
+/* A container is indexed by its address (an opaque pointer: containers
+ * compare by identity anyway), so the index's own nesting stays 1. */
+static const TVMFFIAny* wf_graph_key(const TVMFFIAny* v, TVMFFIAny* scratch) {
+  int32_t t = v->type_index;
+  if (t != kTVMFFIArray && t != kTVMFFIList && t != kTVMFFIMap && t != kTVMFFIDict) return v;
+  wf_any_set_none(scratch);
+  scratch->type_index = kTVMFFIOpaquePtr;
+  scratch->v_ptr = v->v_obj;
+  return scratch;
+}
+
+static int wf_graph_write(wf_graph_writer* w, const TVMFFIAny* value, int depth, int64_t* out) {
   if (depth > WF_MAX_NESTING) {
     return wf_err_raise("ValueError", "ToJSONGraph: nesting deeper than %d levels",
                         WF_MAX_NESTING);
   }
+  TVMFFIAny scratch;
+  const TVMFFIAny* v = wf_graph_key(value, &scratch);
   wf_map_entry* seen = wf_map_find(w->index, v);
   if (seen != NULL) {
     if (seen->value.v_int64 < 0) {
       return wf_err_raise("ValueError", "Cycle detected during serialization: a %s contains itself",
-                          wf_graph_short_name(v->type_index));
+                          wf_graph_short_name(value->type_index));
     }
     *out = seen->value.v_int64;
     return 0;
   }
   TVMFFIAny index;
   wf_any_set_int(&index, -1);
-  if (wf_any_is_object(v) && wf_map_set(w->index, v, &index) != 0) return -1;
-  if (wf_graph_node(w, v, depth) != 0) return -1;
+  if ((wf_any_is_object(v) || v != value) && wf_map_set(w->index, v, &index) != 0) return -1;
+  if (wf_graph_node(w, value, depth) != 0) return -1;
   *out = w->count++;
   wf_any_set_int(&index, *out);
   return wf_map_set(w->index, v, &index);

@@ -187,6 +187,20 @@ int WebFFIModuleAddSymbol(TVMFFIObjectHandle module, const char* name, void* sym
   return wf_strmap_put(&p->symbols, name, n, symbol);
 }
 
+int WebFFIModuleSetUnload(TVMFFIObjectHandle module, void (*unload)(void* ctx), void* ctx) {
+  TVMFFIObject* mod = (TVMFFIObject*)module;
+  if (!wf_module_is_core(mod)) {
+    return wf_err_raise("ValueError", "WebFFIModuleSetUnload: not a module made by WebFFIModuleCreate");
+  }
+  wf_module_payload* p = WF_OBJ_CELL(mod, wf_module_payload);
+  if (p->is_system || p->lookup != NULL) {
+    return wf_err_raise("ValueError", "WebFFIModuleSetUnload: the module is a library already");
+  }
+  p->unload = unload;
+  p->library = ctx;
+  return 0;
+}
+
 int wf_module_new_library(void* library, wf_module_lookup_fn lookup, void (*unload)(void*),
                           TVMFFIObject** out) {
   TVMFFIObject* mod = wf_module_new();

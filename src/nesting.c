@@ -6,13 +6,15 @@
 #include "seq.h"
 
 int32_t wf_nesting_of(const TVMFFIAny* v) {
+  int32_t n;
   switch (v->type_index) {
     case kTVMFFIArray:
-    case kTVMFFIList: return *wf_seq_nesting(v->v_obj);
+    case kTVMFFIList: n = *wf_seq_nesting(v->v_obj); break;
     case kTVMFFIMap:
-    case kTVMFFIDict: return wf_map_nesting(v->v_obj);
+    case kTVMFFIDict: n = wf_map_nesting(v->v_obj); break;
     default: return 0;
   }
+  return n > 1 ? n : 1; /* a container is a level, empty or not */
 }
 
 int wf_nesting_take_container(int32_t* nesting, const TVMFFIAny* child, const char* what) {

@@ -12,9 +12,10 @@
 #define WF_MAX_NESTING 256
 
 /*
- * Arrays, Lists, Maps and Dicts record their nesting when built: 0 when
+ * Arrays, Lists, Maps and Dicts record their nesting when built: 1 when
  * empty, else one more than their deepest element's (other values count
- * 0), so the check costs O(1) per element. A List or Dict changed after it was put in
+ * 0), so the check costs O(1) per element: the containers on the longest
+ * path down, as JSON and JS values are counted. A List or Dict changed after it was put in
  * another container does not update its parents (that would need parent
  * links), so the recorded figure is a bound for values built bottom-up, and
  * every recursive operation still counts its own depth.

@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "platform.h"
+#include "unwind.h"
 
 #define WF_ONE_STRONG 1ull
 #define WF_ONE_WEAK (1ull << 32)
@@ -91,7 +92,7 @@ void wf_obj_plain_deleter(void* self, int flags) {
  * any depth, and releasing needs no allocation.
  */
 #define WF_OBJ_RELEASE_NESTING 32
-static WF_THREAD_LOCAL int wf_obj_release_nesting;
+#define wf_obj_release_nesting (wf_counters.release_nesting) /* unwind.h */
 static WF_THREAD_LOCAL TVMFFIObject* wf_obj_release_waiting;
 
 static void wf_obj_run_deleter(TVMFFIObject* obj, int flags) {
@@ -109,6 +110,13 @@ static void wf_obj_run_waiting(void) {
     obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskBoth);
   }
   --wf_obj_release_nesting;
+}
+
+/* After an unwind (unwind.h): the deleters whose frames were skipped count
+ * no more; at the outermost level the objects left waiting are released. */
+void wf_obj_release_unwind(int32_t nesting) {
+  wf_obj_release_nesting = nesting;
+  if (nesting == 0 && wf_obj_release_waiting != NULL) wf_obj_run_waiting();
 }
 
 void wf_obj_decref(TVMFFIObject* obj) {

@@ -21,6 +21,7 @@
 #include "shape.h"
 #include "str.h"
 #include "type_registry.h"
+#include "unwind.h"
 
 /* A string as upstream's EscapedStringPy writes it, a Python literal:
  * \n \t \r \\ \", other control bytes and DEL as \xNN, an ANSI colour
@@ -207,7 +208,7 @@ static void wf_repr_tensor(wf_repr_ctx* c, TVMFFIObject* obj) {
 /* Types may print themselves: the `__ffi_repr__` attribute, a function
  * (self, fn_repr) -> str, where fn_repr(value) prints a part. Parts print
  * in their own context; hooks nest at most WF_MAX_NESTING deep. */
-static WF_THREAD_LOCAL int wf_repr_hook_depth;
+#define wf_repr_hook_depth (wf_counters.repr_depth) /* unwind.h */
 
 static int wf_repr_part(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)self;

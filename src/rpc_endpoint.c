@@ -13,6 +13,7 @@
 #include "device_api.h"
 #include "any.h"
 #include "error.h"
+#include "peer_budget.h"
 #include "rpc_codec.h"
 #include "rpc_handles.h"
 #include "rpc_server.h"
@@ -42,6 +43,7 @@ typedef struct {
   double* out;
   int64_t i, number, start, zeros;
   double ms;
+  int64_t spent; /* ns run synchronously so far (the waits not counted) */
   int warm; /* waiting for the warm-up call */
 } wf_rpc_timing;
 
@@ -471,6 +473,7 @@ static int wf_rpc_timing_wait(WebFFIRPCEndpoint* ep) {
 static int wf_rpc_timing_run(WebFFIRPCEndpoint* ep) {
   wf_rpc_timing* r = &ep->timing;
   const wf_rpc_timer* t = r->t;
+  int64_t resumed = wf_rpc_now_ns();
   for (;;) {
     int next_repeat = 0;
     if (r->warm) {
@@ -506,13 +509,17 @@ static int wf_rpc_timing_run(WebFFIRPCEndpoint* ep) {
     if (r->ms > 0.0) {
       double grown = (double)t->min_repeat_ms / (r->ms / (double)r->number) + 1;
       double golden = (double)r->number * 1.618;
-      r->number = (int64_t)(grown > golden ? grown : golden);
+      double next = grown > golden ? grown : golden;
+      r->number = next < 1e12 ? (int64_t)next : (int64_t)1e12; /* the budget stops it first */
     }
     r->start = wf_rpc_now_ns();
     for (int64_t j = 0; j < r->number; ++j) {
       if (wf_rpc_call_discard(t->pf, r->args, r->n) != 0) return -1;
     }
+    int64_t now = wf_rpc_now_ns();
+    if (wf_rpc_timer_over(r->spent + (now - resumed)) != 0) return -1;
     int w = wf_rpc_timing_wait(ep);
+    if (w == 0) r->spent += now - resumed; /* others are served while the device works */
     if (w <= 0) return w;
   }
 }
@@ -668,7 +675,15 @@ static int wf_rpc_alloc(WebFFIRPCEndpoint* ep, DLDevice dev, const WebFFIDeviceA
                         (unsigned long long)nbytes, (unsigned long long)ep->max_device_bytes,
                         (unsigned long long)ep->device_bytes);
   }
+  if (!wf_peer_device_take(nbytes)) {
+    return wf_err_raise("MemoryError",
+                        "RPC: allocating %llu bytes would pass the runtime's peer budget of %llu "
+                        "bytes of device memory, which every session shares (%llu held)",
+                        (unsigned long long)nbytes, (unsigned long long)wf_peer_device_budget(),
+                        (unsigned long long)wf_peer_device_held());
+  }
   if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment > 4096) {
+    wf_peer_device_give(nbytes);
     return wf_err_raise("ValueError", "RPC: alignment %llu is not a power of two up to 4096",
                         (unsigned long long)alignment);
   }
@@ -687,18 +702,28 @@ static int wf_rpc_alloc(WebFFIRPCEndpoint* ep, DLDevice dev, const WebFFIDeviceA
     proto.dtype.lanes = 1;
     proto.shape = shape;
     TVMFFIObjectHandle owner = NULL;
-    if (TVMFFIEnvTensorAlloc(&proto, &owner) != 0) return -1;
+    if (TVMFFIEnvTensorAlloc(&proto, &owner) != 0) {
+      wf_peer_device_give(nbytes);
+      return -1;
+    }
     DLTensor* dl = wf_tensor_dl((TVMFFIObject*)owner);
     id = wf_rpc_handles_add_data(&ep->handles, dev, (char*)dl->data + dl->byte_offset, nbytes,
                                  (TVMFFIObject*)owner);
     TVMFFIObjectDecRef(owner);
-    if (id == 0) return -1;
+    if (id == 0) {
+      wf_peer_device_give(nbytes);
+      return -1;
+    }
   } else {
     void* data = api->alloc(api->ctx, dev, nbytes ? (size_t)nbytes : 1, (size_t)alignment);
-    if (data == NULL) return -1;
+    if (data == NULL) {
+      wf_peer_device_give(nbytes);
+      return -1;
+    }
     id = wf_rpc_handles_add_data(&ep->handles, dev, data, nbytes, NULL);
     if (id == 0) {
       api->free(api->ctx, dev, data);
+      wf_peer_device_give(nbytes);
       return -1;
     }
   }
@@ -901,6 +926,7 @@ static int wf_rpc_syscall(WebFFIRPCEndpoint* ep, wf_rpc_packet* p) {
       uint64_t held = e->counted ? e->nbytes : 0;
       if (wf_rpc_handles_free(&ep->handles, p->args[1].v_uint64, WF_RPC_HANDLE_DATA) != 0) return -1;
       ep->device_bytes -= held;
+      wf_peer_device_give(held);
       return wf_rpc_reply_none(ep);
     }
     case kWebFFIRPCDevStreamSync:
@@ -1048,7 +1074,18 @@ static int wf_rpc_handshake(WebFFIRPCEndpoint* ep, const uint8_t* key, size_t n)
 
 /* Serves queued input until it runs out, a reply is deferred, or the
  * session ends. */
+static int wf_rpc_serve_input(WebFFIRPCEndpoint* ep);
+
+/* Serves the queued input as the peer's: within the runtime's peer budget
+ * (peer_budget.h), whatever this session's own limits allow. */
 static int wf_rpc_run(WebFFIRPCEndpoint* ep) {
+  wf_peer_enter();
+  int rc = wf_rpc_serve_input(ep);
+  wf_peer_leave();
+  return rc;
+}
+
+static int wf_rpc_serve_input(WebFFIRPCEndpoint* ep) {
   int result = WEBFFI_RPC_OPEN;
   while (result == WEBFFI_RPC_OPEN && !ep->pending && ep->state != WF_RPC_DONE) {
     const uint8_t* at = ep->in.data + ep->in_pos;
@@ -1274,7 +1311,9 @@ int WebFFIRPCEndpointComplete(WebFFIRPCEndpoint* ep, uint64_t token, int status)
   if (ep->pending == WF_RPC_WAIT_TIMER) {
     ep->pending = 0;
     ep->in_feed = 1;
+    wf_peer_enter();
     int rc = status == 0 ? wf_rpc_timing_run(ep) : -1;
+    wf_peer_leave();
     if (rc != 0) {
       wf_rpc_timing_clear(&ep->timing);
       rc = wf_rpc_reply_error(ep);
@@ -1346,6 +1385,7 @@ void WebFFIRPCEndpointDestroy(WebFFIRPCEndpoint* ep) {
   if (ep == NULL) return;
   wf_rpc_timing_clear(&ep->timing);
   wf_rpc_handles_clear(&ep->handles);
+  wf_peer_device_give(ep->device_bytes); /* what the peer still held is the runtime's again */
   wf_rpc_policy_detach(ep->policy);
   wf_rpc_policy_release(ep->policy);
   free(ep->key);

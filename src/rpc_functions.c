@@ -30,6 +30,7 @@
  *                                 address in this runtime's memory)
  *   ep(6, n) -> status            Commit n written bytes
  *   ep(7) -> status               Release: the held bytes were sent
+ *   ep(8) -> int                  1 while a reply waits (IsPending), else 0
  * A status is 0 (open) or 1 (closed); a broken protocol raises. */
 #include <stdlib.h>
 #include <string.h>
@@ -238,6 +239,10 @@ static int wf_rpc_endpoint_call(void* func, const TVMFFIAny* args, int32_t n, TV
   }
   if (op == 3) {
     wf_any_set_int(result, WebFFIRPCEndpointHandleCount(g->ep));
+    return 0;
+  }
+  if (op == 8) {
+    wf_any_set_int(result, WebFFIRPCEndpointIsPending(g->ep));
     return 0;
   }
   if (g->busy) return wf_err_raise("ValueError", "webffi.rpc endpoint: called from inside itself");

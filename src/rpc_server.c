@@ -18,6 +18,7 @@
 #include "error.h"
 #include "function.h"
 #include "object.h"
+#include "peer_budget.h"
 #include "rpc_server.h"
 #include "str.h"
 
@@ -178,8 +179,10 @@ static int wf_rpc_upload(void* func, const TVMFFIAny* args, int32_t n, TVMFFIAny
     name.data++;
     name.size--;
   }
-  if (name.size == 0 || name.size > WF_RPC_MAX_FILE_NAME || memchr(name.data, '\0', name.size)) {
-    return wf_err_raise("ValueError", "%s: a file name is 1 to %d bytes, no NUL", fn,
+  /* listdir answers the names joined by commas: a comma in one would split it */
+  if (name.size == 0 || name.size > WF_RPC_MAX_FILE_NAME || memchr(name.data, '\0', name.size) ||
+      memchr(name.data, ',', name.size)) {
+    return wf_err_raise("ValueError", "%s: a file name is 1 to %d bytes, no NUL and no comma", fn,
                         WF_RPC_MAX_FILE_NAME);
   }
   wf_rpc_file* f = wf_rpc_file_find(p, name);
@@ -351,8 +354,18 @@ static int wf_rpc_device_sync(DLDevice dev) {
 /* TVM's timing loop: one warm-up call, then per repeat `number` calls timed
  * together (number grows until a repeat lasts min_repeat_ms); the result is
  * Bytes of `repeat` doubles, seconds per call. */
+int wf_rpc_timer_over(int64_t spent_ns) {
+  uint32_t budget = wf_peer_timer_ms();
+  if (spent_ns <= (int64_t)budget * 1000000) return 0;
+  return wf_err_raise("RPCError",
+                      "runtime.RPCTimeEvaluator: stopped after %lld ms, past the runtime's timer "
+                      "budget of %u ms (the device serves every peer)",
+                      (long long)(spent_ns / 1000000), (unsigned)budget);
+}
+
 static int wf_rpc_timer_call(void* func, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   wf_rpc_timer* t = (wf_rpc_timer*)wf_func_self(func);
+  int64_t began = wf_rpc_now_ns();
   if (wf_rpc_call_discard(t->pf, args, n) != 0 || wf_rpc_device_sync(t->dev) != 0) return -1;
   double* out = (double*)calloc((size_t)t->repeat, sizeof(double));
   if (out == NULL) return wf_err_raise_oom((size_t)t->repeat * sizeof(double));
@@ -365,7 +378,8 @@ static int wf_rpc_timer_call(void* func, const TVMFFIAny* args, int32_t n, TVMFF
       if (ms > 0.0) {
         double grown = (double)t->min_repeat_ms / (ms / (double)number) + 1;
         double golden = (double)number * 1.618;
-        number = (int64_t)(grown > golden ? grown : golden);
+        double next = grown > golden ? grown : golden;
+        number = next < 1e12 ? (int64_t)next : (int64_t)1e12; /* the budget stops it first */
       }
       int64_t start = wf_rpc_now_ns();
       for (int64_t j = 0; j < number; ++j) {
@@ -373,6 +387,7 @@ static int wf_rpc_timer_call(void* func, const TVMFFIAny* args, int32_t n, TVMFF
       }
       if (wf_rpc_device_sync(t->dev) != 0) goto fail;
       int64_t ns = wf_rpc_now_ns() - start;
+      if (wf_rpc_timer_over(wf_rpc_now_ns() - began) != 0) goto fail;
       if (ns == 0) zeros++;
       ms = (double)ns / 1e6;
     } while (ms < (double)t->min_repeat_ms && zeros < t->limit_zero);
@@ -412,6 +427,15 @@ static int wf_rpc_time_evaluator(void* func, const TVMFFIAny* args, int32_t n, T
   if (v[2] < 1 || v[3] < 1 || v[3] > 100000 || v[4] < 0 || v[5] < 0) {
     return wf_err_raise("ValueError", "%s: number and repeat must be positive, min_repeat_ms and "
                                       "limit_zero_time_iterations not negative", fn);
+  }
+  /* A repeat lasts at least min_repeat_ms: more than the runtime's timer
+   * budget could never be answered (it is the same for every peer). */
+  uint32_t budget = wf_peer_timer_ms();
+  if (v[4] > (int64_t)budget || v[3] * v[4] > (int64_t)budget) {
+    return wf_err_raise("ValueError",
+                        "%s: repeat %lld x min_repeat_ms %lld passes the runtime's timer budget of "
+                        "%u ms, which every peer shares",
+                        fn, (long long)v[3], (long long)v[4], (unsigned)budget);
   }
   wf_rpc_timer* t = (wf_rpc_timer*)calloc(1, sizeof(wf_rpc_timer));
   if (t == NULL) return wf_err_raise_oom(sizeof(wf_rpc_timer));

@@ -44,5 +44,8 @@ const wf_rpc_timer* wf_rpc_timer_of(TVMFFIObject* f);
 /* Calls f with args and drops the result. 0 or -1. */
 int wf_rpc_call_discard(TVMFFIObject* f, const TVMFFIAny* args, int32_t n);
 int64_t wf_rpc_now_ns(void);
+/* Raises an RPCError once a timer has run spent_ns synchronously past the
+ * runtime's timer budget (peer_budget.h); 0 while within it. */
+int wf_rpc_timer_over(int64_t spent_ns);
 
 #endif /* WEBFFI_SRC_RPC_SERVER_H_ */

@@ -44,7 +44,11 @@ static int wf_seq_take(TVMFFIObject* seq, const TVMFFIAny* v) {
 static int wf_seq_reserve(TVMFFIObject* seq, int64_t need) {
   TVMFFISeqCell* cell = wf_seq_cell(seq);
   if (need <= cell->capacity) return 0;
-  if ((uint64_t)need > SIZE_MAX / sizeof(TVMFFIAny) / 2) return wf_err_raise_oom(SIZE_MAX);
+  if ((uint64_t)need > SIZE_MAX / sizeof(TVMFFIAny) / 2) {
+    return wf_err_raise_oom((uint64_t)need > UINT64_MAX / sizeof(TVMFFIAny)
+                                ? UINT64_MAX
+                                : (uint64_t)need * sizeof(TVMFFIAny));
+  }
   int64_t cap = cell->capacity ? cell->capacity : 4;
   while (cap < need) cap *= 2;
   void* data = realloc(cell->data, (size_t)cap * sizeof(TVMFFIAny));

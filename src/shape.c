@@ -13,7 +13,9 @@ TVMFFIObject* wf_shape_new(const int64_t* data, size_t n) {
   size_t head = sizeof(TVMFFIObject) + sizeof(TVMFFIShapeCell);
   head = (head + 7) & ~(size_t)7;
   if (n > (SIZE_MAX - head) / sizeof(int64_t)) {
-    wf_err_raise_oom(SIZE_MAX);
+    wf_err_raise_oom((uint64_t)n > (UINT64_MAX - head) / sizeof(int64_t)
+                         ? UINT64_MAX
+                         : head + (uint64_t)n * sizeof(int64_t));
     return NULL;
   }
   TVMFFIObject* shape = wf_obj_alloc(head + n * sizeof(int64_t), 8, kTVMFFIShape,

@@ -14,7 +14,7 @@ static wf_strmap_slot* wf_strmap_find(const wf_strmap* m, const char* key, size_
   for (size_t i = (size_t)hash & mask;; i = (i + 1) & mask) {
     wf_strmap_slot* s = &m->slots[i];
     if (s->key == NULL) return NULL;
-    if (!s->removed && s->hash == hash && s->key_len == len && memcmp(s->key, key, len) == 0) {
+    if (s->hash == hash && s->key_len == len && memcmp(s->key, key, len) == 0) {
       return s;
     }
   }
@@ -33,10 +33,6 @@ static int wf_strmap_grow(wf_strmap* m) {
   for (size_t i = 0; i < m->capacity; ++i) {
     wf_strmap_slot* s = &m->slots[i];
     if (s->key == NULL) continue;
-    if (s->removed) {
-      free(s->key);
-      continue;
-    }
     size_t j = (size_t)s->hash & (cap - 1);
     while (slots[j].key != NULL) j = (j + 1) & (cap - 1);
     slots[j] = *s;
@@ -64,7 +60,7 @@ int wf_strmap_put(wf_strmap* m, const char* key, size_t key_len, void* value) {
   size_t mask = m->capacity - 1;
   size_t i = (size_t)hash & mask;
   while (m->slots[i].key != NULL) i = (i + 1) & mask;
-  m->slots[i] = (wf_strmap_slot){copy, key_len, hash, value, 0};
+  m->slots[i] = (wf_strmap_slot){copy, key_len, hash, value};
   ++m->used;
   return 0;
 }
@@ -72,10 +68,21 @@ int wf_strmap_put(wf_strmap* m, const char* key, size_t key_len, void* value) {
 void* wf_strmap_remove(wf_strmap* m, const char* key, size_t key_len) {
   wf_strmap_slot* s = wf_strmap_find(m, key, key_len, wf_hash_bytes(key, key_len));
   if (s == NULL) return NULL;
-  /* Keep the key as a tombstone so probe chains stay intact. */
-  s->removed = 1;
   void* value = s->value;
-  s->value = NULL;
+  free(s->key);
+  /* Backward shift: each later key of the run whose home is not between the
+   * hole and itself moves into the hole, so every probe still finds it. */
+  size_t mask = m->capacity - 1;
+  size_t hole = (size_t)(s - m->slots);
+  for (size_t j = (hole + 1) & mask; m->slots[j].key != NULL; j = (j + 1) & mask) {
+    size_t home = (size_t)m->slots[j].hash & mask;
+    if (((j - home) & mask) >= ((j - hole) & mask)) {
+      m->slots[hole] = m->slots[j];
+      hole = j;
+    }
+  }
+  m->slots[hole] = (wf_strmap_slot){NULL, 0, 0, NULL};
+  --m->used;
   return value;
 }
 
@@ -83,7 +90,7 @@ void wf_strmap_clear(wf_strmap* m, void (*free_value)(void* value)) {
   for (size_t i = 0; i < m->capacity; ++i) {
     wf_strmap_slot* s = &m->slots[i];
     if (s->key == NULL) continue;
-    if (!s->removed && free_value != NULL) free_value(s->value);
+    if (free_value != NULL) free_value(s->value);
     free(s->key);
   }
   free(m->slots);

@@ -256,7 +256,7 @@ int TVMFFIEnvTensorAlloc(DLTensor* prototype, TVMFFIObjectHandle* out) {
   if (api == NULL) return -1;
   int64_t nbytes = WebFFITensorNumBytes(prototype);
   if (nbytes < 0) return -1;
-  if ((uint64_t)nbytes > SIZE_MAX) return wf_err_raise_oom(SIZE_MAX);
+  if ((uint64_t)nbytes > SIZE_MAX) return wf_err_raise_oom((uint64_t)nbytes);
   DLTensor proto = *prototype;
   proto.strides = NULL;
   proto.byte_offset = 0;

@@ -37,6 +37,15 @@ TVM_FFI_DLL int WebFFIModuleCreate(const char* name, TVMFFIObjectHandle* out);
  */
 TVM_FFI_DLL int WebFFIModuleAddSymbol(TVMFFIObjectHandle module, const char* name, void* symbol);
 
+/*
+ * What a loader gives back when the module dies (its last reference
+ * released): unload(ctx) is called after its symbols are forgotten, so the
+ * loader can free the module's data and reuse its code's slots. Code the
+ * module registered elsewhere (global functions from its constructors)
+ * must not outlive it, as with dlclose.
+ */
+TVM_FFI_DLL int WebFFIModuleSetUnload(TVMFFIObjectHandle module, void (*unload)(void* ctx), void* ctx);
+
 /* A loaded module by name: a new reference, or NULL when none is loaded. */
 TVM_FFI_DLL TVMFFIObjectHandle WebFFIModuleFindLoaded(const char* name);
 

@@ -64,6 +64,39 @@ TVM_FFI_DLL int WebFFIOpaqueFromJS(int32_t js_handle, TVMFFIObjectHandle* out);
  */
 TVM_FFI_DLL int32_t WebFFIErrorMoveFromRaisedPending(TVMFFIObjectHandle* result);
 
+/*
+ * After a JS exception that is not a trap (a stack overflow) unwound wasm
+ * frames, the skipped frames restored nothing: this puts the core's per-call
+ * state (release nesting, repr depth, the init-once lock, the peer budget's
+ * nesting) back to where the JS that runs now stands: inside the `depth`th
+ * nested JS callback (wasm builds keep a mark per running callback), or
+ * with depth 0 outside every call (objects left waiting are then
+ * released). Returns the stack pointer to restore: the callback's, or 0
+ * (depth 0, or no mark: the host's own base).
+ */
+TVM_FFI_DLL uint32_t WebFFIUnwind(int32_t depth);
+/* Wasm builds: the shadow stack pointer (read; set after an unwind). */
+TVM_FFI_DLL uint32_t WebFFIStackPointer(void);
+TVM_FFI_DLL void WebFFIStackRestore(uint32_t sp);
+
+/*
+ * The runtime-wide budget of peers (TVM RPC clients, worker-session peers),
+ * which every peer's requests are charged against together, whatever each
+ * one's own limits: while a request runs (between WebFFIPeerEnter and
+ * WebFFIPeerLeave; the RPC endpoint enters by itself) wasm memory may not
+ * grow past `memory_bytes` (default 1.5 GiB: the rest is the owner's),
+ * RPC endpoints together hand out at most `device_bytes` of device memory
+ * (default 1 GiB), and a runtime.RPCTimeEvaluator evaluation runs at most
+ * `timer_ms` synchronously (default 2000). 0 keeps a setting.
+ * WebFFIPeerBudgetGet(0..5): memory, device budget, device held, timer ms,
+ * peer requests running now, heap bytes in use (wasm builds count them).
+ */
+TVM_FFI_DLL void WebFFIPeerEnter(void);
+TVM_FFI_DLL void WebFFIPeerLeave(void);
+TVM_FFI_DLL void WebFFIPeerBudgetSet(uint64_t memory_bytes, uint64_t device_bytes,
+                                     uint32_t timer_ms);
+TVM_FFI_DLL uint64_t WebFFIPeerBudgetGet(int32_t what);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

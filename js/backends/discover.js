@@ -23,21 +23,25 @@ export function autoloadEnabled(option) {
 /**
  * Registers every backend found with `registry`.
  * @param {{ register(b, source?): boolean }} registry
- * @param {{ appDir?: string|URL, logger: Console, importPackage?: (name: string) => Promise<object|null> }} options
+ * @param {{ appDir?: string|URL, logger: Console, importPackage?: (name: string) => Promise<object|null>, webgpu?: boolean }} options
  *   importPackage: how an optional package is imported (null when it is not installed); tests replace it.
+ *   webgpu: false when the runtime already has its WebGPU backend (load({ gpuDevice })).
  */
-export async function discoverBackends(registry, { appDir, logger, importPackage = importOptional }) {
+export async function discoverBackends(registry, { appDir, logger, importPackage = importOptional, webgpu = true }) {
   const gpu = globalThis.navigator?.gpu;
-  if (gpu) {
+  if (!webgpu) {
+    // the WebGPU backend was registered by the caller
+  } else if (gpu) {
     registry.register(webgpuRuntimeBackend(() => gpu), 'webgpu');
   } else if (!isNode) {
     registry.explainMissing?.('webgpu', 'this browser exposes no WebGPU (navigator.gpu is undefined): it needs a ' +
       'secure context (https, or http on localhost) and a browser that has WebGPU');
-  } else {
-    const dawn = await importPackage('webgpu');
+  }
+  if (isNode && !gpu) {
+    const dawn = webgpu ? await importPackage('webgpu') : null;
     if (dawn) {
       registry.register(webgpuRuntimeBackend(() => dawnGPU(dawn.create)), 'webgpu');
-    } else {
+    } else if (webgpu) {
       // Said when a tensor asks for WebGPU, not at every load.
       registry.explainMissing?.('webgpu', 'WebGPU in Node comes from the `webgpu` package: npm install webgpu');
     }

@@ -10,7 +10,9 @@
 //     device?: { alloc(nbytes) -> non-zero int handle, free(handle),
 //                upload(handle, byteOffset, Uint8Array),
 //                download(handle, byteOffset, nbytes, out?: Uint8Array) -> Promise<Uint8Array>,
-//                copy(src, srcOffset, dst, dstOffset, nbytes) },
+//                copy(src, srcOffset, dst, dstOffset, nbytes),
+//                exportBuffer?(handle) -> the GPUBuffer behind it (tensor.gpuBuffer),
+//                gpuDevice? (rt.gpuDevice) },
 //     ready? (false after a loss: the next use initialises it again),
 //     dispose?() (the runtime is disposed: release the device and what it holds) }
 import { makeError } from '../errors.js';

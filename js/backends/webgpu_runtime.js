@@ -4,7 +4,9 @@
 // registered as global functions `webgpu.*` taking and returning tensors.
 // A library TVM compiled reaches the device through TVM's own protocol
 // instead: the globals `wasm.WebGPUDeviceAPI` and `wasm.WebGPUCreateShader`,
-// registered with it here.
+// registered with it here. Buffers shared with other libraries enter as
+// imported allocations (adopt) and leave through exportBuffer; neither kind
+// ever enters the reuse pool.
 import { createWebGPUBackend, KERNELS, WEBGPU_DEVICE_TYPE } from './webgpu/index.js';
 import { tvmShaders } from './webgpu/tvm_shaders.js';
 import { makeError } from '../errors.js';
@@ -12,10 +14,6 @@ import { INTERNALS } from '../objects.js';
 
 const POOL_BYTES = 256 << 20; // freed GPU memory kept for reuse, at most
 
-/**
- * @param {() => GPU | Promise<GPU>} getGPU the host's WebGPU object, asked for on first init
- * @param {{ priority?: number }} options
- */
 /** A kernel's type schema as ffi.GetGlobalFuncMetadata gives it (upstream's form). */
 const SCHEMA_TYPES = {
   Tensor: { type: 'ffi.Tensor' },
@@ -27,11 +25,17 @@ function kernelMetadata(k) {
   return { type_schema: JSON.stringify({ type: 'ffi.Function', args }) };
 }
 
-export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
+/**
+ * @param {(() => GPU | Promise<GPU>) | null} getGPU the host's WebGPU object, asked for on first init
+ * @param {{ priority?: number, device?: GPUDevice }} options device: with getGPU null, a
+ *   GPUDevice another library made, used instead of acquiring one (load({ gpuDevice }))
+ */
+export function webgpuRuntimeBackend(getGPU, { priority = 10, device: gpuDevice = null } = {}) {
   let be = null;
   const allocations = new Map(); // handle -> WebGPUAllocation
   let nextHandle = 1;
   let lastAlloc = null; // the allocation alloc() made last (a kernel's output, see kernelGlobal)
+  let adopting = null; // an imported allocation the next alloc() hands out (adopt)
   let disposed = false;
 
   function allocation(handle, what) {
@@ -57,6 +61,15 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
     alloc(nbytes) {
       const engine = current('allocate');
       const size = Number(nbytes);
+      if (adopting !== null) {
+        const a = adopting;
+        adopting = null;
+        if (size > a.nbytes) throw makeError('ValueError', `allocate: ${size} bytes do not fit the imported buffer of ${a.nbytes}`);
+        const h = nextHandle++;
+        allocations.set(h, a);
+        lastAlloc = a;
+        return h;
+      }
       const reused = engine.ready ? pool.get(size)?.pop() : undefined;
       let a;
       if (reused) {
@@ -80,7 +93,7 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
       const a = allocations.get(handle);
       if (!a) return;
       allocations.delete(handle);
-      if (be.ready && a.generation === generation && pooledBytes + a.nbytes <= POOL_BYTES) {
+      if (be.ready && a.generation === generation && !a.imported && !a.exported && pooledBytes + a.nbytes <= POOL_BYTES) {
         let list = pool.get(a.nbytes);
         if (!list) pool.set(a.nbytes, (list = []));
         list.push(a);
@@ -94,6 +107,12 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
       current('download').download(allocation(handle, 'download'), byteOffset, nbytes, out),
     copy: (src, srcOffset, dst, dstOffset, nbytes) =>
       current('copy').copy(allocation(src, 'copy'), srcOffset, allocation(dst, 'copy'), dstOffset, nbytes),
+    /** The GPUBuffer behind a handle, for another library (tensor.gpuBuffer; pending work submitted first). */
+    exportBuffer: (handle) => current('gpuBuffer').exportBuffer(allocation(handle, 'gpuBuffer')),
+    /** The GPUDevice in use (rt.gpuDevice; null before init and after a loss). */
+    get gpuDevice() {
+      return be?.ready ? be.shareDevice() : null;
+    },
   };
 
   function current(what) {
@@ -214,7 +233,10 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
     },
     async init(runtime) {
       if (disposed) throw makeError('ValueError', 'webgpu: the runtime was disposed');
-      be ??= createWebGPUBackend({ gpu: await getGPU(), makeError, logger: runtime.logger });
+      // Without getGPU, the backend adopts `device` (checked there: it may be anything a caller passed).
+      be ??= getGPU === null
+        ? createWebGPUBackend({ device: gpuDevice, makeError, logger: runtime.logger })
+        : createWebGPUBackend({ gpu: await getGPU(), makeError, logger: runtime.logger });
       const info = await be.init();
       if (disposed) {
         be.dispose(); // disposed while the device was being acquired
@@ -244,10 +266,42 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10 } = {}) {
       readFailure = null;
       if (e) throw e;
     },
-    /** rt.dispose(): frees every buffer and destroys the GPU device this backend created. */
+    /** Submits the work recorded so far, without waiting for it (other libraries then see its results). */
+    flush() {
+      be?.flush();
+    },
+    /**
+     * An imported allocation over another library's GPUBuffer (checked:
+     * this device, STORAGE usage, not destroyed, not mapped). owned: freeing
+     * it destroys the buffer.
+     */
+    importBuffer: (buffer, owned, what = 'importBuffer') => current(what).importBuffer(buffer, owned, what),
+    /**
+     * Runs make() (which allocates one tensor) with `allocation` as the memory
+     * its alloc() gets; returns make()'s result and whether it was used.
+     */
+    adopt(allocation, make) {
+      adopting = allocation;
+      try {
+        return make();
+      } finally {
+        adopting = null;
+      }
+    },
+    /** Whether `handle` (a tensor's data pointer) stands for `allocation`. */
+    holds: (handle, allocation) => allocations.get(handle) === allocation,
+    /**
+     * rt.dispose(): frees every buffer and destroys the GPU device this
+     * backend created. On an adopted device only webffi's own buffers are
+     * destroyed (not exported ones, nor imports it does not own).
+     */
     dispose() {
       disposed = true;
       if (!be) return;
+      if (getGPU === null && be.ready) {
+        for (const a of allocations.values()) be.free(a);
+        for (const list of pool.values()) for (const a of list) be.free(a);
+      }
       allocations.clear();
       pool.clear();
       pooledBytes = 0;

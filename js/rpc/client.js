@@ -301,7 +301,7 @@ export class RPCSession {
     w?.reject(this.#closeError);
     // TVM's tvm_rpc hangs up without an answer on a key shorter than its own
     this.#handshake?.reject(protocol || error?.kind === 'RPCSessionTimeoutError' ? this.#closeError : makeError('RPCError',
-      `RPC: the server closed the connection during the handshake without answering key '${this.#handshake.key}' (a TVM server does so for a key it does not serve): ${error.message}`));
+      `RPC: the server closed the connection during the handshake without answering key '${this.#handshake.key}' (a TVM server does so for a key it does not serve, and when it is at its connection limit): ${error.message}`));
     this.#handshake = null;
     try {
       this.#t.destroy?.() ?? this.#t.close();

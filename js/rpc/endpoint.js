@@ -273,6 +273,10 @@ export function createEndpoint(rt, options = {}) {
     get handleCount() {
       return closed ? 0 : ep(3);
     },
+    /** Whether the server owes the peer a reply it is waiting to give (a device wait, a held send). */
+    get pending() {
+      return !closed && (held || ep(8) !== 0);
+    },
   };
 }
 

@@ -24,18 +24,51 @@ function report(options, error, where) {
  * Resolves with { error } when the connection is over.
  */
 export function serveConnection(rt, transport, options = {}, { clientKey = null, early = [] } = {}) {
+  const { handshakeMs, idleMs } = deadlinesOf(options);
   return new Promise((resolve) => {
     let skipReply = clientKey !== null; // the proxy answered the handshake for us
     let sending = Promise.resolve();
     let paused = false;
     let ended = false;
     let hop = null; // a chained session's next server
+    // Deadlines: a peer holds a connection only while it talks. The first
+    // bytes the server sends answer the handshake.
+    let handshaken = clientKey !== null;
+    const opened = Date.now();
+    let last = opened;
+    let timer = null;
     const end = (error) => {
       if (ended) return;
       ended = true;
+      if (timer !== null) clearTimeout(timer);
       ep.close();
       hop?.close();
       resolve({ error });
+    };
+    const expire = (why) => {
+      const error = makeError('RPCError', `RPC: closed the connection: ${why}`);
+      report(options, error, 'connection');
+      transport.close();
+      end(error);
+    };
+    const check = () => {
+      timer = null;
+      if (ended) return;
+      const now = Date.now();
+      if (!handshaken) {
+        if (now - opened >= handshakeMs) return expire(`the peer sent no handshake within ${handshakeMs} ms`);
+      } else if (idleMs > 0 && now - last >= idleMs && !ep.pending && !hop) {
+        return expire(`the peer sent nothing for ${idleMs} ms`);
+      }
+      arm();
+    };
+    const arm = () => {
+      const now = Date.now();
+      const wait = !handshaken ? handshakeMs - (now - opened) : idleMs > 0 ? idleMs - (now - last) : -1;
+      if (!handshaken || idleMs > 0) {
+        timer = setTimeout(check, Math.max(wait, 10));
+        timer.unref?.();
+      }
     };
     // bytes to the client, reading (from `source`) paused while it is slow
     const toClient = (bytes, source, release) => {
@@ -66,6 +99,8 @@ export function serveConnection(rt, transport, options = {}, { clientKey = null,
       ...options,
       ...chained,
       send(bytes, release) {
+        handshaken = true;
+        last = Date.now();
         if (skipReply) {
           skipReply = false;
           return;
@@ -96,6 +131,7 @@ export function serveConnection(rt, transport, options = {}, { clientKey = null,
     });
     transport.onData((chunk) => {
       if (ep.closed) return;
+      last = Date.now();
       try {
         ep.feed(chunk);
       } catch {
@@ -103,6 +139,7 @@ export function serveConnection(rt, transport, options = {}, { clientKey = null,
       }
     });
     transport.onClose((error) => end(error));
+    arm();
     try {
       if (clientKey !== null) ep.feed(handshakeBytes(clientKey));
       for (const c of early) if (!ep.closed) ep.feed(c);
@@ -110,6 +147,20 @@ export function serveConnection(rt, transport, options = {}, { clientKey = null,
       transport.close();
     }
   });
+}
+
+/** Defaults of a connection's deadlines (listenRPC, joinRPCProxy, serveConnection options). */
+export const RPC_DEADLINES = Object.freeze({ handshakeMs: 10000, idleMs: 300000 });
+
+function deadlinesOf(options) {
+  const out = { ...RPC_DEADLINES };
+  for (const k of Object.keys(RPC_DEADLINES)) {
+    const v = options[k];
+    if (v === undefined) continue;
+    if (!Number.isSafeInteger(v) || v < (k === 'idleMs' ? 0 : 1)) throw new FFITypeError(`RPC: ${k} is a ${k === 'idleMs' ? 'non-negative' : 'positive'} integer (ms)`);
+    out[k] = v;
+  }
+  return out;
 }
 
 /**
@@ -245,11 +296,26 @@ export async function listenRPC(rt, options = {}) {
   const { port = 9090, host = '127.0.0.1', maxConnections = 16 } = options;
   const live = new Set();
   let registration = null;
+  deadlinesOf(options); // checked now, not at the first connection
   const server = net.createServer((socket) => {
     if (live.size >= maxConnections) {
-      socket.destroy();
-      report(options, makeError('RPCError', `refused a connection: ${maxConnections} are open`), 'listen');
-      return;
+      // A peer that has not finished its handshake (nothing answered yet) holds
+      // its slot the least: the oldest such gives it up to the newcomer.
+      let waiting = null;
+      for (const s of live) {
+        if (s.bytesWritten === 0) {
+          waiting = s;
+          break;
+        }
+      }
+      if (waiting === null) {
+        socket.destroy();
+        report(options, makeError('RPCError', `refused a connection: ${maxConnections} are open`), 'listen');
+        return;
+      }
+      live.delete(waiting);
+      waiting.destroy();
+      report(options, makeError('RPCError', `closed a connection still in its handshake: ${maxConnections} are open and another came`), 'listen');
     }
     live.add(socket);
     const t = socketTransport(socket);
@@ -257,8 +323,18 @@ export async function listenRPC(rt, options = {}) {
       serveConnection(rt, t, options).then(() => live.delete(socket));
       return;
     }
-    // with a tracker, the match key it handed out opens the one tracker session
+    // with a tracker, the match key it handed out opens the one tracker session;
+    // its opening is read first, under the same handshake deadline
+    const { handshakeMs } = deadlinesOf(options);
+    const silent = setTimeout(() => {
+      if (socket.bytesWritten === 0 && !socket.destroyed && !t.closed) {
+        report(options, makeError('RPCError', `RPC: closed the connection: the peer sent no handshake within ${handshakeMs} ms`), 'connection');
+        t.close();
+      }
+    }, handshakeMs);
+    silent.unref?.();
     readOpening(t).then(({ word, chunks }) => {
+      clearTimeout(silent);
       if (t.closed) {
         live.delete(socket); // gone before its opening was read
         return;

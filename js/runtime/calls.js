@@ -507,16 +507,16 @@ export function install(state) {
   /** A `DLTensor*` as a TensorView (js/tensor.js installs the reader). */
   let dlTensorReader = null;
   let typedArrayConverter = null;
-  function readDLTensor(dl) {
+  function readDLTensor(dl, borrowed = false) {
     if (!dl) return null;
     if (!dlTensorReader) throw new FFITypeError('Cannot convert an FFI `DLTensor*` to JS: this runtime has no tensor support');
-    return dlTensorReader(dl);
+    return dlTensorReader(dl, borrowed);
   }
 
   /** A callback argument: as readAny, but a `DLTensor*` view ends its borrow when the callback returns. */
   function readArg(p) {
     if (I32[p >> 2] !== T_DLTENSOR_PTR) return readAny(p, false);
-    const view = readDLTensor(U32[(p >> 2) + 2]);
+    const view = readDLTensor(U32[(p >> 2) + 2], true);
     if (view) cleanups.push(END_BORROW, view);
     return view;
   }
@@ -554,6 +554,7 @@ export function install(state) {
     try {
       incRefExport(obj);
     } catch (e) {
+      trap.unwound = true;
       poison(e);
     }
   }
@@ -573,7 +574,8 @@ export function install(state) {
         heap.dv.setUint16(dt + DT.lanes, lanes, true);
         const out = alloc(ANY);
         check(state.w.TVMFFIDataTypeToString(dt, out));
-        return new DataType(code, bits, lanes, readAny(out, true));
+        // the opaque {handle, 0, 0} prints as "" in C (as upstream); named, so it shows
+        return new DataType(code, bits, lanes, readAny(out, true) || 'void');
       });
       dataTypes.set(key, d);
     }
@@ -663,6 +665,7 @@ export function install(state) {
     try {
       return functionCall(fn, argv, n, result);
     } catch (e) {
+      trap.unwound = true; // before any call: the stack may be spent (poison.js)
       return poison(e);
     }
   }
@@ -674,6 +677,7 @@ export function install(state) {
    */
   function webffiCall(f, n, args, a0, a1, a2, a3) {
     if (trap.poisoned) throw state.fatal();
+    if (trap.unwound) state.unwindPending();
     const fn = f[PTR];
     if (!fn) hooks.ptrOf(f);
     const frame = sp;
@@ -748,7 +752,7 @@ export function install(state) {
     const k1 = n < 2 || isInt32(a1) ? WORD_INT : wordKind(a1);
     const k2 = n < 3 || isInt32(a2) ? WORD_INT : wordKind(a2);
     const k3 = n < 4 || isInt32(a3) ? WORD_INT : wordKind(a3);
-    if (!fn || trap.poisoned || result + ANY > scratchEnd || (k0 | k1 | k2 | k3) < 0) {
+    if (!fn || trap.poisoned || trap.unwound || result + ANY > scratchEnd || (k0 | k1 | k2 | k3) < 0) {
       return webffiCall(f, n, null, a0, a1, a2, a3);
     }
     // Missing arguments go as 0: cheaper to pass than undefined.
@@ -761,6 +765,8 @@ export function install(state) {
     try {
       rc = callWords(fn, n, k0 | (k1 << 2) | (k2 << 4) | (k3 << 6), w0, w1, w2, w3, result);
     } catch (e) {
+      trap.unwound = true;
+      sp = result;
       poison(e);
     }
     sp = result;
@@ -828,9 +834,20 @@ export function install(state) {
     return readArg(p);
   }
 
-  /** The `webffi.call_js` import: C calls the JS function behind handle h. */
+  // How many callbacks run now, nested (poison.js unwinds to the mark C made
+  // for the innermost, src/wasm/js_function.c).
+  let callbackDepth = 0;
+  state.callbackDepth = () => callbackDepth;
+
+  /**
+   * The `webffi.call_js` import: C calls the JS function behind handle h.
+   * The depth it runs at is restored on every way out, the rare exception
+   * that escapes included.
+   */
   function webffiCallJS(h, argsPtr, n, resultPtr) {
     fresh();
+    const depth = callbackDepth;
+    callbackDepth = depth + 1;
     const fn = jsValues[h];
     const frame = sp;
     const mark = cleanups.length;
@@ -872,21 +889,41 @@ export function install(state) {
       }
     } catch (e) {
       if (raiseLimit) Error.stackTraceLimit = limit;
-      if (trap.poisoned) throw e; // a nested call trapped: unwind the wasm frames too
-      sp = frame;
-      runCleanups(mark);
-      // Raising reads the thrown value (its kind, message, stack), which may
-      // throw again (a Proxy's traps): raiseFromJS falls back to a plain
-      // message and never lets an exception unwind the wasm frames below.
-      state.raiseFromJS(e);
-      sp = frame;
-      runCleanups(mark);
+      if (trap.poisoned) {
+        callbackDepth = depth;
+        throw e; // a nested call trapped: unwind the wasm frames too
+      }
+      try {
+        callJSFailed(e, frame, mark);
+      } finally {
+        callbackDepth = depth; // also when not even that call had stack left
+      }
       return -1;
     }
     // Each path releases the frame itself: no try/finally around the call.
     sp = frame;
-    if (cleanups.length !== mark) runCleanups(mark);
+    if (cleanups.length !== mark) {
+      try {
+        runCleanups(mark);
+      } finally {
+        callbackDepth = depth;
+      }
+    }
+    callbackDepth = depth;
     return 0;
+  }
+
+  /** The error a callback threw raised into C, its frame released. */
+  function callJSFailed(e, frame, mark) {
+    sp = frame;
+    runCleanups(mark);
+    // Raising reads the thrown value (its kind, message, stack), which may
+    // throw again (a Proxy's traps): raiseFromJS falls back to a plain
+    // message and never lets an exception unwind the wasm frames below
+    // (short of having no stack left even for that).
+    state.raiseFromJS(e);
+    sp = frame;
+    runCleanups(mark);
   }
 
   /** Converts a JS value to an FFI handle (e.g. a JS function to a Function). */

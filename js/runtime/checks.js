@@ -20,46 +20,9 @@ export const MAX_ALLOC = 2 ** 31 - 64;
 /** The most dimensions a tensor shape may have (as the DLTensor reader accepts). */
 export const MAX_NDIM = 64;
 
-const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
-const getter = (proto, name) => Object.getOwnPropertyDescriptor(proto, name).get;
-const taLength = getter(TypedArrayPrototype, 'length');
-const taByteLength = getter(TypedArrayPrototype, 'byteLength');
-const taByteOffset = getter(TypedArrayPrototype, 'byteOffset');
-const taBuffer = getter(TypedArrayPrototype, 'buffer');
-const abByteLength = getter(ArrayBuffer.prototype, 'byteLength');
-const abDetached = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'detached')?.get;
-
-/** Whether an ArrayBuffer is detached (transferred away). */
-export function isDetached(buffer) {
-  if (!(buffer instanceof ArrayBuffer)) return false; // a SharedArrayBuffer never is
-  if (abDetached) return abDetached.call(buffer);
-  if (abByteLength.call(buffer) !== 0) return false;
-  try {
-    new Uint8Array(buffer); // eslint-disable-line no-new
-    return false;
-  } catch {
-    return true;
-  }
-}
-
-/**
- * The bytes of a typed array as the engine sees them: { buffer, byteOffset,
- * byteLength, length }. A detached one is a TypeError.
- */
-export function typedArrayParts(v, what) {
-  const buffer = taBuffer.call(v);
-  const byteLength = taByteLength.call(v);
-  if (byteLength === 0 && isDetached(buffer)) {
-    throw new FFITypeError(`${what}: the ${describe(v)} is detached (its ArrayBuffer was transferred)`);
-  }
-  return { buffer, byteOffset: taByteOffset.call(v), byteLength, length: taLength.call(v) };
-}
-
-/** An ArrayBuffer's length; a detached one is a TypeError. */
-export function arrayBufferLength(v, what) {
-  if (isDetached(v)) throw new FFITypeError(`${what}: the ArrayBuffer is detached (it was transferred)`);
-  return abByteLength.call(v);
-}
+// Typed arrays and buffers as the engine sees them (js/buffers.js: the
+// by-value codec, which runs without a runtime, uses them too).
+export { isDetached, typedArrayParts, arrayBufferLength } from '../buffers.js';
 
 /** An options argument: undefined is {}, anything but an object is a TypeError. */
 export function optionsOf(options, what) {

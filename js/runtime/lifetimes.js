@@ -25,6 +25,20 @@ export function install(state) {
   objectClasses.set(L.T_MODULE, ModuleObject);
   const cachedGlobals = new Map();
 
+  // A handle disposed inside a callback may be the very object a C frame
+  // below is using (an argument the caller passed as a borrowed view):
+  // its reference is released once no wasm frame is live, in a microtask.
+  let later = [];
+  function releaseLater(p) {
+    if (later.length === 0) queueMicrotask(releaseNow);
+    later.push(p);
+  }
+  function releaseNow() {
+    const ps = later;
+    later = [];
+    for (const p of ps) decref(p);
+  }
+
   function foreign(v, owner) {
     if (owner === undefined) {
       return new FFITypeError(`Cannot use a ${describe(v)} as a webffi handle: it is not one (a Proxy or a copy of a handle is not a handle)`);
@@ -46,7 +60,8 @@ export function install(state) {
     },
     release(wrapper, p) {
       finalizer.unregister(wrapper);
-      decref(p);
+      if (state.callbackDepth() === 0) decref(p);
+      else releaseLater(p);
     },
     /**
      * The object address of one of this runtime's handles. Another runtime's

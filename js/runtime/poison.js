@@ -32,14 +32,68 @@ export function install(state) {
         'load a new runtime', { cause: trap.poisoned });
   };
 
+  // Unwinding. A JS exception that is not a trap (a stack overflow: wasm
+  // frames and JS frames share one stack) unwinds wasm frames without
+  // running their epilogues: the shadow stack pointer and the core's
+  // per-call counters stay where the deepest frame left them. Each catch
+  // around a call into wasm notes it in `trap.unwound` (a store: right
+  // after an overflow not even a function call may fit) and then tries to
+  // put the core back; what it cannot finish, the next call finishes
+  // before it enters wasm (`unwindPending`), or the next turn of the event
+  // loop. Back means where the JS that runs now stands: inside the nth
+  // nested callback (calls.js counts them), the mark C made when it called
+  // that callback (src/wasm/js_function.c); outside every callback, the
+  // stack pointer read here before any call.
+  const canUnwind = typeof x.WebFFIUnwind === 'function' && typeof x.WebFFIStackRestore === 'function' &&
+    typeof x.WebFFIStackPointer === 'function';
+  const stackBase = canUnwind ? x.WebFFIStackPointer() : 0;
+  trap.unwound = false;
+  let retryQueued = false;
+
+  /** Puts the core back to where the JS running now stands, when an unwind is noted (never throws). */
+  state.unwindPending = function unwindPending() {
+    if (!trap.unwound) return;
+    if (!canUnwind || trap.poisoned) {
+      trap.unwound = false;
+      return;
+    }
+    const depth = state.callbackDepth();
+    try {
+      const sp = x.WebFFIUnwind(depth);
+      if (depth === 0) x.WebFFIStackRestore(stackBase);
+      else if (sp !== 0) x.WebFFIStackRestore(sp);
+      trap.unwound = false;
+    } catch (e) {
+      if (isTrap(e)) {
+        trap.poisoned = e;
+        trap.unwound = false;
+      } else if (!retryQueued) {
+        retryQueued = true;
+        try {
+          queueMicrotask(() => {
+            retryQueued = false;
+            if (state.callbackDepth() === 0) unwindPending();
+          });
+        } catch {
+          retryQueued = false;
+        }
+      }
+    }
+  };
+
   /**
    * Called when a call into wasm threw. A trap poisons the instance; a
    * FatalError (a nested call trapped) passes through; anything else did not
-   * come from wasm code and is rethrown as it is.
+   * come from wasm code (or unwound it without a trap: the core is put back
+   * first) and is rethrown as it is.
    */
   state.poison = function poison(e) {
     if (e instanceof FatalError) throw e;
-    if (!isTrap(e)) throw e;
+    if (!isTrap(e)) {
+      trap.unwound = true;
+      state.unwindPending();
+      throw e;
+    }
     if (trap.poisoned) throw state.fatal();
     trap.poisoned = e;
     throw new FatalError(
@@ -53,9 +107,11 @@ export function install(state) {
 
   state.decref = function decref(p) {
     if (trap.poisoned) return;
+    if (trap.unwound) state.unwindPending();
     try {
       x.TVMFFIObjectDecRef(p);
     } catch (e) {
+      trap.unwound = true;
       state.poison(e);
     }
   };
@@ -65,9 +121,11 @@ export function install(state) {
    * the hot ones guard their calls themselves).
    */
   const guard = (f) => function guardedExport(...args) {
+    if (trap.unwound) state.unwindPending();
     try {
       return f(...args);
     } catch (e) {
+      trap.unwound = true;
       return state.poison(e);
     }
   };

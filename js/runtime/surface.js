@@ -103,6 +103,8 @@ export function install(state) {
         ptr = await moduleLoader(x).load(source, options);
       } catch (e) {
         if (isTrap(e)) state.poison(e); // a trap the loader did not handle: the core's state is unknown
+        state.trap.unwound = true; // another exception may have unwound the loader's calls into wasm
+        state.unwindPending();
         throw e instanceof ModuleLoadError ? makeError(e.kind, e.message) : e;
       } finally {
         state.fresh();

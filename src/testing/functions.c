@@ -50,6 +50,14 @@ static char* wf_testing_cstr(const TVMFFIByteArray* s, char* small, size_t small
   return out;
 }
 
+/* (no memchr: the runtime exports only the libc functions its modules need) */
+static int wf_testing_has_nul(const TVMFFIByteArray* s) {
+  for (size_t i = 0; i < s->size; ++i) {
+    if (s->data[i] == '\0') return 1;
+  }
+  return 0;
+}
+
 static int testing_raise_error(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
   (void)self;
   (void)result;
@@ -57,6 +65,16 @@ static int testing_raise_error(void* self, const TVMFFIAny* args, int32_t n, TVM
   if (WebFFICheckNumArgs(&wf_testing_raise_sig, n) != 0) return -1;
   if (WebFFIArgToString(&wf_testing_raise_sig, args, 0, &kind) != 0) return -1;
   if (WebFFIArgToString(&wf_testing_raise_sig, args, 1, &message) != 0) return -1;
+  if (wf_testing_has_nul(&kind) || wf_testing_has_nul(&message)) {
+    /* Text with NUL bytes is kept whole: a C string would end at the first. */
+    TVMFFIObjectHandle err = NULL;
+    const TVMFFIByteArray* bt = TVMFFIBacktrace(__FILE__, __LINE__, __func__, 0);
+    TVMFFIByteArray none = {"", 0};
+    if (TVMFFIErrorCreate(&kind, &message, bt != NULL ? bt : &none, &err) != 0) return -1;
+    TVMFFIErrorSetRaised(err);
+    TVMFFIObjectDecRef(err);
+    return -1;
+  }
   /* As C code raises most errors: the backtrace starts at this frame, the
    * runtime's own frames left out. */
   char kind_small[64], message_small[256];

@@ -5,13 +5,51 @@
 #include <webffi/webffi.h>
 
 #include "../function.h"
+#include "../unwind.h"
 #include "host_imports.h"
+
+
+static inline uint32_t wf_stack_pointer_now(void) {
+  uint32_t sp;
+  __asm__ volatile(
+      ".globaltype __stack_pointer, i32\n"
+      "global.get __stack_pointer\n"
+      "local.set %0"
+      : "=r"(sp));
+  return sp;
+}
+
+/* The host's halves of an unwind (webffi.h): the stack pointer now, and
+ * setting it (no frame of their own, so no epilogue undoes the store). */
+uint32_t WebFFIStackPointer(void) { return wf_stack_pointer_now(); }
+
+void WebFFIStackRestore(uint32_t sp) {
+  __asm__ volatile(
+      ".globaltype __stack_pointer, i32\n"
+      "local.get %0\n"
+      "global.set __stack_pointer"
+      :
+      : "r"(sp));
+}
 
 /* Called with the Function itself (no trampoline: callbacks are hot). */
 static int wf_js_safe_call(void* func, const TVMFFIAny* args, int32_t num_args,
                            TVMFFIAny* result) {
   int32_t handle = (int32_t)(uintptr_t)wf_func_self((TVMFFIObject*)func);
-  return wf_host_call_js(handle, args, num_args, result);
+  /* The callback's mark: an exception that unwinds wasm frames entered from
+   * it puts the core back here (WebFFIUnwind), its stack pointer included. */
+  wf_unwind_mark mark;
+  mark.counters = wf_counters;
+  mark.stack_pointer = wf_stack_pointer_now();
+  const wf_unwind_mark* outer = wf_js_mark;
+  mark.outer = outer;
+  mark.depth = outer != NULL ? outer->depth + 1 : 1;
+  wf_js_mark = &mark;
+  int rc = wf_host_call_js(handle, args, num_args, result);
+  wf_js_mark = outer;
+  /* whatever the callback's own calls into wasm left unbalanced */
+  if (wf_counters_differ(&wf_counters, &mark.counters)) wf_unwind_restore(&mark);
+  return rc;
 }
 
 static void wf_js_release(void* self) { wf_host_release_js((int32_t)(uintptr_t)self); }

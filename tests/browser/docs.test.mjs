@@ -2,7 +2,9 @@
 // marked `browser` runs in headless Chromium (html as a page, js as a module
 // script), and an `output` block after it must be exactly what it logged
 // (console.log, one line each). The package's CDN URLs are served from this
-// repository. tests/node/docs.test.mjs runs all the other blocks.
+// repository, and jsdelivr URLs of other packages (onnxruntime-web,
+// TensorFlow.js, transformers.js) from node_modules when the version in the
+// URL is the one installed. tests/node/docs.test.mjs runs all the other blocks.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -12,7 +14,23 @@ import { blocksOf, documents, repoRoot, roleOf, where } from '../support/doc_blo
 
 // The CDNs the docs name, as they serve the npm package.
 const CDN = [/^https:\/\/cdn\.jsdelivr\.net\/npm\/webffi(?:@[^/]+)?\//, /^https:\/\/unpkg\.com\/webffi(?:@[^/]+)?\//];
-const ORIGIN = 'http://docs.webffi.test/';
+// localhost: a secure context (WebGPU needs one); nothing listens there, every request is routed below.
+const ORIGIN = 'http://localhost:8787/';
+// https://cdn.jsdelivr.net/npm/NAME@VERSION/PATH, NAME possibly scoped.
+const NPM_CDN = /^https:\/\/cdn\.jsdelivr\.net\/npm\/((?:@[^/@]+\/)?[^/@]+)@([^/]+)\/(.*)$/;
+
+/** node_modules/NAME/PATH when VERSION is the installed version of NAME, else null. */
+async function installedFile(url) {
+  const m = NPM_CDN.exec(url);
+  if (!m) return null;
+  const [, name, version, path] = m;
+  try {
+    const pkg = JSON.parse(await readFile(join(repoRoot, 'node_modules', name, 'package.json'), 'utf8'));
+    return pkg.version === version ? join(repoRoot, 'node_modules', name, new URL(path, 'x:/').pathname) : null;
+  } catch {
+    return null;
+  }
+}
 const MIME = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html' };
 
 let browser;
@@ -22,7 +40,15 @@ before(async () => {
     const url = route.request().url();
     const cdn = CDN.find((re) => re.test(url));
     const path = cdn ? url.replace(cdn, '') : url.startsWith(ORIGIN) ? url.slice(ORIGIN.length) : null;
-    if (path === null) return route.abort();
+    if (path === null) {
+      const file = await installedFile(url.split(/[?#]/)[0]);
+      if (file === null) return route.abort();
+      try {
+        return route.fulfill({ contentType: MIME[extname(file)] ?? 'application/octet-stream', body: await readFile(file) });
+      } catch {
+        return route.fulfill({ status: 404, body: 'not found' });
+      }
+    }
     const page = pages.get(path);
     if (page !== undefined) return route.fulfill({ contentType: MIME[extname(path)] ?? 'text/html', body: page });
     try {

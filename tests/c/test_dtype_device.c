@@ -81,7 +81,6 @@ void dtype_aliases_parse_to_full_names(void) {
   check_parse("fp4_e2m1fn", kDLFloat4_e2m1fn, 4, 1, "float4_e2m1fn");
   check_parse("f4_e2m1fn", kDLFloat4_e2m1fn, 4, 1, "float4_e2m1fn");
   check_parse("int32x1", kDLInt, 32, 1, "int32");
-  check_parse("int0", kDLInt, 32, 1, "int32");
   check_parse("void", kDLOpaqueHandle, 0, 0, "");
   check_parse("handle32", kDLOpaqueHandle, 32, 1, "handle");
 }
@@ -122,6 +121,9 @@ void dtype_invalid_strings_are_value_errors(void) {
   }
   check_bad_dtype("float32x0", "unknown dtype `float32x0`");
   check_bad_dtype("int256", "unknown dtype `int256`");
+  check_bad_dtype("int0", "unknown dtype `int0`"); /* a width of 0 is no width */
+  check_bad_dtype("float0", "unknown dtype `float0`");
+  check_bad_dtype("uint00x4", "unknown dtype `uint00x4`");
   check_bad_dtype("i", "unknown dtype `i`");
   check_bad_dtype("float8_e4m3fnq", "unknown dtype `float8_e4m3fnq`");
   check_bad_dtype("float8_e9m9", "unknown dtype `float8_e9m9`");

@@ -198,11 +198,16 @@ void json_deep_nesting_is_value_error(void) {
   enum { N = 100000 };
   static char deep[N];
   memset(deep, '[', N);
-  check_parse_error(deep, N, "Nesting deeper than 256 levels at: line 1 column 258 (char 257)");
+  check_parse_error(deep, N, "Nesting deeper than 256 levels at: line 1 column 257 (char 256)");
   memset(deep, 0, N);
   for (int i = 0; i < 256; ++i) deep[i] = '[';
   for (int i = 0; i < 256; ++i) deep[256 + i] = ']';
   TVMFFIAny arg = any_cstr(deep), parsed; /* 256 levels are fine */
   CHECK(call_global("ffi.json.Parse", &arg, 1, &parsed) == 0);
   release(&parsed);
+  /* 257, the innermost empty, are not: containers are the levels */
+  memset(deep, 0, N);
+  for (int i = 0; i < 257; ++i) deep[i] = '[';
+  for (int i = 0; i < 257; ++i) deep[257 + i] = ']';
+  check_parse_error(deep, 514, "Nesting deeper than 256 levels at: line 1 column 257 (char 256)");
 }

@@ -304,7 +304,7 @@ void json_graph_deep_nesting_is_value_error(void) {
   }
   sprintf(json + at, "]}");
   check_from_error(json, "ValueError",
-                   "Invalid JSON Object Graph: nesting deeper than 256 levels in node 257");
+                   "Invalid JSON Object Graph: nesting deeper than 256 levels in node 256");
 }
 
 /* Calls name(arg) with object allocations failing after `budget`: it either

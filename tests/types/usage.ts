@@ -41,6 +41,15 @@ async function main(): Promise<number> {
   const onGpu: Tensor = await t.toDevice('webgpu');
   const copy: Float32Array = await onGpu.data(new Float32Array(3));
   const ready: Backend | null = await rt.backends.ensure('webgpu');
+  // Sharing the GPU with other libraries: the device, imports and exports.
+  const gpuDevice = rt.gpuDevice;
+  if (gpuDevice) {
+    const shared: Runtime = await load({ gpuDevice });
+    const imported: Tensor = await shared.tensorFromGPUBuffer(onGpu.gpuBuffer, { shape: [3], dtype: 'float32', byteOffset: 0, dispose: false });
+    const size: number = imported.gpuBuffer.size;
+    ready?.flush?.();
+    console.log(size);
+  }
   const statuses: BackendStatus[] = rt.backends.list();
   rt.empty([2, 2], 'float16').set(new Uint16Array(4));
   const keep = rt.toFFI((v: TensorView) => (v instanceof rt.TensorView ? v.toTensor() : null));

@@ -6,7 +6,13 @@ export type WebGPUErrorKind = 'RuntimeError' | 'MemoryError' | 'ValueError' | 'T
 
 export interface WebGPUBackendOptions {
   /** `navigator.gpu` in browsers, or `create([...])` from npm `webgpu` in Node. */
-  gpu: GPU | null | undefined;
+  gpu?: GPU | null | undefined;
+  /**
+   * A GPUDevice another library made, used instead of acquiring one: init()
+   * checks it against what the kernels need; dispose() leaves it to its owner;
+   * after its loss init() rejects (webffi does not replace it).
+   */
+  device?: GPUDevice;
   /** Builds the runtime's error of a kind; default: an Error with `.kind`. */
   makeError?: (kind: WebGPUErrorKind, message: string) => Error;
   /** Receives one warning when the device is lost for a reason other than destroy(). */
@@ -25,6 +31,12 @@ export interface WebGPUAllocation {
   readonly nbytes: number;
   readonly generation: number;
   readonly freed: boolean;
+  /** Over another library's buffer (importBuffer). */
+  readonly imported: boolean;
+  /** Imported: whether free() destroys the buffer. */
+  readonly owned: boolean;
+  /** Its buffer was handed out (exportBuffer): free() neither reuses nor destroys it. */
+  readonly exported: boolean;
 }
 
 export type WebGPUDType = 'float32' | 'float16' | { code: number; bits: number; lanes?: number };
@@ -46,6 +58,8 @@ export interface WebGPUInfo {
   /** Increments each time init() acquires a new device. */
   generation: number;
   featureLevel: 'core' | 'compatibility';
+  /** The device was made by another library (WebGPUBackendOptions.device). */
+  adopted: boolean;
   adapter: { vendor: string; architecture: string; device: string; description: string };
   limits: {
     maxBufferSize: number;
@@ -87,6 +101,8 @@ export interface WebGPUBackend {
   readonly ready: boolean;
   /** The GPUDevice, for callers that run their own pipelines (throws before init). */
   readonly device: GPUDevice;
+  /** The GPUDevice, handed to another library: GPU errors are then reported with a note and no longer kept from the console. */
+  shareDevice(): GPUDevice;
 
   /** Lazy and single-flight; a failure is remembered; after a device loss it acquires a new device. */
   init(): Promise<WebGPUInfo>;
@@ -100,15 +116,27 @@ export interface WebGPUBackend {
   upload(handle: WebGPUAllocation, byteOffset: number, bytes: ArrayBuffer | ArrayBufferView): void;
   /** Device to host through a pooled staging buffer; flushes pending work first. */
   download(handle: WebGPUAllocation, byteOffset: number, nbytes: number, out?: Uint8Array): Promise<Uint8Array>;
-  /** Device to device, recorded in the current command batch. */
+  /** Device to device, recorded in the current command batch. Imported buffers need COPY_SRC / COPY_DST for transfers (a ValueError names the missing one). */
   copy(src: WebGPUAllocation, srcOffset: number, dst: WebGPUAllocation, dstOffset: number, nbytes: number): void;
+  /**
+   * An allocation over another library's GPUBuffer (no copy). Rejects
+   * (TypeError / ValueError) what is not a GPUBuffer, a buffer without
+   * STORAGE usage, a mapped one, one whose size is not a non-zero multiple of
+   * 4, one made on another device and a destroyed one. owned: free()
+   * destroys the buffer. `what` names the caller in errors.
+   */
+  importBuffer(buffer: GPUBuffer, owned?: boolean, what?: string): Promise<WebGPUAllocation>;
+  /** The allocation's GPUBuffer, for another library: recorded work is submitted first; the allocation becomes `exported`. */
+  exportBuffer(handle: WebGPUAllocation): GPUBuffer;
+  /** Submits the recorded work without waiting for it. */
+  flush(): void;
   /**
    * Submits pending work and waits for it; rejects with deferred GPU errors
    * (ValueError / MemoryError), or a RuntimeError naming the loss when the
    * device was lost and init() has not run since.
    */
   sync(): Promise<void>;
-  /** Destroys the device (loss reason "destroyed"); init() acquires a new one. */
+  /** Destroys the device (loss reason "destroyed"); init() acquires a new one. An adopted device is only released, not destroyed. */
   dispose(): void;
 
   // Kernels: record work into `out` (returned) and check shapes and dtypes.

@@ -1,14 +1,17 @@
-// The WebGPU device backend: adapter and device acquisition, device memory
-// (allocate/free/upload/download/copy), error reporting and device loss.
+// The WebGPU device backend: adapter and device acquisition (or adoption of
+// a GPUDevice another library made), device memory
+// (allocate/free/upload/download/copy), buffers shared with other libraries
+// (importBuffer/exportBuffer), error reporting and device loss.
 // It depends on nothing else in webffi: the runtime hands it a `gpu` object
-// (navigator.gpu, or `create([...])` from npm `webgpu` in Node) and a
-// `makeError(kind, message)` that builds the runtime's error values, and
-// plugs it in as the backend for device type 15 (`webgpu:0`).
+// (navigator.gpu, or `create([...])` from npm `webgpu` in Node) or a
+// `device`, and a `makeError(kind, message)` that builds the runtime's error
+// values, and plugs it in as the backend for device type 15 (`webgpu:0`).
 
 import { BufferUsage, MapMode } from './gpu_flags.js';
 import { CommandBatch } from './batch.js';
 import { StagingPool } from './staging.js';
 import { KERNELS, kernelMethods } from './kernels.js';
+import { missingNeeds } from './tvm_shaders.js';
 
 export { KERNELS };
 export const WEBGPU_DEVICE_TYPE = 15;
@@ -33,6 +36,10 @@ const RAISED_LIMITS = [
 // Enabled where the adapter has them (TVM's f16 and subgroup kernels use them).
 const OPTIONAL_FEATURES = ['shader-f16', 'subgroups'];
 const LOST_GRACE_MS = 250;
+// Allocations are rounded up to 16 bytes: other libraries' kernels (ORT's)
+// read and write whole vec4s, and the padding is then the allocation's own.
+const ALLOC_ALIGN = 16;
+const COMPUTE = 0x4; // GPUShaderStage.COMPUTE
 const REPORTED_LIMITS = [
   'maxBufferSize',
   'maxStorageBufferBindingSize',
@@ -63,13 +70,15 @@ const noAdapterHint = (levels) =>
     : 'The browser offers no usable GPU (its GPU or driver may be blocklisted: chrome://gpu says why in Chromium); ' +
       'Chromium on a machine without a supported GPU needs --enable-unsafe-webgpu (SwiftShader)');
 
-/** One acquired GPUDevice and everything that lives and dies with it. */
+/** One acquired (or adopted) GPUDevice and everything that lives and dies with it. */
 class DeviceState {
-  constructor(generation, adapter, device, featureLevel) {
+  constructor(generation, adapter, device, featureLevel, adopted) {
     this.generation = generation;
-    this.adapter = adapter;
+    this.adapter = adapter; // null for an adopted device
     this.device = device;
     this.featureLevel = featureLevel;
+    this.adopted = adopted; // made by another library: never destroyed by webffi
+    this.shared = adopted; // other libraries use it too (adopted, or handed out by shareDevice())
     // Fixed for the device, copied into a plain object: reading device.limits
     // builds a new object, and each of its fields is a native getter.
     this.limits = {};
@@ -85,19 +94,28 @@ class DeviceState {
     this.deferredError = null; // first uncaptured GPU error not yet reported
     this.bytesAllocated = 0;
     this.tail = new Uint8Array(4); // scratch for a write's last partial word
+    this.probeLayout = null; // importBuffer's bind group layout, made on first use
   }
 }
 
 let nextAllocationId = 0;
 
-/** A device allocation. Knows the device generation it was made on. */
+/**
+ * A device allocation. Knows the device generation it was made on. One over
+ * a buffer another library made is `imported` (destroyed on free only when
+ * `owned`); one whose buffer was handed out (exportBuffer) is `exported`
+ * (never destroyed nor reused by webffi: the other library may still hold it).
+ */
 class WebGPUAllocation {
-  constructor(state, buffer, nbytes) {
+  constructor(state, buffer, nbytes, imported = false, owned = true) {
     this.id = nextAllocationId++;
     this.state = state;
     this.buffer = buffer;
     this.nbytes = nbytes;
     this.freed = false;
+    this.imported = imported;
+    this.owned = owned;
+    this.exported = false;
   }
   get generation() {
     return this.state.generation;
@@ -106,6 +124,7 @@ class WebGPUAllocation {
 
 class WebGPUBackend {
   #gpu;
+  #adopted; // a GPUDevice to use instead of acquiring one (undefined: acquire)
   #makeError;
   #logger;
   #options;
@@ -114,8 +133,9 @@ class WebGPUBackend {
   #initPromise = null;
   #generation = 0;
 
-  constructor({ gpu, makeError = defaultMakeError, logger = console, ...options }) {
+  constructor({ gpu, device, makeError = defaultMakeError, logger = console, ...options }) {
     this.#gpu = gpu;
+    this.#adopted = device;
     this.#makeError = makeError;
     this.#logger = logger;
     this.#options = options;
@@ -143,10 +163,21 @@ class WebGPUBackend {
     return this.#current('device').device;
   }
 
+  /**
+   * The GPUDevice, handed to another library (rt.gpuDevice): from now on
+   * GPU errors are no longer kept from the console, as they may be that
+   * library's.
+   */
+  shareDevice() {
+    const s = this.#current('gpuDevice');
+    s.shared = true;
+    return s.device;
+  }
+
   info() {
     const s = this.#state;
     if (!s) return null;
-    const a = s.adapter.info ?? {};
+    const a = s.adapter?.info ?? s.device.adapterInfo ?? {};
     const limits = {};
     for (const k of REPORTED_LIMITS) limits[k] = s.limits[k];
     return {
@@ -154,6 +185,7 @@ class WebGPUBackend {
       deviceType: this.deviceType,
       generation: s.generation,
       featureLevel: s.featureLevel,
+      adopted: s.adopted,
       adapter: {
         vendor: a.vendor ?? '',
         architecture: a.architecture ?? '',
@@ -185,7 +217,7 @@ class WebGPUBackend {
     let buffer;
     try {
       buffer = device.createBuffer({
-        size: Math.max(4, align4(nbytes)),
+        size: Math.max(ALLOC_ALIGN, Math.ceil(nbytes / ALLOC_ALIGN) * ALLOC_ALIGN),
         usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
       });
     } finally {
@@ -201,14 +233,69 @@ class WebGPUBackend {
     this.#checkHandle(handle, 'free', true);
     handle.freed = true;
     const s = handle.state;
+    if (handle.imported) {
+      // Another library's buffer: destroyed only when it was handed over (owned).
+      if (handle.owned) s.batch.destroyAfterSubmit(handle.buffer);
+      return;
+    }
     if (s.lost) return; // the device took its memory with it
     s.bytesAllocated -= handle.buffer.size;
-    s.batch.destroyAfterSubmit(handle.buffer);
+    // An exported buffer may still be in use by the library it went to: it is
+    // left to that library (and the garbage collector), never destroyed here.
+    if (!handle.exported) s.batch.destroyAfterSubmit(handle.buffer);
+  }
+
+  /**
+   * An allocation over `buffer`, a GPUBuffer another library made on this
+   * device (no copy). Refused: not a GPUBuffer, no STORAGE usage, mapped,
+   * not a non-zero multiple of 4 bytes, made on another device, destroyed.
+   * `owned`: free() destroys the buffer; otherwise it stays the other
+   * library's. `what` names the caller in errors.
+   */
+  async importBuffer(buffer, owned = false, what = 'importBuffer') {
+    const s = this.#current(what);
+    if (!isGPUBuffer(buffer)) {
+      throw this.#makeError('TypeError', `${what}: expected a GPUBuffer, got ${typeName(buffer)}`);
+    }
+    if (!(buffer.usage & BufferUsage.STORAGE)) {
+      throw this.#makeError('ValueError',
+        `${what}: the buffer's usage (0x${buffer.usage.toString(16)}) lacks STORAGE (0x80); webffi's kernels bind tensors as storage buffers`);
+    }
+    if (buffer.mapState !== 'unmapped') {
+      throw this.#makeError('ValueError', `${what}: the buffer is ${buffer.mapState === 'mapped' ? 'mapped' : 'being mapped'}; unmap it first`);
+    }
+    if (buffer.size < 4 || buffer.size % 4) {
+      throw this.#makeError('ValueError', `${what}: the buffer has ${buffer.size} bytes; storage buffers need a non-zero multiple of 4`);
+    }
+    const problem = await this.#probe(s, buffer);
+    if (problem) throw this.#makeError('ValueError', `${what}: ${problem}`);
+    if (s.lost) throw this.#lostError(s, what);
+    return new WebGPUAllocation(s, buffer, buffer.size, true, owned);
+  }
+
+  /**
+   * The GPUBuffer behind an allocation, for another library. The work
+   * recorded so far is submitted first, so queue order makes the other
+   * library's later submits see its results. The allocation is marked
+   * exported: when freed, webffi neither reuses nor destroys the buffer.
+   */
+  exportBuffer(handle) {
+    const s = this.#checkHandle(handle, 'exportBuffer');
+    handle.exported = true;
+    if (s.batch.pending) s.batch.flush();
+    return handle.buffer;
+  }
+
+  /** Submits the work recorded so far (without waiting for it). */
+  flush() {
+    const s = this.#state;
+    if (s?.batch.pending) s.batch.flush();
   }
 
   /** Host to device: writes `bytes` (an ArrayBuffer or a view) at byteOffset. */
   upload(handle, byteOffset, bytes) {
     const s = this.#checkHandle(handle, 'upload');
+    if (handle.imported) this.#requireUsage(handle, BufferUsage.COPY_DST, 'COPY_DST (0x8)', 'upload');
     const view = ArrayBuffer.isView(bytes) ? bytes : isArrayBuffer(bytes) ? new Uint8Array(bytes) : null;
     if (!view) throw this.#makeError('TypeError', 'upload: bytes must be an ArrayBuffer or a typed array');
     const nbytes = view.byteLength;
@@ -229,6 +316,7 @@ class WebGPUBackend {
   /** Device to host. Resolves to `out` (or a new Uint8Array) holding the bytes. */
   async download(handle, byteOffset, nbytes, out) {
     const s = this.#checkHandle(handle, 'download');
+    if (handle.imported) this.#requireUsage(handle, BufferUsage.COPY_SRC, 'COPY_SRC (0x4)', 'download');
     this.#checkRange('download', handle, byteOffset, nbytes, false);
     if (out !== undefined && !(out instanceof Uint8Array && out.byteLength >= nbytes)) {
       throw this.#makeError('TypeError', `download: out must be a Uint8Array of at least ${nbytes} bytes`);
@@ -264,6 +352,8 @@ class WebGPUBackend {
     }
     this.#checkRange('copy', src, srcOffset, nbytes, false);
     this.#checkRange('copy', dst, dstOffset, nbytes, true);
+    if (src.imported) this.#requireUsage(src, BufferUsage.COPY_SRC, 'COPY_SRC (0x4)', 'copy');
+    if (dst.imported) this.#requireUsage(dst, BufferUsage.COPY_DST, 'COPY_DST (0x8)', 'copy');
     if (srcOffset % 4) {
       throw this.#makeError('ValueError', `copy: source offset ${srcOffset} is not a multiple of 4`);
     }
@@ -283,9 +373,22 @@ class WebGPUBackend {
     this.#throwDeferred(s);
   }
 
-  /** Destroys the device (reason "destroyed"); init() acquires a new one. */
+  /**
+   * Destroys the device (reason "destroyed"); init() acquires a new one. An
+   * adopted device is not webffi's to destroy: what webffi made on it is
+   * released and webffi stops using it.
+   */
   dispose() {
-    this.#state?.device.destroy();
+    const s = this.#state;
+    if (!s) return;
+    if (!s.adopted) {
+      s.device.destroy();
+      return;
+    }
+    for (const { buffer } of s.params.values()) buffer.destroy();
+    s.params.clear();
+    s.pipelines.clear();
+    this.#onLost(s, { reason: 'destroyed', message: 'webffi released the device it was given' });
   }
 
   // ---- for kernels.js (mixed into this class) ----
@@ -304,6 +407,7 @@ class WebGPUBackend {
   }
 
   async #acquire() {
+    if (this.#adopted !== undefined) return this.#adopt(this.#adopted);
     const gpu = this.#gpu;
     if (!gpu || typeof gpu.requestAdapter !== 'function') {
       throw this.#makeError('RuntimeError', NO_GPU_HINT);
@@ -341,17 +445,86 @@ class WebGPUBackend {
     } catch (e) {
       throw this.#makeError('RuntimeError', `WebGPU adapter ${name} refused a device: ${e?.message ?? e}`);
     }
-    const state = new DeviceState(++this.#generation, adapter, device, featureLevel);
+    return this.#use(new DeviceState(++this.#generation, adapter, device, featureLevel, false));
+  }
+
+  /** A GPUDevice another library made: checked against what the kernels need. */
+  #adopt(device) {
+    if (this.#generation > 0) {
+      // After a loss: only the library that made the device can make another.
+      throw this.#makeError('RuntimeError',
+        'the GPUDevice webffi was given (load({ gpuDevice })) is gone, and webffi does not replace a device it did not make: load a runtime with the new device');
+    }
+    if (!isGPUDevice(device)) {
+      throw this.#makeError('TypeError', `gpuDevice: expected a GPUDevice, got ${typeName(device)}`);
+    }
+    const missing = missingNeeds(device, REQUIRED_LIMITS);
+    if (missing.length) {
+      throw this.#makeError('RuntimeError', `the GPUDevice given to webffi lacks what its kernels need: ${missing.join(', ')}`);
+    }
+    const featureLevel = device.features.has('core-features-and-limits') ? 'core' : 'compatibility';
+    return this.#use(new DeviceState(++this.#generation, null, device, featureLevel, true));
+  }
+
+  #use(state) {
+    const device = state.device;
     device.addEventListener('uncapturederror', (event) => {
-      event.preventDefault?.(); // reported through sync()/download(), not the console
       const err = event.error;
       const kind = err?.constructor?.name === 'GPUOutOfMemoryError' ? 'MemoryError' : 'ValueError';
-      state.deferredError ??= { kind, message: `WebGPU ${kind === 'MemoryError' ? 'out of memory' : 'validation error'}: ${err?.message}` };
+      let message = `WebGPU ${kind === 'MemoryError' ? 'out of memory' : 'validation error'}: ${err?.message}`;
+      if (state.shared) {
+        // The device is shared: the error may be another library's, which may want it reported as usual.
+        message += ' (on the shared GPUDevice: the error may come from another library\'s work)';
+      } else {
+        event.preventDefault?.(); // reported through sync()/download(), not the console
+      }
+      state.deferredError ??= { kind, message };
     });
     device.lost.then((info) => this.#onLost(state, info));
     this.#state = state;
     this.#lostState = null;
     return this.info();
+  }
+
+  /**
+   * Why `buffer` cannot be used on this device, or null: a bind group over it
+   * fails when another device made it, and a submit that uses it fails when
+   * it was destroyed (WebGPU reports both only asynchronously).
+   */
+  async #probe(s, buffer) {
+    const device = s.device;
+    s.probeLayout ??= device.createBindGroupLayout({
+      entries: [{ binding: 0, visibility: COMPUTE, buffer: { type: 'read-only-storage' } }],
+    });
+    let foreign;
+    let destroyed;
+    let group;
+    device.pushErrorScope('validation');
+    try {
+      group = device.createBindGroup({ layout: s.probeLayout, entries: [{ binding: 0, resource: { buffer, offset: 0, size: 4 } }] });
+    } catch (e) {
+      group = e; // thrown (not reported) where the buffer is not a GPUBuffer of this implementation
+    } finally {
+      foreign = device.popErrorScope();
+    }
+    if (group instanceof Error) {
+      await foreign.catch(() => null);
+      return `the buffer cannot be bound on webffi's device: ${group.message}`;
+    }
+    device.pushErrorScope('validation');
+    try {
+      const encoder = device.createCommandEncoder();
+      const pass = encoder.beginComputePass();
+      pass.setBindGroup(0, group);
+      pass.end();
+      device.queue.submit([encoder.finish()]);
+    } finally {
+      destroyed = device.popErrorScope();
+    }
+    const [f, d] = await Promise.all([foreign, destroyed]);
+    if (f) return `the buffer belongs to another GPUDevice, not the one webffi uses (pass that device as load({ gpuDevice }), or put the other library on rt.gpuDevice) [${firstLine(f.message)}]`;
+    if (d) return `the buffer was destroyed [${firstLine(d.message)}]`;
+    return null;
   }
 
   #onLost(state, info) {
@@ -364,7 +537,7 @@ class WebGPUBackend {
       this.#initPromise = null;
     }
     if (state.lost.reason !== 'destroyed') {
-      this.#logger?.warn?.(`webffi: ${lostText(state)}; call init() to acquire a new device`);
+      this.#logger?.warn?.(`webffi: ${lostText(state)}; ${nextDevice(state)}`);
     }
   }
 
@@ -387,6 +560,13 @@ class WebGPUBackend {
       throw this.#makeError('ValueError', `${what}: the allocation belongs to another WebGPU backend`);
     }
     return s;
+  }
+
+  /** An imported buffer may lack the usage a transfer needs (webffi's own have them all). */
+  #requireUsage(handle, bit, name, what) {
+    if (!(handle.buffer.usage & bit)) {
+      throw this.#makeError('ValueError', `${what}: the imported buffer's usage (0x${handle.buffer.usage.toString(16)}) lacks ${name}`);
+    }
   }
 
   #checkRange(what, handle, byteOffset, nbytes, writing) {
@@ -432,7 +612,7 @@ class WebGPUBackend {
   }
 
   #lostError(s, what) {
-    return this.#makeError('RuntimeError', `${what}: ${lostText(s)}; call init() to acquire a new device`);
+    return this.#makeError('RuntimeError', `${what}: ${lostText(s)}; ${nextDevice(s)}`);
   }
 
   #afterFailure(s, what, e) {
@@ -446,9 +626,29 @@ function lostText(s) {
   return `the WebGPU device was lost (reason "${s.lost.reason}"${detail}); its allocations are gone`;
 }
 
+function nextDevice(s) {
+  return s.adopted
+    ? 'webffi does not replace a device another library made: load a runtime with that library\'s new device (load({ gpuDevice }))'
+    : 'call init() to acquire a new device';
+}
+
 function describeAdapter(adapter) {
   const i = adapter.info ?? {};
   return `"${[i.vendor, i.architecture, i.device, i.description].filter(Boolean).join(' ') || 'unknown'}"`;
+}
+
+function firstLine(text) {
+  return String(text).split('\n')[0];
+}
+
+function isGPUBuffer(v) {
+  return v !== null && typeof v === 'object' && typeof v.size === 'number' && typeof v.usage === 'number' &&
+    typeof v.mapAsync === 'function' && typeof v.destroy === 'function';
+}
+
+function isGPUDevice(v) {
+  return v !== null && typeof v === 'object' && typeof v.createBuffer === 'function' && typeof v.queue === 'object' &&
+    typeof v.limits === 'object' && typeof v.features?.has === 'function' && typeof v.pushErrorScope === 'function';
 }
 
 function typeName(v) {
