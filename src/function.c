@@ -116,7 +116,7 @@ static void wf_func_set_int(TVMFFIAny* any, int32_t value) {
 
 static int wf_func_set_word(TVMFFIAny* any, int32_t kind, int32_t word, int32_t index) {
   any->zero_padding = 0;
-  switch (kind & 3) {
+  switch (kind & ((1 << WEBFFI_WORD_BITS) - 1)) {
     case WEBFFI_WORD_INT:
       any->type_index = kTVMFFIInt;
       any->v_int64 = word;
@@ -129,7 +129,7 @@ static int wf_func_set_word(TVMFFIAny* any, int32_t kind, int32_t word, int32_t 
       any->type_index = kTVMFFIBool;
       any->v_int64 = word != 0;
       return 0;
-    default: /* a handle: its header knows its type */
+    case WEBFFI_WORD_OBJECT: /* a handle: its header knows its type */
       if (word == 0) {
         return wf_err_raise("ValueError", "WebFFIFunctionCallWords: argument %d is a NULL handle",
                             (int)index);
@@ -138,6 +138,18 @@ static int wf_func_set_word(TVMFFIAny* any, int32_t kind, int32_t word, int32_t 
       any->v_obj = (TVMFFIObject*)(uintptr_t)(uint32_t)word;
       any->type_index = any->v_obj->type_index;
       return 0;
+    case WEBFFI_WORD_RAW_STR:
+      if (word == 0) {
+        return wf_err_raise("ValueError", "WebFFIFunctionCallWords: argument %d is a NULL string",
+                            (int)index);
+      }
+      any->type_index = kTVMFFIRawStr;
+      any->v_int64 = 0;
+      any->v_c_str = (const char*)(uintptr_t)(uint32_t)word;
+      return 0;
+    default:
+      return wf_err_raise("ValueError", "WebFFIFunctionCallWords: argument %d has an unknown kind %d",
+                          (int)index, (int)(kind & ((1 << WEBFFI_WORD_BITS) - 1)));
   }
 }
 
@@ -158,7 +170,7 @@ int WebFFIFunctionCallWords(TVMFFIObjectHandle func, int32_t num_args, int32_t k
   } else {
     const int32_t words[4] = {w0, w1, w2, w3};
     for (int32_t i = 0; i < num_args; ++i) {
-      if (wf_func_set_word(&args[i], kinds >> (2 * i), words[i], i) != 0) return -1;
+      if (wf_func_set_word(&args[i], kinds >> (WEBFFI_WORD_BITS * i), words[i], i) != 0) return -1;
     }
   }
   result->type_index = kTVMFFINone;

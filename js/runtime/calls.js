@@ -19,11 +19,14 @@ const DECREF = 0;
 const FREE = 1;
 const END_BORROW = 2; // the pair's second item is a view to call [RELEASE] on
 
-// Argument kinds of WebFFIFunctionCallWords (webffi.h), two bits each.
+// Argument kinds of WebFFIFunctionCallWords (webffi.h), four bits each.
 const WORD_INT = 0;
 const WORD_NONE = 1;
 const WORD_BOOL = 2;
 const WORD_OBJECT = 3;
+const WORD_RAW_STR = 4; // the only kind with this bit: an OR of kinds tells whether a string is among them
+/** Strings up to this long are tried as plain ASCII by a loop; longer ones go to TextEncoder. */
+const ASCII_LOOP_MAX = 256;
 
 export function install(state) {
   const { x, w: guarded, L, heap, trap, hooks, objectClasses, jsValues, jsOpaque, addHandle, releaseHandle, decref, poison, core } = state;
@@ -266,7 +269,28 @@ export function install(state) {
     }
     const tmp = alloc(3 * n + 1);
     fresh();
+    if (n <= ASCII_LOOP_MAX && asciiInto(s, tmp)) {
+      writeObject(w, tmp, T_RAW_STR); // what writeLongString makes of it, without a second pass
+      return;
+    }
     writeLongString(w, s, tmp, heap.writeUtf8(s, tmp));
+  }
+
+  /**
+   * Writes s at p as a NUL-terminated C string when it is plain ASCII
+   * without NUL (the common case: names, keys, messages); false, and
+   * nothing promised about [p, p + n], otherwise. One pass, no encoder.
+   */
+  function asciiInto(s, p) {
+    const n = s.length;
+    const u8 = U8;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if ((c - 1) >>> 0 >= 0x7f) return false; // NUL, or not ASCII
+      u8[p + i] = c;
+    }
+    u8[p + n] = 0;
+    return true;
   }
 
   /** A NUL-free string goes as `const char*`; one with NUL bytes as a String. */
@@ -710,12 +734,15 @@ export function install(state) {
 
   /**
    * The kind of v when it travels as one 32-bit word (int32, null/undefined,
-   * bool, a live handle); -1 when it needs the general path.
+   * bool, a live handle, a string long enough to go as `const char*`, as
+   * the general path passes it); -1 when it needs the general path.
    */
   function wordKind(v) {
     switch (typeof v) {
       case 'number':
         return isInt32(v) ? WORD_INT : -1;
+      case 'string':
+        return v.length >= SMALL_MAX && v.length <= ASCII_LOOP_MAX ? WORD_RAW_STR : -1;
       case 'undefined':
         return WORD_NONE;
       case 'boolean':
@@ -731,11 +758,22 @@ export function install(state) {
     }
   }
 
-  /** The word of a value wordKind accepted. */
+  /** The word of a value wordKind accepted; a string is written above sp (0: it is not plain ASCII). */
   function wordOf(v, kind) {
     if (kind === WORD_INT) return v;
     if (kind === WORD_BOOL) return v ? 1 : 0;
-    return kind === WORD_NONE ? 0 : v[PTR];
+    if (kind === WORD_NONE) return 0;
+    return kind === WORD_OBJECT ? v[PTR] : stringWord(v);
+  }
+
+  /** A string as a `const char*` in the frame, or 0 when it is not plain ASCII without NUL or has no room. */
+  function stringWord(s) {
+    const p = sp;
+    const next = (p + s.length + 16) & -16;
+    fresh();
+    if (next > scratchEnd || !asciiInto(s, p)) return 0;
+    sp = next;
+    return p;
   }
 
   /**
@@ -752,18 +790,23 @@ export function install(state) {
     const k1 = n < 2 || isInt32(a1) ? WORD_INT : wordKind(a1);
     const k2 = n < 3 || isInt32(a2) ? WORD_INT : wordKind(a2);
     const k3 = n < 4 || isInt32(a3) ? WORD_INT : wordKind(a3);
-    if (!fn || trap.poisoned || trap.unwound || result + ANY > scratchEnd || (k0 | k1 | k2 | k3) < 0) {
+    const kinds = k0 | k1 | k2 | k3;
+    if (!fn || trap.poisoned || trap.unwound || result + ANY > scratchEnd || kinds < 0) {
       return webffiCall(f, n, null, a0, a1, a2, a3);
     }
+    sp = result + ANY; // strings and the callbacks run during the call go above the result
     // Missing arguments go as 0: cheaper to pass than undefined.
     const w0 = n < 1 ? 0 : k0 === WORD_INT ? a0 : wordOf(a0, k0);
     const w1 = n < 2 ? 0 : k1 === WORD_INT ? a1 : wordOf(a1, k1);
     const w2 = n < 3 ? 0 : k2 === WORD_INT ? a2 : wordOf(a2, k2);
     const w3 = n < 4 ? 0 : k3 === WORD_INT ? a3 : wordOf(a3, k3);
-    sp = result + ANY; // callbacks run during the call allocate above the result
+    if ((kinds & WORD_RAW_STR) !== 0 && !stringsWritten(k0, w0, k1, w1, k2, w2, k3, w3)) {
+      sp = result;
+      return webffiCall(f, n, null, a0, a1, a2, a3);
+    }
     let rc;
     try {
-      rc = callWords(fn, n, k0 | (k1 << 2) | (k2 << 4) | (k3 << 6), w0, w1, w2, w3, result);
+      rc = callWords(fn, n, k0 | (k1 << 4) | (k2 << 8) | (k3 << 12), w0, w1, w2, w3, result);
     } catch (e) {
       trap.unwound = true;
       sp = result;
@@ -776,6 +819,12 @@ export function install(state) {
     const r = result >> 2;
     if (I32[r] === T_INT && I32[r + 3] === I32[r + 2] >> 31) return I32[r + 2];
     return readAny(result, true);
+  }
+
+  /** Whether every string argument made it into the frame as ASCII (stringWord's 0: it did not). */
+  function stringsWritten(k0, w0, k1, w1, k2, w2, k3, w3) {
+    return (k0 !== WORD_RAW_STR || w0 !== 0) && (k1 !== WORD_RAW_STR || w1 !== 0) &&
+      (k2 !== WORD_RAW_STR || w2 !== 0) && (k3 !== WORD_RAW_STR || w3 !== 0);
   }
 
   /**

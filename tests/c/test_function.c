@@ -79,7 +79,7 @@ void function_call_words_status_and_result(void) {
   TVMFFIObjectHandle f = NULL, echo = NULL;
   CHECK(TVMFFIFunctionCreate(NULL, add_ints, NULL, &f) == 0);
   TVMFFIAny result = any_int(99); /* overwritten: the result starts as None */
-  const int32_t two_ints = WEBFFI_WORD_INT | (WEBFFI_WORD_INT << 2);
+  const int32_t two_ints = WEBFFI_WORD_INT | (WEBFFI_WORD_INT << WEBFFI_WORD_BITS);
   CHECK_EQ_INT(WebFFIFunctionCallWords(f, 2, two_ints, 40, -42, 0, 0, &result), 1);
   CHECK_EQ_INT(result.type_index, kTVMFFIInt);
   CHECK_EQ_INT(result.v_int64, -2);
@@ -88,16 +88,29 @@ void function_call_words_status_and_result(void) {
   CHECK_EQ_INT(WebFFIFunctionCallWords(f, 5, 0, 0, 0, 0, 0, &result), -1);
   CHECK_RAISED("ValueError", "WebFFIFunctionCallWords: invalid arguments (num_args 5)");
   CHECK(TVMFFIFunctionCreate(NULL, echo_second, NULL, &echo) == 0);
-  const int32_t int_bool = WEBFFI_WORD_INT | (WEBFFI_WORD_BOOL << 2);
+  const int32_t int_bool = WEBFFI_WORD_INT | (WEBFFI_WORD_BOOL << WEBFFI_WORD_BITS);
   CHECK_EQ_INT(WebFFIFunctionCallWords(echo, 2, int_bool, 0, 7, 0, 0, &result), 1);
   CHECK(result.type_index == kTVMFFIBool && result.v_int64 == 1);
-  const int32_t int_none = WEBFFI_WORD_INT | (WEBFFI_WORD_NONE << 2);
+  const int32_t int_none = WEBFFI_WORD_INT | (WEBFFI_WORD_NONE << WEBFFI_WORD_BITS);
   CHECK_EQ_INT(WebFFIFunctionCallWords(echo, 2, int_none, 0, 7, 0, 0, &result), 0);
   CHECK_EQ_INT(result.type_index, kTVMFFINone);
-  const int32_t int_object = WEBFFI_WORD_INT | (WEBFFI_WORD_OBJECT << 2);
+  const int32_t int_object = WEBFFI_WORD_INT | (WEBFFI_WORD_OBJECT << WEBFFI_WORD_BITS);
   CHECK_EQ_INT(WebFFIFunctionCallWords(echo, 2, int_object, 0, 0, 0, 0, &result), -1);
   CHECK_RAISED("ValueError", "WebFFIFunctionCallWords: argument 1 is a NULL handle");
+  const int32_t int_str = WEBFFI_WORD_INT | (WEBFFI_WORD_RAW_STR << WEBFFI_WORD_BITS);
+  CHECK_EQ_INT(WebFFIFunctionCallWords(echo, 2, int_str, 0, 0, 0, 0, &result), -1);
+  CHECK_RAISED("ValueError", "WebFFIFunctionCallWords: argument 1 is a NULL string");
+  const int32_t int_unknown = WEBFFI_WORD_INT | (15 << WEBFFI_WORD_BITS);
+  CHECK_EQ_INT(WebFFIFunctionCallWords(echo, 2, int_unknown, 0, 7, 0, 0, &result), -1);
+  CHECK_RAISED("ValueError", "WebFFIFunctionCallWords: argument 1 has an unknown kind 15");
 #if UINTPTR_MAX == 0xFFFFFFFFu
+  /* A string travels as its address (wasm32), as a `const char*`; the result owns a copy. */
+  static const char text[] = "longer than a small string";
+  CHECK_EQ_INT(WebFFIFunctionCallWords(echo, 2, int_str, 0, (int32_t)(uintptr_t)text, 0, 0, &result), 1);
+  CHECK_EQ_INT(result.type_index, kTVMFFIStr);
+  TVMFFIByteArray* got = TVMFFIBytesGetByteArrayPtr(result.v_obj);
+  CHECK(got->size == sizeof(text) - 1 && memcmp(got->data, text, got->size) == 0);
+  TVMFFIObjectDecRef(result.v_obj);
   /* A handle travels as its address (wasm32); the callee borrows it. */
   CHECK_EQ_INT(WebFFIFunctionCallWords(echo, 2, int_object, 0, (int32_t)(uintptr_t)f, 0, 0, &result), 1);
   CHECK(result.type_index == kTVMFFIFunction && result.v_obj == (TVMFFIObject*)f);
