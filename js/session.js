@@ -443,16 +443,19 @@ export function serve(target, port, options = {}) {
     let result;
     try {
       // the synchronous part is the peer's: charged to the runtime's peer budget (js/peers.js)
-      result = asPeer(rt, () => {
-        const args = decodeValue(c.args, decodeOptions(rt)); // an array: checked to be an encoded one
-        for (const h of args) if (isHandle(h) && !table.has(h)) held.push(h);
-        return invoke(rt, c, args, held);
-      });
+      result = asPeer(rt, runPeerPart, rt, c, held);
     } catch (error) {
       return outcome(c, result, held, error);
     }
     if (typeof result?.then === 'function' || c.mode === 'value') return runLocalAsync(c, result, held);
     return outcome(c, result, held, NO_ERROR);
+  }
+
+  /** A call's synchronous part: its arguments decoded, the function invoked. */
+  function runPeerPart(rt, c, held) {
+    const args = decodeValue(c.args, decodeOptions(rt)); // an array: checked to be an encoded one
+    for (const h of args) if (isHandle(h) && !table.has(h)) held.push(h);
+    return invoke(rt, c, args, held);
   }
 
   async function runLocalAsync(c, pending, held) {
