@@ -1,7 +1,15 @@
-// The hot paths, kept in one file so V8 inlines across them: the call
-// frames over the scratch area, JS values written as Anys (JS -> Any), Anys
-// read as JS values (Any -> JS), and calls both ways. Everything here closes
-// over plain locals; the heap views are refreshed by fresh().
+// The hot paths, kept in one file so V8 inlines across them. Everything
+// here closes over plain locals; the heap views are refreshed by fresh().
+// The sections of install(), in order:
+//   memory and frames    alloc() in the scratch area, cleanups, check()
+//   JS -> Any            writeArg and each kind of value (strings, containers, PODs)
+//   Any -> JS            readAny, objects, dtypes, devices
+//   calls (JS -> C)      webffiCallFixed: up to four one-word arguments (ints,
+//                        bools, None, handles, ASCII strings) as wasm parameters;
+//                        webffiCall: the general path; makeCallable
+//   callbacks (C -> JS)  webffiCallJS, the `webffi.call_js` import
+//   toFFI                a JS value as a handle
+// What the by-value codec reads in bulk is in bulk_read.js.
 import { Device, DataType, IntValue, FloatValue } from '../values.js';
 import { FFIObject, PTR, RUNTIME, AS_POD, RELEASE, functionPrototype, runtimeOf, stampRuntime, isHandle } from '../objects.js';
 import { FFIError, MemoryError, OverflowError, FFITypeError, ValueError } from '../errors.js';
@@ -31,7 +39,7 @@ const ASCII_LOOP_MAX = 256;
 export function install(state) {
   const { x, w: guarded, L, heap, trap, hooks, objectClasses, jsValues, jsOpaque, addHandle, releaseHandle, decref, poison, core } = state;
   const {
-    ANY, OBJ, PAYLOAD, BA, BA_DATA, BA_SIZE, OBJ_TI, OPAQUE_HANDLE, DT, DEV, MAP, SMALL_MAX, size,
+    ANY, OBJ, PAYLOAD, BA, BA_DATA, BA_SIZE, OBJ_TI, OPAQUE_HANDLE, DT, DEV, SMALL_MAX, size,
     T_NONE, T_INT, T_BOOL, T_FLOAT, T_PTR, T_DLTENSOR_PTR, T_DTYPE, T_DEVICE, T_RAW_STR, T_BYTE_ARRAY,
     T_SMALL_STR, T_SMALL_BYTES, T_OBJECT, T_STR, T_BYTES, T_ERROR, T_FUNCTION, T_OPAQUE,
   } = L;
@@ -610,74 +618,7 @@ export function install(state) {
     return new Device(type, id, L.deviceNames.get(type) ?? `device(${type})`);
   }
 
-  // Bulk readers for the by-value codec (js/clone.js), which must tell an FFI
-  // float 1.0 from an int 1 and reads containers straight from their cells.
-  // They push onto the array they are given: a packed array, which
-  // structured clone copies far faster than a holey one.
-  /** [elements address, count] of an Array or List. */
-  const seqCell = (wrapper) => {
-    const cell = hooks.ptrOf(wrapper) + OBJ;
-    return [U32[(cell + L.off['TVMFFISeqCell.data']) >> 2], readInt64(cell + L.off['TVMFFISeqCell.size'])];
-  };
-  /** The Any at p as JS, for the codec: int32s without a call (the common case), objects as new handles. */
-  const readItem = (p) => {
-    const w = p >> 2;
-    return I32[w] === T_INT && I32[w + 3] === I32[w + 2] >> 31 ? I32[w + 2] : readAny(p, false);
-  };
-  Object.assign(hooks, {
-    /** Pushes the elements of an Array or List onto out, read straight from its cell (objects as new handles). */
-    seqItems(wrapper, out) {
-      const [data, n] = seqCell(wrapper);
-      for (let i = 0; i < n; i++) out.push(readItem(data + ANY * i));
-      return out;
-    },
-    /** An Array's or List's elements as an Int32Array when every one is an int32-range int, else null. */
-    seqInt32(wrapper) {
-      const [data, n] = seqCell(wrapper);
-      const out = new Int32Array(n);
-      const words = I32;
-      for (let i = 0, w = data >> 2; i < n; i++, w += ANY >> 2) {
-        const lo = words[w + 2];
-        if (words[w] !== T_INT || words[w + 3] !== lo >> 31) return null;
-        out[i] = lo;
-      }
-      return out;
-    },
-    /** Pushes a Map's or Dict's keys and values onto out, flat and in insertion order, read straight from its storage. */
-    mapItems(wrapper, out) {
-      const obj = hooks.ptrOf(wrapper);
-      const data = U32[(obj + MAP.data) >> 2];
-      const count = readInt64(obj + MAP.size);
-      if (U32[(obj + MAP.slots + 4) >> 2] & 0x80000000) {
-        for (let e = data, end = data + MAP.entrySize * count; e < end; e += MAP.entrySize) {
-          out.push(readItem(e + MAP.key), readItem(e + MAP.value));
-        }
-        return out;
-      }
-      // dense: slot indices are below 2^32 in a 32-bit memory; a high word
-      // of all ones is the end of the list
-      let slot = U32[(obj + MAP.head) >> 2];
-      let high = U32[(obj + MAP.head + 4) >> 2];
-      for (let n = 0; n < count && high !== 0xffffffff; n++) {
-        const item = data + (slot >>> 4) * MAP.blockSize + MAP.blockItems + (slot & 15) * MAP.itemSize;
-        out.push(readItem(item + MAP.key), readItem(item + MAP.value));
-        slot = U32[(item + MAP.itemNext) >> 2];
-        high = U32[(item + MAP.itemNext + 4) >> 2];
-      }
-      return out;
-    },
-    /** A Shape's dimensions. */
-    shapeDims(wrapper) {
-      const cell = hooks.ptrOf(wrapper) + OBJ;
-      const data = U32[(cell + L.off['TVMFFIShapeCell.data']) >> 2];
-      const n = U32[(cell + L.off['TVMFFIShapeCell.size']) >> 2];
-      const dims = new Array(n);
-      for (let i = 0; i < n; i++) dims[i] = readInt64(data + 8 * i);
-      return dims;
-    },
-  });
-
-  // ----------------------------------------------------------- calls
+  // ------------------------------------------------- calls (JS -> C)
   // Exports on the hot paths, held in constants: a property load from the
   // exports object (hundreds of entries, a dictionary) costs more than the
   // call itself and keeps V8 from inlining the call.
@@ -875,6 +816,7 @@ export function install(state) {
     return U32[out >> 2];
   }
 
+  // -------------------------------------------- callbacks (C -> JS)
   /** A callback argument, int32s read inline (the common case: no call). */
   function readArgFast(p) {
     const w = p >> 2;
@@ -975,6 +917,7 @@ export function install(state) {
     runCleanups(mark);
   }
 
+  // ---------------------------------------------------------- toFFI
   /** Converts a JS value to an FFI handle (e.g. a JS function to a Function). */
   function toFFI(value) {
     if (trap.poisoned) throw state.fatal();
