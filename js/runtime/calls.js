@@ -33,8 +33,8 @@ const WORD_NONE = 1;
 const WORD_BOOL = 2;
 const WORD_OBJECT = 3;
 const WORD_RAW_STR = 4; // the only kind with this bit: an OR of kinds tells whether a string is among them
-/** Strings up to this long are tried as plain ASCII by a loop; longer ones go to TextEncoder. */
-const ASCII_LOOP_MAX = 256;
+/** Strings up to this long are tried as plain ASCII by a loop; longer ones go to TextEncoder (faster from about 48-64 characters on). */
+const ASCII_LOOP_MAX = 48;
 
 export function install(state) {
   const { x, w: guarded, L, heap, trap, hooks, objectClasses, jsValues, jsOpaque, addHandle, releaseHandle, decref, poison, core } = state;
@@ -699,22 +699,11 @@ export function install(state) {
     }
   }
 
-  /** The word of a value wordKind accepted; a string is written above sp (0: it is not plain ASCII). */
+  /** The word of a value wordKind accepted other than a string. */
   function wordOf(v, kind) {
     if (kind === WORD_INT) return v;
     if (kind === WORD_BOOL) return v ? 1 : 0;
-    if (kind === WORD_NONE) return 0;
-    return kind === WORD_OBJECT ? v[PTR] : stringWord(v);
-  }
-
-  /** A string as a `const char*` in the frame, or 0 when it is not plain ASCII without NUL or has no room. */
-  function stringWord(s) {
-    const p = sp;
-    const next = (p + s.length + 16) & -16;
-    fresh();
-    if (next > scratchEnd || !asciiInto(s, p)) return 0;
-    sp = next;
-    return p;
+    return kind === WORD_NONE ? 0 : v[PTR];
   }
 
   /**
@@ -722,7 +711,8 @@ export function install(state) {
    * each (ints, bools, None, handles: the common case) go to C as wasm
    * parameters: C writes the Anys, which costs less than writing them from
    * JS, and nothing can throw or need releasing before the call, so no frame
-   * bookkeeping is needed either.
+   * bookkeeping is needed either. Calls with a string among them take
+   * webffiCallStrings, out of this function's way.
    */
   function webffiCallFixed(f, n, a0, a1, a2, a3) {
     const fn = f[PTR];
@@ -735,19 +725,60 @@ export function install(state) {
     if (!fn || trap.poisoned || trap.unwound || result + ANY > scratchEnd || kinds < 0) {
       return webffiCall(f, n, null, a0, a1, a2, a3);
     }
-    sp = result + ANY; // strings and the callbacks run during the call go above the result
+    if ((kinds & WORD_RAW_STR) !== 0) return webffiCallStrings(f, n, k0, k1, k2, k3, a0, a1, a2, a3);
     // Missing arguments go as 0: cheaper to pass than undefined.
     const w0 = n < 1 ? 0 : k0 === WORD_INT ? a0 : wordOf(a0, k0);
     const w1 = n < 2 ? 0 : k1 === WORD_INT ? a1 : wordOf(a1, k1);
     const w2 = n < 3 ? 0 : k2 === WORD_INT ? a2 : wordOf(a2, k2);
     const w3 = n < 4 ? 0 : k3 === WORD_INT ? a3 : wordOf(a3, k3);
-    if ((kinds & WORD_RAW_STR) !== 0 && !stringsWritten(k0, w0, k1, w1, k2, w2, k3, w3)) {
+    return callWithWords(f, fn, n, k0 | (k1 << 4) | (k2 << 8) | (k3 << 12), w0, w1, w2, w3, result);
+  }
+
+  /**
+   * webffiCallFixed with plain ASCII strings among the arguments: each one is
+   * written above the result slot as a `const char*` (what the general path
+   * makes of it); a string that is not plain ASCII sends the call down the
+   * general path after all.
+   */
+  function webffiCallStrings(f, n, k0, k1, k2, k3, a0, a1, a2, a3) {
+    const result = sp;
+    sp = result + ANY;
+    const w0 = n < 1 ? 0 : k0 === WORD_RAW_STR ? stringWord(a0) : wordOf(a0, k0);
+    const w1 = n < 2 ? 0 : k1 === WORD_RAW_STR ? stringWord(a1) : wordOf(a1, k1);
+    const w2 = n < 3 ? 0 : k2 === WORD_RAW_STR ? stringWord(a2) : wordOf(a2, k2);
+    const w3 = n < 4 ? 0 : k3 === WORD_RAW_STR ? stringWord(a3) : wordOf(a3, k3);
+    if (w0 === -1 || w1 === -1 || w2 === -1 || w3 === -1) {
       sp = result;
       return webffiCall(f, n, null, a0, a1, a2, a3);
     }
+    return callWithWords(f, f[PTR], n, k0 | (k1 << 4) | (k2 << 8) | (k3 << 12), w0, w1, w2, w3, result);
+  }
+
+  /**
+   * A string as a `const char*` at sp (sp moves past it), or -1 when it is
+   * not plain ASCII without NUL or has no room (never an address: those are
+   * 16-aligned).
+   */
+  function stringWord(s) {
+    const p = sp;
+    const next = (p + s.length + 16) & -16;
+    fresh();
+    if (next > scratchEnd || !asciiInto(s, p)) return -1;
+    sp = next;
+    return p;
+  }
+
+  /**
+   * Calls fn through WebFFIFunctionCallWords with the result slot at
+   * `result`; callbacks run during the call allocate above it, and above
+   * any strings written for the call (sp already past them); its result as JS.
+   */
+  function callWithWords(f, fn, n, kinds, w0, w1, w2, w3, result) {
     let rc;
+    const top = sp;
+    sp = top > result + ANY ? top : result + ANY;
     try {
-      rc = callWords(fn, n, k0 | (k1 << 4) | (k2 << 8) | (k3 << 12), w0, w1, w2, w3, result);
+      rc = callWords(fn, n, kinds, w0, w1, w2, w3, result);
     } catch (e) {
       trap.unwound = true;
       sp = result;
@@ -760,12 +791,6 @@ export function install(state) {
     const r = result >> 2;
     if (I32[r] === T_INT && I32[r + 3] === I32[r + 2] >> 31) return I32[r + 2];
     return readAny(result, true);
-  }
-
-  /** Whether every string argument made it into the frame as ASCII (stringWord's 0: it did not). */
-  function stringsWritten(k0, w0, k1, w1, k2, w2, k3, w3) {
-    return (k0 !== WORD_RAW_STR || w0 !== 0) && (k1 !== WORD_RAW_STR || w1 !== 0) &&
-      (k2 !== WORD_RAW_STR || w2 !== 0) && (k3 !== WORD_RAW_STR || w3 !== 0);
   }
 
   /**
