@@ -747,7 +747,7 @@ export function install(state) {
     const w1 = n < 2 ? 0 : k1 === WORD_RAW_STR ? stringWord(a1) : wordOf(a1, k1);
     const w2 = n < 3 ? 0 : k2 === WORD_RAW_STR ? stringWord(a2) : wordOf(a2, k2);
     const w3 = n < 4 ? 0 : k3 === WORD_RAW_STR ? stringWord(a3) : wordOf(a3, k3);
-    if (w0 === -1 || w1 === -1 || w2 === -1 || w3 === -1) {
+    if (notWritten(k0, w0) || notWritten(k1, w1) || notWritten(k2, w2) || notWritten(k3, w3)) {
       sp = result;
       return webffiCall(f, n, null, a0, a1, a2, a3);
     }
@@ -755,17 +755,22 @@ export function install(state) {
   }
 
   /**
-   * A string as a `const char*` at sp (sp moves past it), or -1 when it is
-   * not plain ASCII without NUL or has no room (never an address: those are
-   * 16-aligned).
+   * A string as a `const char*` at sp (sp moves past it), or 0 when it is
+   * not plain ASCII without NUL or has no room (never an address: the
+   * scratch area is not at 0).
    */
   function stringWord(s) {
     const p = sp;
     const next = (p + s.length + 16) & -16;
     fresh();
-    if (next > scratchEnd || !asciiInto(s, p)) return -1;
+    if (next > scratchEnd || !asciiInto(s, p)) return 0;
     sp = next;
     return p;
+  }
+
+  /** Whether a string argument's word is stringWord's 0 (the string takes the general path). */
+  function notWritten(kind, word) {
+    return kind === WORD_RAW_STR && word === 0;
   }
 
   /**

@@ -34,7 +34,7 @@ const text = fc.tuple(lengths, fc.array(char, { minLength: 1, maxLength: 8 }), f
     for (let i = 0; s.length < n; i++) s += ascii ? String.fromCharCode(0x41 + (i % 26)) : pool[i % pool.length];
     return s.slice(0, n);
   });
-const other = fc.oneof(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), fc.constant(null), fc.constant(true), fc.constant('handle'));
+const other = fc.oneof(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), fc.constantFrom(0, -1), fc.constant(null), fc.constant(true), fc.constant('handle'));
 const args = fc.array(fc.oneof(text.map((s) => ({ s })), other), { minLength: 1, maxLength: 7 });
 
 const real = (a) => (a?.s !== undefined ? a.s : a === 'handle' ? handle : a);
