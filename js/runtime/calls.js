@@ -731,7 +731,7 @@ export function install(state) {
     const w1 = n < 2 ? 0 : k1 === WORD_INT ? a1 : wordOf(a1, k1);
     const w2 = n < 3 ? 0 : k2 === WORD_INT ? a2 : wordOf(a2, k2);
     const w3 = n < 4 ? 0 : k3 === WORD_INT ? a3 : wordOf(a3, k3);
-    return callWithWords(f, fn, n, k0 | (k1 << 4) | (k2 << 8) | (k3 << 12), w0, w1, w2, w3, result);
+    return webffiCallWithWords(f, fn, n, k0 | (k1 << 4) | (k2 << 8) | (k3 << 12), w0, w1, w2, w3, result);
   }
 
   /**
@@ -751,7 +751,7 @@ export function install(state) {
       sp = result;
       return webffiCall(f, n, null, a0, a1, a2, a3);
     }
-    return callWithWords(f, f[PTR], n, k0 | (k1 << 4) | (k2 << 8) | (k3 << 12), w0, w1, w2, w3, result);
+    return webffiCallWithWords(f, f[PTR], n, k0 | (k1 << 4) | (k2 << 8) | (k3 << 12), w0, w1, w2, w3, result);
   }
 
   /**
@@ -774,11 +774,12 @@ export function install(state) {
   }
 
   /**
+   * (Named webffi*: a glue frame, left out of backtraces, js/backtrace.js.)
    * Calls fn through WebFFIFunctionCallWords with the result slot at
    * `result`; callbacks run during the call allocate above it, and above
    * any strings written for the call (sp already past them); its result as JS.
    */
-  function callWithWords(f, fn, n, kinds, w0, w1, w2, w3, result) {
+  function webffiCallWithWords(f, fn, n, kinds, w0, w1, w2, w3, result) {
     let rc;
     const top = sp;
     sp = top > result + ANY ? top : result + ANY;
