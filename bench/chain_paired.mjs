@@ -23,8 +23,8 @@ const lengths = (process.env.CHAIN_LENGTHS ?? '10,100').split(',').map(Number);
 const only = process.env.CHAIN_CASES?.split(',');
 
 console.log(`paired in one process, ${rounds} rounds, other = ${otherRoot}`);
-console.log('| chain | CPU us/dispatch: other | ours | raw | us/kernel: other | ours | raw | ours/other (us/kernel) | same |');
-console.log('|---|---:|---:|---:|---:|---:|---:|---:|---|');
+console.log('| chain | CPU us/dispatch: other | ours | raw | us/kernel: other | ours | raw | ours/raw (us/kernel) | other/raw | ours/other | same |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
 for (const c of chainCases()) {
   if (only && !only.includes(c.name)) continue;
   const x0 = randomFloats(numel(c.shape));
@@ -36,6 +36,7 @@ for (const c of chainCases()) {
     const cpu = sides.map(() => []);
     const ms = sides.map(() => []);
     const ratio = [];
+    const toRaw = [[], []]; // other / raw, ours / raw, per round
     const iters = Math.max(2, Math.ceil(200 / n));
     for (let r = 0; r < rounds; r++) {
       const order = r % 2 ? [2, 1, 0] : [0, 1, 2];
@@ -58,9 +59,11 @@ for (const c of chainCases()) {
         t[i] = total;
       }
       ratio.push(t[1] / t[0]);
+      toRaw[0].push(t[0] / t[2]);
+      toRaw[1].push(t[1] / t[2]);
     }
     const f = (v) => median(v).toFixed(1);
-    console.log(`| ${c.name} x${n} | ${f(cpu[0])} | ${f(cpu[1])} | ${f(cpu[2])} | ${f(ms[0])} | ${f(ms[1])} | ${f(ms[2])} | ${median(ratio).toFixed(2)} | ${same ? 'yes' : 'NO'} |`);
+    console.log(`| ${c.name} x${n} | ${f(cpu[0])} | ${f(cpu[1])} | ${f(cpu[2])} | ${f(ms[0])} | ${f(ms[1])} | ${f(ms[2])} | ${median(toRaw[1]).toFixed(2)} | ${median(toRaw[0]).toFixed(2)} | ${median(ratio).toFixed(2)} | ${same ? 'yes' : 'NO'} |`);
   }
   for (const s of sides) s.dispose?.();
 }

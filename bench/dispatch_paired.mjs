@@ -68,16 +68,20 @@ const sides = [a, b, rawSide];
 for (let i = 0; i < 5; i++) for (const s of sides) await s.run(true);
 const t = sides.map(() => []);
 const ratio = [];
+const toRaw = [[], []]; // other / raw, ours / raw, per round
 for (let r = 0; r < rounds; r++) {
   const order = [[0, 1, 2], [2, 1, 0], [1, 0, 2], [2, 0, 1]][r % 4];
   const got = [];
   for (const i of order) got[i] = await sides[i].run();
   got.forEach((v, i) => t[i].push(v));
   ratio.push(got[1] / got[0]);
+  toRaw[0].push(got[0] / got[2]);
+  toRaw[1].push(got[1] / got[2]);
 }
 const q = (xs, f) => [...xs].sort((u, v) => u - v)[Math.floor(f * (xs.length - 1))];
 console.log(`CPU us per kernel call (add 1K, chained, output disposed), ${rounds} paired rounds, other = ${otherRoot}`);
 console.log(`other ${median(t[0]).toFixed(2)}  ours ${median(t[1]).toFixed(2)}  raw recording ${median(t[2]).toFixed(2)}  ours/other ${median(ratio).toFixed(3)} (p25-p75 ${q(ratio, 0.25).toFixed(2)}-${q(ratio, 0.75).toFixed(2)})`);
+console.log(`against the raw recording (its floor): ours ${median(toRaw[1]).toFixed(2)}x (p25-p75 ${q(toRaw[1], 0.25).toFixed(2)}-${q(toRaw[1], 0.75).toFixed(2)}), other ${median(toRaw[0]).toFixed(2)}x`);
 timer.restore();
 a.engine.dispose();
 b.engine.dispose();

@@ -4,9 +4,13 @@
 // serves a runtime with WebGPU as a session and, on the same port, a
 // hand-written postMessage protocol doing the same GPU work (messages with
 // a `raw` field: the session ignores them).
+// workerData.root names another checkout to take the runtime from
+// (bench/workers_paired.mjs); by default this tree's.
 import { parentPort, workerData } from 'node:worker_threads';
-import { decodeValue, serve, load } from '../js/index.js';
-import { loadTesting } from '../js/testing.js';
+
+const js = workerData.root ? `file://${workerData.root.replace(/\/$/, '')}/js/` : new URL('../js/', import.meta.url).href;
+const { decodeValue, serve, load } = await import(`${js}index.js`);
+const { loadTesting } = await import(`${js}testing.js`);
 
 if (workerData.role === 'sink') {
   let count = 0;

@@ -246,12 +246,12 @@ function encode(v, s, memo) {
 
 /** A JS object (not a handle, typed array or buffer), encoded once per encodeValue. */
 function encodeObject(v, s) {
+  if (v instanceof Error) return encodeError(v, kindOf(v), s); // first: a failed call's reply is one
   if (v[REMOTE_REF] === true) {
     if (s.remote !== null) return s.remote(v);
     throw refuse(describe(v), 'it names an object in a worker: pass it to calls on its own session, or send its value (`await ref.fetch()`)');
   }
-  if (v instanceof FFIError) return encodeError(v, v.kind, s);
-  if (v instanceof Error) return encodeError(v, kindOf(v), s);
+  if (v instanceof FFIError) return encodeError(v, v.kind, s); // a class given to registerError that does not extend Error
   if (Array.isArray(v)) {
     const n = v.length;
     countItems(s, n);

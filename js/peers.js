@@ -84,13 +84,17 @@ export function releaseForPeer(n) {
   held = Math.max(0, held - n);
 }
 
-/** Runs fn() as a peer's request (charged to the budget); for the session server. */
-export function asPeer(rt, fn) {
+/**
+ * Runs fn(a, b, c) as a peer's request (charged to the budget); for the
+ * session server, which passes its arguments rather than a closure made
+ * per call.
+ */
+export function asPeer(rt, fn, a, b, c) {
   const x = entries(rt);
-  if (!x) return fn();
+  if (!x) return fn(a, b, c);
   x.WebFFIPeerEnter();
   try {
-    return fn();
+    return fn(a, b, c);
   } finally {
     x.WebFFIPeerLeave();
   }

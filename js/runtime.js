@@ -11,6 +11,7 @@
 //   poison.js     poisoning on a real trap; guarded exports
 //   js_values.js  JS values held by C (callbacks, thrown values)
 //   calls.js      memory and frames, JS -> Any, Any -> JS, calls (the hot paths)
+//   bulk_read.js  containers read straight from their cells, for the by-value codec
 //   lifetimes.js  wrapper lifetimes, scopes, the hooks wrappers reach
 //   reflection.js type info and reflected classes
 //   raise.js      errors across the boundary
@@ -22,6 +23,7 @@ import { layoutOf } from './runtime/layout.js';
 import * as poison from './runtime/poison.js';
 import * as jsValues from './runtime/js_values.js';
 import * as calls from './runtime/calls.js';
+import * as bulkRead from './runtime/bulk_read.js';
 import * as lifetimes from './runtime/lifetimes.js';
 import * as reflection from './runtime/reflection.js';
 import * as raise from './runtime/raise.js';
@@ -51,7 +53,7 @@ export function createRuntime(core, options = {}) {
     hooks: {}, // what wrappers reach as this[RUNTIME], filled by the sections
     objectClasses: new Map(), // type index -> wrapper class
   };
-  for (const section of [poison, jsValues, calls, lifetimes, reflection, raise, registry, surface]) {
+  for (const section of [poison, jsValues, calls, bulkRead, lifetimes, reflection, raise, registry, surface]) {
     section.install(state);
   }
   return { runtime: state.runtime, imports: { callJS: state.callJS, releaseJS: state.releaseHandle } };

@@ -18,7 +18,7 @@
 import { encodeValue, decodeValue } from './clone.js';
 import { makeError, FFITypeError, FFIError, ValueError } from './errors.js';
 import { backtraceStackLines, callerFrames } from './backtrace.js';
-import { isHandle } from './objects.js';
+import { isHandle, INTERNALS } from './objects.js';
 import { RemoteObject, makeRemote, endedError } from './remote.js';
 import { asPeer, heldBytes, holdForPeer, releaseForPeer } from './peers.js';
 
@@ -168,6 +168,8 @@ const OPS = new Set(['call', 'fetch', 'tensor', 'getFunction', 'loadModule', 'in
 /** How a call's result comes back (`result`): by value where it can, else remote; always remote; always by value. */
 const RESULT_MODES = new Set(['auto', 'remote', 'value']);
 const CPU = 1;
+/** What outcome() is given for a call that threw nothing. */
+const NO_ERROR = Symbol('no error');
 
 /** What a client learns about an object the server keeps for it. */
 function describeRemote(v) {
@@ -430,37 +432,59 @@ export function serve(target, port, options = {}) {
   };
   const isKept = (c, v) => c.kept !== null && c.kept.has(v);
 
-  /** Runs a call here (target is a runtime); null when it was cancelled meanwhile. */
-  async function runLocal(rt, c) {
+  /**
+   * Runs a call here (target is a runtime): its encoded outcome, or a
+   * promise of it when the function is asynchronous or the result is wanted
+   * by value (a download); null when it was cancelled meanwhile. A
+   * synchronous call finishes synchronously: no promise per call.
+   */
+  function runLocal(rt, c) {
     const held = []; // handles made for the call: released after it unless the reply keeps them
     let result;
     try {
       // the synchronous part is the peer's: charged to the runtime's peer budget (js/peers.js)
-      result = asPeer(rt, () => {
-        const args = decodeValue(c.args, { runtime: rt, remote: table.lookup }); // an array: checked to be an encoded one
-        for (const h of args) if (isHandle(h) && !table.has(h)) held.push(h);
-        return invoke(rt, c, args, held);
-      });
+      result = asPeer(rt, runPeerPart, rt, c, held);
+    } catch (error) {
+      return outcome(c, result, held, error);
+    }
+    if (typeof result?.then === 'function' || c.mode === 'value') return runLocalAsync(c, result, held);
+    return outcome(c, result, held, NO_ERROR);
+  }
+
+  /** A call's synchronous part: its arguments decoded, the function invoked. */
+  function runPeerPart(rt, c, held) {
+    const args = decodeValue(c.args, decodeOptions(rt)); // an array: checked to be an encoded one
+    for (const h of args) if (isHandle(h) && !table.has(h)) held.push(h);
+    return invoke(rt, c, args, held);
+  }
+
+  async function runLocalAsync(c, pending, held) {
+    let result = pending;
+    try {
       if (typeof result?.then === 'function') result = await result;
       if (c.mode === 'value') result = await byValue(result, held);
-      if (!c.live()) return null;
-      let value;
-      keeping = c;
-      try {
-        if (result?.[DOWNLOADED]) {
-          const { shape, dtype, data } = result;
-          if (data.byteOffset === 0 && data.buffer.byteLength === data.byteLength) c.transfer.push(data.buffer); // a fresh download
-          value = ['X', 'ffi.Tensor', { shape, dtype, data }];
-        } else if (c.mode === 'remote' && result !== null && (typeof result === 'object' || typeof result === 'function')) {
-          value = keep(result);
-        } else {
-          value = encodeValue(result, c.mode === 'auto' ? (c.transferAll ? { transfer: c.transfer, keep } : { fresh: c.transfer, keep }) : (c.transferAll ? { transfer: c.transfer } : { fresh: c.transfer }));
-        }
-      } finally {
-        keeping = null;
-      }
-      return { ok: true, value };
     } catch (error) {
+      return outcome(c, result, held, error);
+    }
+    return outcome(c, result, held, NO_ERROR);
+  }
+
+  /**
+   * The encoded outcome of a call that has run (`thrown`: what it threw, or
+   * NO_ERROR); null when it was cancelled. Releases what the call made and
+   * the reply does not keep.
+   */
+  function outcome(c, result, held, thrown) {
+    let error = thrown;
+    try {
+      if (error === NO_ERROR) {
+        if (!c.live()) return null;
+        try {
+          return { ok: true, value: encodeResult(c, result) };
+        } catch (e) {
+          error = e;
+        }
+      }
       rollback(c);
       if (!c.live()) return null;
       return { ok: false, error: encodeFailure(error) };
@@ -469,6 +493,34 @@ export function serve(target, port, options = {}) {
       if (!isKept(c, result) && !table.has(result)) release(result);
     }
   }
+
+  function encodeResult(c, result) {
+    const type = typeof result;
+    if (result === null || (type !== 'object' && type !== 'function' && type !== 'symbol')) return result; // its own encoding
+    keeping = c;
+    try {
+      if (result[DOWNLOADED]) {
+        const { shape, dtype, data } = result;
+        if (data.byteOffset === 0 && data.buffer.byteLength === data.byteLength) c.transfer.push(data.buffer); // a fresh download
+        return ['X', 'ffi.Tensor', { shape, dtype, data }];
+      }
+      if (c.mode === 'remote') return keep(result);
+      return encodeValue(result, c.mode === 'auto' ? (c.transferAll ? { transfer: c.transfer, keep } : { fresh: c.transfer, keep }) : (c.transferAll ? { transfer: c.transfer } : { fresh: c.transfer }));
+    } finally {
+      keeping = null;
+    }
+  }
+
+  // decodeValue's options for a runtime, made once.
+  let decodeFor = null;
+  let decodeWith = null;
+  const decodeOptions = (rt) => {
+    if (decodeFor !== rt) {
+      decodeWith = { runtime: rt, remote: table.lookup };
+      decodeFor = rt;
+    }
+    return decodeWith;
+  };
 
   /** `this` of a served JS function. */
   const contextOf = (rt, c) => ({ get signal() { return c.call.signal; }, runtime: rt });
@@ -479,6 +531,8 @@ export function serve(target, port, options = {}) {
       case undefined: {
         const fn = served.size === 0 ? undefined : served.get(c.name);
         if (fn) return fn.apply(contextOf(rt, c), tensorArgs(rt, args, held));
+        const byName = rt[INTERNALS]?.globalByName; // the runtime keeps the wrapper between calls
+        if (byName) return byName(c.name)(...args);
         const f = rt.getGlobal(c.name);
         held.push(f);
         return f(...args);
@@ -512,8 +566,8 @@ export function serve(target, port, options = {}) {
     }
   }
 
-  const onMessage = async (m) => {
-    if (m === null || typeof m !== 'object') return;
+  /** Hello, cancel, release and close. */
+  const onControl = async (m) => {
     switch (m.wrpc) {
       case 'hello':
         await lockReady;
@@ -547,11 +601,12 @@ export function serve(target, port, options = {}) {
         table.clear();
         resolved?.peerClosed?.();
         return;
-      case 'call':
-        break;
       default:
-        return;
     }
+  };
+
+  /** A call: checked, then run at once when the target is ready (else when it is). */
+  const onCall = (m) => {
     const { id, name, op, args } = m;
     const mode = m.result ?? 'auto';
     if (!isCallId(id)) return; // nothing to answer to
@@ -584,34 +639,22 @@ export function serve(target, port, options = {}) {
     const call = new InFlightCall();
     inFlight.set(id, call);
     const live = () => inFlight.get(id) === call;
-    let t;
-    try {
-      t = await ready;
-    } catch (e) {
-      if (inFlight.delete(id)) reply(id, { ok: false, error: encodeFailure(e) });
+    if (resolved !== null) {
+      dispatch(resolved, m, id, call, live);
       return;
     }
-    if (!live()) return; // cancelled while the target was loading
+    ready.then((t) => {
+      if (live()) dispatch(t, m, id, call, live); // else cancelled while the target was loading
+    }, (e) => {
+      if (inFlight.delete(id)) reply(id, { ok: false, error: encodeFailure(e) });
+    });
+  };
+
+  /** Runs a checked call on the ready target `t` and answers it. */
+  function dispatch(t, m, id, call, live) {
+    const { name, op, args } = m;
     if (typeof t?.callEncoded === 'function') {
-      // Forwarding: the next server decides, unless this one was given an allowlist.
-      if (op === undefined && exposedNext !== null && !exposedNext(name)) {
-        inFlight.delete(id);
-        reply(id, { ok: false, error: encodeFailure(notExposed(name)) });
-        return;
-      }
-      if (op === 'loadModule' && exposedNext !== null && !exposedNext('webffi.loadModule')) {
-        inFlight.delete(id);
-        refuseCall(id, 'RPCError', 'this worker does not forward module loading (serve\'s expose names `webffi.loadModule`)');
-        return;
-      }
-      try {
-        const r = await t.callEncoded(name, args, { signal: call.signal, op, result: m.result });
-        if (inFlight.delete(id)) reply(id, r, r.transfer);
-        else r.rollback?.(); // cancelled meanwhile: what the reply kept goes
-      } catch (e) {
-        // Cancelled by the client: nothing to answer (and no longer in flight).
-        if (!call.cancelled && inFlight.delete(id)) reply(id, { ok: false, error: encodeFailure(e) });
-      }
+      forward(t, m, id, call).catch(() => {});
       return;
     }
     if (!allowed(op, name)) {
@@ -622,20 +665,55 @@ export function serve(target, port, options = {}) {
       reply(id, { ok: false, error: encodeFailure(e) });
       return;
     }
-    const transfer = [];
-    const c = { name, op, args, mode, call, live, transfer, transferAll: transferResults, kept: null, ids: null };
-    const r = await runLocal(t, c);
+    const c = { name, op, args, mode: m.result ?? 'auto', call, live, transfer: [], transferAll: transferResults, kept: null, ids: null };
+    const r = runLocal(t, c);
+    if (typeof r?.then === 'function') r.then((out) => answer(id, c, out), () => {});
+    else answer(id, c, r);
+  }
+
+  /** Posts a local call's outcome, unless it was cancelled meanwhile (then what its reply kept goes). */
+  function answer(id, c, r) {
     if (r === null) return;
-    if (inFlight.delete(id)) {
-      reply(id, r, transfer, c);
-    } else {
-      rollback(c);
+    if (inFlight.delete(id)) reply(id, r, c.transfer, c);
+    else rollback(c);
+  }
+
+  /** Forwarding: the next server decides, unless this one was given an allowlist. */
+  async function forward(t, m, id, call) {
+    const { name, op, args } = m;
+    if (op === undefined && exposedNext !== null && !exposedNext(name)) {
+      inFlight.delete(id);
+      reply(id, { ok: false, error: encodeFailure(notExposed(name)) });
+      return;
     }
-  };
+    if (op === 'loadModule' && exposedNext !== null && !exposedNext('webffi.loadModule')) {
+      inFlight.delete(id);
+      refuseCall(id, 'RPCError', 'this worker does not forward module loading (serve\'s expose names `webffi.loadModule`)');
+      return;
+    }
+    try {
+      const r = await t.callEncoded(name, args, { signal: call.signal, op, result: m.result });
+      if (inFlight.delete(id)) reply(id, r, r.transfer);
+      else r.rollback?.(); // cancelled meanwhile: what the reply kept goes
+    } catch (e) {
+      // Cancelled by the client: nothing to answer (and no longer in flight).
+      if (!call.cancelled && inFlight.delete(id)) reply(id, { ok: false, error: encodeFailure(e) });
+    }
+  }
+
   const onMessageSafely = (m) => {
-    onMessage(m).catch(() => {
-      // onMessage answers every failure it can; what is left (a port that
-      // refuses to post) must not become an unhandled rejection that ends the worker.
+    if (m === null || typeof m !== 'object') return;
+    if (m.wrpc === 'call') {
+      try {
+        onCall(m);
+      } catch {
+        // onCall answers every failure it can; a port that refuses to post must not end the worker
+      }
+      return;
+    }
+    onControl(m).catch(() => {
+      // what is left (a port that refuses to post) must not become an
+      // unhandled rejection that ends the worker
     });
   };
   const stop = transport.listen(onMessageSafely, () => {});
@@ -732,6 +810,7 @@ export class Session {
   #encodeRef;
   #decodeRef;
   #made = null;
+  #decodeOptions;
 
   constructor(transport, options) {
     const { timeout = 0, runtime = null, name = 'worker' } = options ?? {};
@@ -763,9 +842,9 @@ export class Session {
       if (h === undefined) this.#made.set(id, h = makeRemote(this.#owner, id, meta));
       return h;
     };
+    this.#decodeOptions = { runtime, remote: this.#decodeRef };
     this.#stop = transport.listen((m) => this.#onMessage(m), (why) => this.#fail(why));
-    this.ready = this.#request({ wrpc: 'hello', version: PROTOCOL_VERSION }, undefined,
-      { timeout: handshake, what: 'the handshake' }, 0).then((m) => this.#checkHello(m), (e) => {
+    this.ready = this.#request({ wrpc: 'hello', version: PROTOCOL_VERSION }, undefined, handshake, undefined, 0).then((m) => this.#checkHello(m), (e) => {
       if (e?.kind === 'RPCSessionTimeoutError') {
         // Nothing answered: most often nothing serves on that port yet.
         e = makeError('RPCSessionTimeoutError', `webffi session: the ${this.#name} did not answer the handshake ` +
@@ -805,7 +884,7 @@ export class Session {
    */
   call(name, args = [], options = {}) {
     if (typeof name !== 'string') return Promise.reject(new FFITypeError(`session.call(name, args): name is a string, not ${typeof name}`));
-    return this.#invoke(name, undefined, args, options, `the call to \`${name}\``);
+    return this.#invoke(name, undefined, args, options);
   }
 
   /**
@@ -818,35 +897,46 @@ export class Session {
 
   /** A session operation on remote objects (js/remote.js). */
   #op(op, args, options) {
-    return this.#invoke(undefined, op, args, op === 'fetch' ? { ...options, result: 'value' } : options, `${op}()`);
+    return this.#invoke(undefined, op, args, op === 'fetch' ? { ...options, result: 'value' } : options);
   }
 
-  async #invoke(name, op, args, options, what) {
+  async #invoke(name, op, args, options) {
     if (!Array.isArray(args)) throw new FFITypeError('session.call(name, args): args is an array');
     options ??= {};
     const transfer = []; // the caller's buffers only when asked; our own copies (CPU tensors) always
     const encoded = encodeValue(args, { transfer: options.transfer ? transfer : undefined, fresh: transfer, remote: this.#encodeRef });
-    const r = await this.#send(name, op, encoded, options, transfer);
-    if (r.ok) {
+    let m;
+    try {
+      m = await this.#request(callMessage(name, op, encoded, options.result), transfer, options.timeout ?? this.#timeout, options.signal);
+    } catch (e) {
+      if (options.signal?.aborted && e === options.signal.reason) throw e;
+      throw this.#answered(encodeFailure(e), name, op, true); // as a copy, like the worker's errors
+    }
+    if (m.wrpc === 'ok') {
       this.#made = null;
       try {
-        return decodeValue(r.value, { runtime: this.#runtime, remote: this.#decodeRef });
+        return decodeValue(m.value, this.#decodeOptions);
       } finally {
         this.#made = null;
       }
     }
+    throw this.#answered(m.error, name, op, false);
+  }
+
+  /** The error of a failed call from its encoded form; the worker's with its frames marked remote. */
+  #answered(data, name, op, local) {
     let e;
     let why = null;
     try {
-      e = decodeValue(r.error);
+      e = decodeValue(data);
       if (!(e instanceof Error)) why = `not an error but ${e === null ? 'null' : typeof e}`;
     } catch (bad) {
       why = bad.message;
     }
     if (why !== null) {
-      throw makeError('RPCError', `webffi session: the ${this.#name} answered ${what} with a malformed error (${why})`);
+      return makeError('RPCError', `webffi session: the ${this.#name} answered ${whatOf(name, op)} with a malformed error (${why})`);
     }
-    throw r.local ? e : markRemote(e, callerFrames(this.#invoke));
+    return local ? e : markRemote(e, callerFrames(this.#invoke));
   }
 
   /**
@@ -858,17 +948,8 @@ export class Session {
    */
   callEncoded(name, args, options = {}, transfer = undefined) {
     options ??= {};
-    return this.#send(name, options.op, args, options, transfer);
-  }
-
-  #send(name, op, args, options, transfer) {
-    const timeout = options.timeout ?? this.#timeout;
-    const result = options.result;
-    const message = op === undefined
-      ? (result === undefined ? { wrpc: 'call', name, args } : { wrpc: 'call', name, args, result })
-      : { wrpc: 'call', op, args, result };
-    const what = op === undefined ? `the call to \`${name}\`` : `${op}()`;
-    return this.#request(message, transfer, { timeout, signal: options.signal, what })
+    const message = callMessage(name, options.op, args, options.result);
+    return this.#request(message, transfer, options.timeout ?? this.#timeout, options.signal)
       .then((m) => (m.wrpc === 'ok' ? { ok: true, value: m.value } : { ok: false, error: m.error }),
         (e) => {
           if (options.signal?.aborted && e === options.signal.reason) throw e;
@@ -934,7 +1015,7 @@ export class Session {
     return this.#closed !== null;
   }
 
-  #request(message, transfer, { timeout, signal, what }, id = this.#next++) {
+  #request(message, transfer, timeout, signal, id = this.#next++) {
     if (this.#closed) return Promise.reject(this.#closed);
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.#releases.length) this.#flushReleases(); // releases reach the worker before later calls
@@ -944,6 +1025,7 @@ export class Session {
         entry.timer = setTimeout(() => {
           this.#settle(id);
           if (id) this.#transport.post({ wrpc: 'cancel', id });
+          const what = message.wrpc === 'hello' ? 'the handshake' : whatOf(message.name, message.op);
           reject(makeError('RPCSessionTimeoutError', `webffi session: ${what} timed out after ${timeout} ms`));
         }, timeout);
       }
@@ -992,6 +1074,17 @@ export class Session {
     this.#stop();
     for (const id of [...this.#pending.keys()]) this.#settle(id).reject(e);
   }
+}
+
+/** A call message (its id is added when it is sent). */
+function callMessage(name, op, args, result) {
+  if (op !== undefined) return { wrpc: 'call', op, args, result };
+  return result === undefined ? { wrpc: 'call', name, args } : { wrpc: 'call', name, args, result };
+}
+
+/** What a request is called in errors: `the call to \`f\`` or `fetch()`. */
+function whatOf(name, op) {
+  return op === undefined ? `the call to \`${name}\`` : `${op}()`;
 }
 
 /** An error's encoded form; one whose cause cannot travel is sent as the refusal. */

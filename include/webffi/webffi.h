@@ -32,15 +32,20 @@ TVM_FFI_DLL uint32_t WebFFIObjectStrongCount(TVMFFIObjectHandle obj);
 /*
  * TVMFFIFunctionCall for up to four arguments of one 32-bit word each,
  * passed as wasm parameters: the JS glue's fast path, cheaper than writing
- * Anys from JS. `kinds` holds two bits per argument (argument i at bits 2i
- * and 2i+1), one of WEBFFI_WORD_*; an object's type comes from its header.
+ * Anys from JS. `kinds` holds four bits per argument (argument i at bits 4i
+ * to 4i+3), one of WEBFFI_WORD_*; an object's type comes from its header.
  * Returns -1 with the error raised, 0 when the result is None, 1 when
- * `result` holds another value (owned).
+ * `result` holds another value (owned). Unlike TVMFFIFunctionCall, which
+ * trusts its handle as upstream's does, it checks `func` (NULL, not a
+ * Function), `num_args`, `result` and each kind first: handles reach it
+ * from JS.
  */
 #define WEBFFI_WORD_INT 0  /* int32, sign-extended */
 #define WEBFFI_WORD_NONE 1 /* the word is ignored */
 #define WEBFFI_WORD_BOOL 2
-#define WEBFFI_WORD_OBJECT 3 /* a TVMFFIObject* (wasm32: pointers are one word) */
+#define WEBFFI_WORD_OBJECT 3  /* a TVMFFIObject* (wasm32: pointers are one word) */
+#define WEBFFI_WORD_RAW_STR 4 /* a NUL-terminated UTF-8 `const char*`, as kTVMFFIRawStr */
+#define WEBFFI_WORD_BITS 4
 TVM_FFI_DLL int WebFFIFunctionCallWords(TVMFFIObjectHandle func, int32_t num_args, int32_t kinds,
                                         int32_t w0, int32_t w1, int32_t w2, int32_t w3,
                                         TVMFFIAny* result);

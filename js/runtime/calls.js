@@ -1,7 +1,15 @@
-// The hot paths, kept in one file so V8 inlines across them: the call
-// frames over the scratch area, JS values written as Anys (JS -> Any), Anys
-// read as JS values (Any -> JS), and calls both ways. Everything here closes
-// over plain locals; the heap views are refreshed by fresh().
+// The hot paths, kept in one file so V8 inlines across them. Everything
+// here closes over plain locals; the heap views are refreshed by fresh().
+// The sections of install(), in order:
+//   memory and frames    alloc() in the scratch area, cleanups, check()
+//   JS -> Any            writeArg and each kind of value (strings, containers, PODs)
+//   Any -> JS            readAny, objects, dtypes, devices
+//   calls (JS -> C)      webffiCallFixed: up to four one-word arguments (ints,
+//                        bools, None, handles, ASCII strings) as wasm parameters;
+//                        webffiCall: the general path; makeCallable
+//   callbacks (C -> JS)  webffiCallJS, the `webffi.call_js` import
+//   toFFI                a JS value as a handle
+// What the by-value codec reads in bulk is in bulk_read.js.
 import { Device, DataType, IntValue, FloatValue } from '../values.js';
 import { FFIObject, PTR, RUNTIME, AS_POD, RELEASE, functionPrototype, runtimeOf, stampRuntime, isHandle } from '../objects.js';
 import { FFIError, MemoryError, OverflowError, FFITypeError, ValueError } from '../errors.js';
@@ -19,16 +27,19 @@ const DECREF = 0;
 const FREE = 1;
 const END_BORROW = 2; // the pair's second item is a view to call [RELEASE] on
 
-// Argument kinds of WebFFIFunctionCallWords (webffi.h), two bits each.
+// Argument kinds of WebFFIFunctionCallWords (webffi.h), four bits each.
 const WORD_INT = 0;
 const WORD_NONE = 1;
 const WORD_BOOL = 2;
 const WORD_OBJECT = 3;
+const WORD_RAW_STR = 4; // the only kind with this bit: an OR of kinds tells whether a string is among them
+/** Strings up to this long are tried as plain ASCII by a loop; longer ones go to TextEncoder (faster from about 48-64 characters on). */
+const ASCII_LOOP_MAX = 48;
 
 export function install(state) {
   const { x, w: guarded, L, heap, trap, hooks, objectClasses, jsValues, jsOpaque, addHandle, releaseHandle, decref, poison, core } = state;
   const {
-    ANY, OBJ, PAYLOAD, BA, BA_DATA, BA_SIZE, OBJ_TI, OPAQUE_HANDLE, DT, DEV, MAP, SMALL_MAX, size,
+    ANY, OBJ, PAYLOAD, BA, BA_DATA, BA_SIZE, OBJ_TI, OPAQUE_HANDLE, DT, DEV, SMALL_MAX, size,
     T_NONE, T_INT, T_BOOL, T_FLOAT, T_PTR, T_DLTENSOR_PTR, T_DTYPE, T_DEVICE, T_RAW_STR, T_BYTE_ARRAY,
     T_SMALL_STR, T_SMALL_BYTES, T_OBJECT, T_STR, T_BYTES, T_ERROR, T_FUNCTION, T_OPAQUE,
   } = L;
@@ -266,7 +277,28 @@ export function install(state) {
     }
     const tmp = alloc(3 * n + 1);
     fresh();
+    if (n <= ASCII_LOOP_MAX && asciiInto(s, tmp)) {
+      writeObject(w, tmp, T_RAW_STR); // what writeLongString makes of it, without a second pass
+      return;
+    }
     writeLongString(w, s, tmp, heap.writeUtf8(s, tmp));
+  }
+
+  /**
+   * Writes s at p as a NUL-terminated C string when it is plain ASCII
+   * without NUL (the common case: names, keys, messages); false, and
+   * nothing promised about [p, p + n], otherwise. One pass, no encoder.
+   */
+  function asciiInto(s, p) {
+    const n = s.length;
+    const u8 = U8;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if ((c - 1) >>> 0 >= 0x7f) return false; // NUL, or not ASCII
+      u8[p + i] = c;
+    }
+    u8[p + n] = 0;
+    return true;
   }
 
   /** A NUL-free string goes as `const char*`; one with NUL bytes as a String. */
@@ -586,74 +618,7 @@ export function install(state) {
     return new Device(type, id, L.deviceNames.get(type) ?? `device(${type})`);
   }
 
-  // Bulk readers for the by-value codec (js/clone.js), which must tell an FFI
-  // float 1.0 from an int 1 and reads containers straight from their cells.
-  // They push onto the array they are given: a packed array, which
-  // structured clone copies far faster than a holey one.
-  /** [elements address, count] of an Array or List. */
-  const seqCell = (wrapper) => {
-    const cell = hooks.ptrOf(wrapper) + OBJ;
-    return [U32[(cell + L.off['TVMFFISeqCell.data']) >> 2], readInt64(cell + L.off['TVMFFISeqCell.size'])];
-  };
-  /** The Any at p as JS, for the codec: int32s without a call (the common case), objects as new handles. */
-  const readItem = (p) => {
-    const w = p >> 2;
-    return I32[w] === T_INT && I32[w + 3] === I32[w + 2] >> 31 ? I32[w + 2] : readAny(p, false);
-  };
-  Object.assign(hooks, {
-    /** Pushes the elements of an Array or List onto out, read straight from its cell (objects as new handles). */
-    seqItems(wrapper, out) {
-      const [data, n] = seqCell(wrapper);
-      for (let i = 0; i < n; i++) out.push(readItem(data + ANY * i));
-      return out;
-    },
-    /** An Array's or List's elements as an Int32Array when every one is an int32-range int, else null. */
-    seqInt32(wrapper) {
-      const [data, n] = seqCell(wrapper);
-      const out = new Int32Array(n);
-      const words = I32;
-      for (let i = 0, w = data >> 2; i < n; i++, w += ANY >> 2) {
-        const lo = words[w + 2];
-        if (words[w] !== T_INT || words[w + 3] !== lo >> 31) return null;
-        out[i] = lo;
-      }
-      return out;
-    },
-    /** Pushes a Map's or Dict's keys and values onto out, flat and in insertion order, read straight from its storage. */
-    mapItems(wrapper, out) {
-      const obj = hooks.ptrOf(wrapper);
-      const data = U32[(obj + MAP.data) >> 2];
-      const count = readInt64(obj + MAP.size);
-      if (U32[(obj + MAP.slots + 4) >> 2] & 0x80000000) {
-        for (let e = data, end = data + MAP.entrySize * count; e < end; e += MAP.entrySize) {
-          out.push(readItem(e + MAP.key), readItem(e + MAP.value));
-        }
-        return out;
-      }
-      // dense: slot indices are below 2^32 in a 32-bit memory; a high word
-      // of all ones is the end of the list
-      let slot = U32[(obj + MAP.head) >> 2];
-      let high = U32[(obj + MAP.head + 4) >> 2];
-      for (let n = 0; n < count && high !== 0xffffffff; n++) {
-        const item = data + (slot >>> 4) * MAP.blockSize + MAP.blockItems + (slot & 15) * MAP.itemSize;
-        out.push(readItem(item + MAP.key), readItem(item + MAP.value));
-        slot = U32[(item + MAP.itemNext) >> 2];
-        high = U32[(item + MAP.itemNext + 4) >> 2];
-      }
-      return out;
-    },
-    /** A Shape's dimensions. */
-    shapeDims(wrapper) {
-      const cell = hooks.ptrOf(wrapper) + OBJ;
-      const data = U32[(cell + L.off['TVMFFIShapeCell.data']) >> 2];
-      const n = U32[(cell + L.off['TVMFFIShapeCell.size']) >> 2];
-      const dims = new Array(n);
-      for (let i = 0; i < n; i++) dims[i] = readInt64(data + 8 * i);
-      return dims;
-    },
-  });
-
-  // ----------------------------------------------------------- calls
+  // ------------------------------------------------- calls (JS -> C)
   // Exports on the hot paths, held in constants: a property load from the
   // exports object (hundreds of entries, a dictionary) costs more than the
   // call itself and keeps V8 from inlining the call.
@@ -710,12 +675,15 @@ export function install(state) {
 
   /**
    * The kind of v when it travels as one 32-bit word (int32, null/undefined,
-   * bool, a live handle); -1 when it needs the general path.
+   * bool, a live handle, a string long enough to go as `const char*`, as
+   * the general path passes it); -1 when it needs the general path.
    */
   function wordKind(v) {
     switch (typeof v) {
       case 'number':
         return isInt32(v) ? WORD_INT : -1;
+      case 'string':
+        return v.length >= SMALL_MAX && v.length <= ASCII_LOOP_MAX ? WORD_RAW_STR : -1;
       case 'undefined':
         return WORD_NONE;
       case 'boolean':
@@ -731,7 +699,7 @@ export function install(state) {
     }
   }
 
-  /** The word of a value wordKind accepted. */
+  /** The word of a value wordKind accepted other than a string. */
   function wordOf(v, kind) {
     if (kind === WORD_INT) return v;
     if (kind === WORD_BOOL) return v ? 1 : 0;
@@ -743,7 +711,8 @@ export function install(state) {
    * each (ints, bools, None, handles: the common case) go to C as wasm
    * parameters: C writes the Anys, which costs less than writing them from
    * JS, and nothing can throw or need releasing before the call, so no frame
-   * bookkeeping is needed either.
+   * bookkeeping is needed either. Calls with a string among them take
+   * webffiCallStrings, out of this function's way.
    */
   function webffiCallFixed(f, n, a0, a1, a2, a3) {
     const fn = f[PTR];
@@ -752,18 +721,70 @@ export function install(state) {
     const k1 = n < 2 || isInt32(a1) ? WORD_INT : wordKind(a1);
     const k2 = n < 3 || isInt32(a2) ? WORD_INT : wordKind(a2);
     const k3 = n < 4 || isInt32(a3) ? WORD_INT : wordKind(a3);
-    if (!fn || trap.poisoned || trap.unwound || result + ANY > scratchEnd || (k0 | k1 | k2 | k3) < 0) {
+    const kinds = k0 | k1 | k2 | k3;
+    if (!fn || trap.poisoned || trap.unwound || result + ANY > scratchEnd || kinds < 0) {
       return webffiCall(f, n, null, a0, a1, a2, a3);
     }
+    if ((kinds & WORD_RAW_STR) !== 0) return webffiCallStrings(f, n, k0, k1, k2, k3, a0, a1, a2, a3);
     // Missing arguments go as 0: cheaper to pass than undefined.
     const w0 = n < 1 ? 0 : k0 === WORD_INT ? a0 : wordOf(a0, k0);
     const w1 = n < 2 ? 0 : k1 === WORD_INT ? a1 : wordOf(a1, k1);
     const w2 = n < 3 ? 0 : k2 === WORD_INT ? a2 : wordOf(a2, k2);
     const w3 = n < 4 ? 0 : k3 === WORD_INT ? a3 : wordOf(a3, k3);
-    sp = result + ANY; // callbacks run during the call allocate above the result
+    return webffiCallWithWords(f, fn, n, k0 | (k1 << 4) | (k2 << 8) | (k3 << 12), w0, w1, w2, w3, result);
+  }
+
+  /**
+   * webffiCallFixed with plain ASCII strings among the arguments: each one is
+   * written above the result slot as a `const char*` (what the general path
+   * makes of it); a string that is not plain ASCII sends the call down the
+   * general path after all.
+   */
+  function webffiCallStrings(f, n, k0, k1, k2, k3, a0, a1, a2, a3) {
+    const result = sp;
+    sp = result + ANY;
+    const w0 = n < 1 ? 0 : k0 === WORD_RAW_STR ? stringWord(a0) : wordOf(a0, k0);
+    const w1 = n < 2 ? 0 : k1 === WORD_RAW_STR ? stringWord(a1) : wordOf(a1, k1);
+    const w2 = n < 3 ? 0 : k2 === WORD_RAW_STR ? stringWord(a2) : wordOf(a2, k2);
+    const w3 = n < 4 ? 0 : k3 === WORD_RAW_STR ? stringWord(a3) : wordOf(a3, k3);
+    if (notWritten(k0, w0) || notWritten(k1, w1) || notWritten(k2, w2) || notWritten(k3, w3)) {
+      sp = result;
+      return webffiCall(f, n, null, a0, a1, a2, a3);
+    }
+    return webffiCallWithWords(f, f[PTR], n, k0 | (k1 << 4) | (k2 << 8) | (k3 << 12), w0, w1, w2, w3, result);
+  }
+
+  /**
+   * A string as a `const char*` at sp (sp moves past it), or 0 when it is
+   * not plain ASCII without NUL or has no room (never an address: the
+   * scratch area is not at 0).
+   */
+  function stringWord(s) {
+    const p = sp;
+    const next = (p + s.length + 16) & -16;
+    fresh();
+    if (next > scratchEnd || !asciiInto(s, p)) return 0;
+    sp = next;
+    return p;
+  }
+
+  /** Whether a string argument's word is stringWord's 0 (the string takes the general path). */
+  function notWritten(kind, word) {
+    return kind === WORD_RAW_STR && word === 0;
+  }
+
+  /**
+   * (Named webffi*: a glue frame, left out of backtraces, js/backtrace.js.)
+   * Calls fn through WebFFIFunctionCallWords with the result slot at
+   * `result`; callbacks run during the call allocate above it, and above
+   * any strings written for the call (sp already past them); its result as JS.
+   */
+  function webffiCallWithWords(f, fn, n, kinds, w0, w1, w2, w3, result) {
     let rc;
+    const top = sp;
+    sp = top > result + ANY ? top : result + ANY;
     try {
-      rc = callWords(fn, n, k0 | (k1 << 2) | (k2 << 4) | (k3 << 6), w0, w1, w2, w3, result);
+      rc = callWords(fn, n, kinds, w0, w1, w2, w3, result);
     } catch (e) {
       trap.unwound = true;
       sp = result;
@@ -826,6 +847,7 @@ export function install(state) {
     return U32[out >> 2];
   }
 
+  // -------------------------------------------- callbacks (C -> JS)
   /** A callback argument, int32s read inline (the common case: no call). */
   function readArgFast(p) {
     const w = p >> 2;
@@ -926,6 +948,7 @@ export function install(state) {
     runCleanups(mark);
   }
 
+  // ---------------------------------------------------------- toFFI
   /** Converts a JS value to an FFI handle (e.g. a JS function to a Function). */
   function toFFI(value) {
     if (trap.poisoned) throw state.fatal();

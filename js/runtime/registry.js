@@ -16,6 +16,40 @@ export function install(state) {
   }
   state.lookupGlobal = lookupGlobal;
 
+  // Globals called by name again and again (a worker session serving its
+  // peer): one wrapper per name, reused while the registry still maps the
+  // name to the same function (a lookup costs far less than making and
+  // releasing a wrapper per call). The cache holds a reference to each, so
+  // an address seen again is the same function. Bounded: the oldest goes.
+  const byName = new Map();
+  const BY_NAME_MAX = 256;
+  function forget(name, f) {
+    byName.delete(name);
+    const p = f[PTR];
+    f[PTR] = 0; // a wrapper still held somewhere is disposed, not dangling
+    state.decref(p);
+  }
+  function globalByName(name) {
+    if (state.trap.poisoned) throw state.fatal();
+    const p = lookupGlobal(textOf(name, 'getGlobal'));
+    const hit = byName.get(name);
+    if (hit !== undefined) {
+      if (hit[PTR] === p) {
+        state.decref(p); // the lookup's reference: the cache holds one
+        return hit;
+      }
+      forget(name, hit); // removed or replaced since
+    }
+    if (!p) throw makeError('ValueError', `Cannot find global function ${name}`);
+    if (byName.size >= BY_NAME_MAX) {
+      const [oldest, f] = byName.entries().next().value;
+      forget(oldest, f);
+    }
+    const f = state.makeCallable(p, false);
+    byName.set(name, f);
+    return f;
+  }
+
   function getGlobal(name, options) {
     if (state.trap.poisoned) throw state.fatal();
     const optional = Boolean(optionsOf(options, 'getGlobal').optional);
@@ -86,5 +120,5 @@ export function install(state) {
     return withGlobal('ffi.FunctionRemoveGlobal', (f) => f(textOf(name, 'removeGlobal')));
   }
 
-  Object.assign(state, { getGlobal, registerGlobal, listGlobals, removeGlobal, withGlobal });
+  Object.assign(state, { getGlobal, globalByName, registerGlobal, listGlobals, removeGlobal, withGlobal });
 }

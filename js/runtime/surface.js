@@ -203,6 +203,12 @@ export function install(state) {
       typeInfoOf: state.typeInfoOf,
       /** The key of the type with that index. */
       typeKey: state.typeKey,
+      /**
+       * The global function `name` as a wrapper the runtime keeps (not to be
+       * disposed), reused while the name maps to the same function: for
+       * callers that call globals by name per request (js/session.js).
+       */
+      globalByName: state.globalByName,
     },
   });
   state.runtime = runtime;

@@ -33,12 +33,39 @@ void function_create_call_and_deleter(void) {
   CHECK_EQ_INT(deleted_self, 7);
 }
 
+static void* seen_self;
+static int record_self(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  (void)args;
+  (void)n;
+  (void)result;
+  seen_self = self;
+  return 0;
+}
+
+/* Upstream's contract: a callback made with a `self` receives it; one made
+ * without state (NULL self and deleter) is the Function's own safe_call and
+ * receives the Function. */
+void function_callback_receives_self_or_the_function(void) {
+  static int state = 3;
+  TVMFFIObjectHandle with_state = NULL, without = NULL;
+  TVMFFIAny result = any_none();
+  CHECK(TVMFFIFunctionCreate(&state, record_self, NULL, &with_state) == 0);
+  CHECK(TVMFFIFunctionCall(with_state, NULL, 0, &result) == 0);
+  CHECK(seen_self == &state);
+  CHECK(TVMFFIFunctionCreate(NULL, record_self, NULL, &without) == 0);
+  CHECK(TVMFFIFunctionCall(without, NULL, 0, &result) == 0);
+  CHECK(seen_self == without);
+  TVMFFIObjectDecRef(with_state);
+  TVMFFIObjectDecRef(without);
+}
+
 void function_call_on_non_function_is_type_error(void) {
   TVMFFIByteArray in = {"not a function", 14};
   TVMFFIAny s, result = any_none();
   CHECK(TVMFFIStringFromByteArray(&in, &s) == 0);
-  CHECK(TVMFFIFunctionCall(s.v_obj, NULL, 0, &result) == -1);
-  CHECK_RAISED("TypeError", "TVMFFIFunctionCall: expected `ffi.Function` but got `ffi.String`");
+  /* checked where handles come from JS; TVMFFIFunctionCall trusts C, as upstream's */
+  CHECK(WebFFIFunctionCallWords(s.v_obj, 0, 0, 0, 0, 0, 0, &result) == -1);
+  CHECK_RAISED("TypeError", "WebFFIFunctionCallWords: expected `ffi.Function` but got `ffi.String`");
   TVMFFIObjectDecRef(s.v_obj);
 }
 
@@ -52,25 +79,38 @@ void function_call_words_status_and_result(void) {
   TVMFFIObjectHandle f = NULL, echo = NULL;
   CHECK(TVMFFIFunctionCreate(NULL, add_ints, NULL, &f) == 0);
   TVMFFIAny result = any_int(99); /* overwritten: the result starts as None */
-  const int32_t two_ints = WEBFFI_WORD_INT | (WEBFFI_WORD_INT << 2);
+  const int32_t two_ints = WEBFFI_WORD_INT | (WEBFFI_WORD_INT << WEBFFI_WORD_BITS);
   CHECK_EQ_INT(WebFFIFunctionCallWords(f, 2, two_ints, 40, -42, 0, 0, &result), 1);
   CHECK_EQ_INT(result.type_index, kTVMFFIInt);
   CHECK_EQ_INT(result.v_int64, -2);
   CHECK_EQ_INT(WebFFIFunctionCallWords(f, 1, two_ints, 40, 0, 0, 0, &result), -1);
   CHECK_RAISED("TypeError", "Mismatched number of arguments when calling: `add(0: int, 1: int) -> int`. Expected 2 but got 1 arguments");
   CHECK_EQ_INT(WebFFIFunctionCallWords(f, 5, 0, 0, 0, 0, 0, &result), -1);
-  CHECK_RAISED("ValueError", "TVMFFIFunctionCall: invalid arguments (num_args 5)");
+  CHECK_RAISED("ValueError", "WebFFIFunctionCallWords: invalid arguments (num_args 5)");
   CHECK(TVMFFIFunctionCreate(NULL, echo_second, NULL, &echo) == 0);
-  const int32_t int_bool = WEBFFI_WORD_INT | (WEBFFI_WORD_BOOL << 2);
+  const int32_t int_bool = WEBFFI_WORD_INT | (WEBFFI_WORD_BOOL << WEBFFI_WORD_BITS);
   CHECK_EQ_INT(WebFFIFunctionCallWords(echo, 2, int_bool, 0, 7, 0, 0, &result), 1);
   CHECK(result.type_index == kTVMFFIBool && result.v_int64 == 1);
-  const int32_t int_none = WEBFFI_WORD_INT | (WEBFFI_WORD_NONE << 2);
+  const int32_t int_none = WEBFFI_WORD_INT | (WEBFFI_WORD_NONE << WEBFFI_WORD_BITS);
   CHECK_EQ_INT(WebFFIFunctionCallWords(echo, 2, int_none, 0, 7, 0, 0, &result), 0);
   CHECK_EQ_INT(result.type_index, kTVMFFINone);
-  const int32_t int_object = WEBFFI_WORD_INT | (WEBFFI_WORD_OBJECT << 2);
+  const int32_t int_object = WEBFFI_WORD_INT | (WEBFFI_WORD_OBJECT << WEBFFI_WORD_BITS);
   CHECK_EQ_INT(WebFFIFunctionCallWords(echo, 2, int_object, 0, 0, 0, 0, &result), -1);
   CHECK_RAISED("ValueError", "WebFFIFunctionCallWords: argument 1 is a NULL handle");
+  const int32_t int_str = WEBFFI_WORD_INT | (WEBFFI_WORD_RAW_STR << WEBFFI_WORD_BITS);
+  CHECK_EQ_INT(WebFFIFunctionCallWords(echo, 2, int_str, 0, 0, 0, 0, &result), -1);
+  CHECK_RAISED("ValueError", "WebFFIFunctionCallWords: argument 1 is a NULL string");
+  const int32_t int_unknown = WEBFFI_WORD_INT | (15 << WEBFFI_WORD_BITS);
+  CHECK_EQ_INT(WebFFIFunctionCallWords(echo, 2, int_unknown, 0, 7, 0, 0, &result), -1);
+  CHECK_RAISED("ValueError", "WebFFIFunctionCallWords: argument 1 has an unknown kind 15");
 #if UINTPTR_MAX == 0xFFFFFFFFu
+  /* A string travels as its address (wasm32), as a `const char*`; the result owns a copy. */
+  static const char text[] = "longer than a small string";
+  CHECK_EQ_INT(WebFFIFunctionCallWords(echo, 2, int_str, 0, (int32_t)(uintptr_t)text, 0, 0, &result), 1);
+  CHECK_EQ_INT(result.type_index, kTVMFFIStr);
+  TVMFFIByteArray* got = TVMFFIBytesGetByteArrayPtr(result.v_obj);
+  CHECK(got->size == sizeof(text) - 1 && memcmp(got->data, text, got->size) == 0);
+  TVMFFIObjectDecRef(result.v_obj);
   /* A handle travels as its address (wasm32); the callee borrows it. */
   CHECK_EQ_INT(WebFFIFunctionCallWords(echo, 2, int_object, 0, (int32_t)(uintptr_t)f, 0, 0, &result), 1);
   CHECK(result.type_index == kTVMFFIFunction && result.v_obj == (TVMFFIObject*)f);
