@@ -35,6 +35,9 @@ const PLUMBING_FILE = /include\/(tvm\/ffi\/(error|function_details|function|any)
 const GLUE_FRAME = /(^|\.)webffi[A-Z]\w*( \[as \w+\])?$/;
 /** A stack line of one of the glue's frames (V8 or Gecko form). */
 const GLUE_LINE = /^(\s*at )?([\w$.]*\.)?webffi[A-Z]\w*( \[as \w+\])?( \(|@)/;
+/** A module's script URL in V8 (`wasm://wasm/NAME-HASH`): NAME. */
+const WASM_SCRIPT = /^wasm:\/\/wasm\/(.+)-[0-9a-f]+$/;
+const AT_PREFIX = /^\s*at /;
 
 // ------------------------------------------------------------ frames
 // A frame of a captured stack, made only when a stack is read:
@@ -76,6 +79,18 @@ class SiteJsFrame {
   }
 }
 const GLUE_NAME = /^webffi[A-Z]\w*$/;
+
+// V8 compiles a regular expression at its first uses (and again when it
+// tiers up). An error raised while the caller is deep in its own recursion
+// reads its stack with these, and V8's regexp compiler can abort the whole
+// process when it runs out of stack there: compile them all now.
+for (const re of [V8_WASM, GECKO_WASM, WASM_OFFSET, DUPLICATE_SUFFIX, V8_JS, GECKO_JS, RUNTIME_FRAME, ERROR_MACHINERY,
+  PLUMBING_FILE, GLUE_FRAME, GLUE_LINE, WASM_SCRIPT, AT_PREFIX, GLUE_NAME]) {
+  for (let i = 0; i < 3; i++) {
+    re.test('    at webffiCall (wasm://wasm/m-1a:wasm-function[1]:0x1f)');
+    re.test('wf_err_raise');
+  }
+}
 /** The JS function a module's call of its own weak symbol goes through (js/dylink.js): C calling C. */
 const BRIDGE_NAME = 'webffiSelfImport';
 
@@ -114,7 +129,7 @@ function wasmSiteInfo(site, file, position) {
   let display;
   if (typeof index === 'number') {
     location = `${file}:wasm-function[${index}]:0x${position.toString(16)}`;
-    const moduleName = /^wasm:\/\/wasm\/(.+)-[0-9a-f]+$/.exec(file)?.[1];
+    const moduleName = WASM_SCRIPT.exec(file)?.[1];
     display = moduleName ? `${moduleName}.${name}` : name || location;
   } else {
     const text = String(site);
@@ -134,7 +149,7 @@ function textFrame(line) {
     const file = location.slice(0, location.lastIndexOf(':wasm-function['));
     const instance = scriptInstances.get(file)?.deref() ?? null;
     const dot = display.indexOf('.');
-    const name = dot > 0 && /^wasm:\/\/wasm\/.+-[0-9a-f]+$/.test(file) ? display.slice(dot + 1) : display;
+    const name = dot > 0 && WASM_SCRIPT.test(file) ? display.slice(dot + 1) : display;
     return {
       wasm: true, name, display, location, instance,
       position: parseInt(WASM_OFFSET.exec(location)?.[1] ?? '0', 16), key: location,
@@ -142,7 +157,7 @@ function textFrame(line) {
   }
   const m = V8_JS.exec(line) ?? GECKO_JS.exec(line);
   if (!m) return null;
-  const text = line.replace(/^\s*at /, '');
+  const text = line.replace(AT_PREFIX, '');
   const func = m[1] || null;
   return {
     wasm: false, glue: GLUE_LINE.test(line), bridge: func !== null && func.endsWith(BRIDGE_NAME), func,
