@@ -5,7 +5,7 @@
 // See tests/support/doc_blocks.mjs for the directives.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { blocksOf, documents, proseOf, repoRoot, roleOf, where } from '../support/doc_blocks.mjs';
@@ -97,8 +97,13 @@ for (const doc of documents()) {
       } else if (role === 'browser') {
         last = { block };
       } else {
-        if (block.directives.fixture) await prepareFixture(block.directives.fixture, dir);
-        const result = runBlock(block, dir);
+        const stop = block.directives.fixture ? await prepareFixture(block.directives.fixture, dir) : null;
+        let result;
+        try {
+          result = runBlock(block, dir);
+        } finally {
+          stop?.();
+        }
         const kind = block.directives['expect-error'];
         if (kind && (result.status === 0 || !new RegExp(`\\b${kind}\\b`).test(result.stderr))) {
           failures.push(`${where(block)}: expected an uncaught ${kind}:\n${result.stderr}`);
@@ -115,17 +120,33 @@ for (const doc of documents()) {
 }
 
 /**
- * Files a block uses that a document cannot hold (`<!-- doc: fixture=NAME -->`):
+ * What a block uses that a document cannot hold (`<!-- doc: fixture=NAME -->`);
+ * returns a function that stops what it started, or nothing.
  * arctic-s: web-llm's snowflake-arctic-embed-s model library as arctic-s.wasm
  * and a tensor cache of seeded random weights for it in arctic-s-weights/.
+ * rpc-tracker: a stand-in for TVM's RPC tracker on 127.0.0.1:9190, in a
+ * process of its own (the block runs synchronously).
  */
 async function prepareFixture(name, dir) {
+  if (name === 'rpc-tracker') return startTrackerProcess(9190);
   if (name !== 'arctic-s') throw new Error(`no docs fixture ${name}`);
   const library = join(dir, 'arctic-s.wasm');
   if (existsSync(join(dir, 'arctic-s-weights', 'tensor-cache.json'))) return;
   const { modelPath, ARCTIC_S, libraryParams, makeTensorCache, writeTensorCache } = await import('../support/model_fixture.mjs');
   symlinkSync(modelPath(ARCTIC_S), library);
   writeTensorCache(join(dir, 'arctic-s-weights'), makeTensorCache(await libraryParams(library)));
+}
+
+async function startTrackerProcess(port) {
+  const script = `const { startTracker } = await import(${JSON.stringify(join(repoRoot, 'tests/support/rpc_tracker.mjs'))});
+await startTracker({ port: ${port} });
+console.log('ready');`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((resolve, reject) => {
+    child.stdout.on('data', (d) => String(d).includes('ready') && resolve());
+    child.on('exit', (code) => reject(new Error(`the stand-in tracker exited (${code})`)));
+  });
+  return () => child.kill();
 }
 
 // A document cites only files that exist: `path/to/file.ext` (from the
