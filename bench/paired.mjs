@@ -47,3 +47,23 @@ export async function timeBoth(swap, time, a, b) {
   const ta = await time(a);
   return [ta, await time(b)];
 }
+
+/**
+ * The client of a hand-written request/reply protocol over a worker (the
+ * baseline of the worker rows): raw(m, transfer) posts m with a fresh id and
+ * settles with the reply carrying that id (rejects on its `error`).
+ */
+export function rawRequests(worker) {
+  let lastId = 0;
+  return (m, transfer) => new Promise((resolve, reject) => {
+    const id = ++lastId;
+    const on = (r) => {
+      if (r?.id !== id) return;
+      worker.off('message', on);
+      if (r.error) reject(new Error(r.error));
+      else resolve(r);
+    };
+    worker.on('message', on);
+    worker.postMessage({ ...m, id }, transfer);
+  });
+}

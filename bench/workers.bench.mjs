@@ -15,13 +15,13 @@
 // Every row: median over paired rounds of (baseline time / our time).
 import { Worker } from 'node:worker_threads';
 import { load, connect, connectRuntime, encodeValue } from '../js/index.js';
-import { paired as pairedRounds, timeBoth } from './paired.mjs';
+import { paired as pairedRounds, timeBoth, rawRequests } from './paired.mjs';
 import { loadTesting } from '../js/testing.js';
 
 process.env.EGL_PLATFORM ??= 'surfaceless'; // Mesa reads the process environment, which a worker cannot set
 
 const BATCH = 2000;
-const ROUNDS = 15;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const paired = (round) => pairedRounds(round, ROUNDS);
 const workerUrl = new URL('./workers_worker.mjs', import.meta.url);
 const rt = await loadTesting(await load());
@@ -96,19 +96,8 @@ rows.push(['remote call add_one(1) vs raw ping-pong', ping, call, 1 / pingOverCa
 // ------------------------------------------------------ GPU in a worker
 const gpuWorker = spawn('gpu');
 const remote = await connectRuntime(gpuWorker, { timeout: 120000 });
-let rawId = 0;
 /** A request on the hand-written protocol, answered by the message with its id. */
-const raw = (m, transfer) => new Promise((resolve, reject) => {
-  const id = ++rawId;
-  const on = (r) => {
-    if (r?.id !== id) return;
-    gpuWorker.off('message', on);
-    if (r.error) reject(new Error(r.error));
-    else resolve(r);
-  };
-  gpuWorker.on('message', on);
-  gpuWorker.postMessage({ ...m, id }, transfer);
-});
+const raw = rawRequests(gpuWorker);
 const N = 64;
 const A = new Float32Array(N * N).fill(0.5);
 const ta = await remote.tensor(A, { shape: [N, N], device: 'webgpu' });

@@ -11,7 +11,7 @@
 // process's CPU time (both threads), which a loaded machine disturbs less.
 // Run: node bench/workers_paired.mjs OTHER_CHECKOUT [rounds] [rows: error,add_one,matmul]
 import { Worker } from 'node:worker_threads';
-import { median, quantile } from './paired.mjs';
+import { median, quantile, rawRequests } from './paired.mjs';
 
 const otherRoot = process.argv[2];
 if (!otherRoot) throw new Error('usage: node bench/workers_paired.mjs OTHER_CHECKOUT [rounds] [rows]');
@@ -163,18 +163,7 @@ if (only.includes('matmul')) {
   }
   // The hand-written protocol, served by our worker beside its session.
   const gpuWorker = sides[0].worker;
-  let rawId = 0;
-  const raw = (m) => new Promise((resolve, reject) => {
-    const id = ++rawId;
-    const on = (r) => {
-      if (r?.id !== id) return;
-      gpuWorker.off('message', on);
-      if (r.error) reject(new Error(r.error));
-      else resolve(r);
-    };
-    gpuWorker.on('message', on);
-    gpuWorker.postMessage({ ...m, id });
-  });
+  const raw = rawRequests(gpuWorker);
   const ra = (await raw({ raw: 'tensor', data: A, shape: [N, N] })).ref;
   const rb = (await raw({ raw: 'tensor', data: A, shape: [N, N] })).ref;
   const rawMatmul = async () => {
