@@ -36,7 +36,8 @@ export function installGPUInterop(runtime, backends, tensorOver) {
    */
   async function tensorFromGPUBuffer(buffer, options) {
     const what = 'tensorFromGPUBuffer';
-    if (buffer === null || typeof buffer !== 'object' || typeof buffer.size !== 'number' || typeof buffer.usage !== 'number') {
+    const size = buffer !== null && typeof buffer === 'object' ? buffer.size : undefined; // read once: a getter may change
+    if (typeof size !== 'number' || typeof buffer.usage !== 'number') {
       throw makeError('TypeError', `${what}: expected a GPUBuffer, got ${describe(buffer)}`);
     }
     const opts = optionsOf(options, what);
@@ -58,9 +59,9 @@ export function installGPUInterop(runtime, backends, tensorOver) {
     let count = 1;
     for (const d of dims) count *= d;
     const nbytes = count * elementBytes;
-    if (!(byteOffset + nbytes <= buffer.size)) {
+    if (!(byteOffset + nbytes <= size)) {
       throw makeError('ValueError',
-        `${what}: a ${dtype} tensor of shape [${dims}] at byteOffset ${byteOffset} needs bytes [${byteOffset}, ${byteOffset + nbytes}), the buffer has ${buffer.size}`);
+        `${what}: a ${dtype} tensor of shape [${dims}] at byteOffset ${byteOffset} needs bytes [${byteOffset}, ${byteOffset + nbytes}), the buffer has ${size}`);
     }
     const backend = await backends.ensure(WEBGPU);
     if (typeof backend?.importBuffer !== 'function') {

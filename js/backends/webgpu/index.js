@@ -264,13 +264,14 @@ class WebGPUBackend {
     if (buffer.mapState !== 'unmapped') {
       throw this.#makeError('ValueError', `${what}: the buffer is ${buffer.mapState === 'mapped' ? 'mapped' : 'being mapped'}; unmap it first`);
     }
-    if (buffer.size < 4 || buffer.size % 4) {
-      throw this.#makeError('ValueError', `${what}: the buffer has ${buffer.size} bytes; storage buffers need a non-zero multiple of 4`);
+    const size = buffer.size; // read once: what is checked is what the allocation records
+    if (!(size >= 4) || size % 4) {
+      throw this.#makeError('ValueError', `${what}: the buffer has ${size} bytes; storage buffers need a non-zero multiple of 4`);
     }
     const problem = await this.#probe(s, buffer);
     if (problem) throw this.#makeError('ValueError', `${what}: ${problem}`);
     if (s.lost) throw this.#lostError(s, what);
-    return new WebGPUAllocation(s, buffer, buffer.size, true, owned);
+    return new WebGPUAllocation(s, buffer, size, true, owned);
   }
 
   /**
