@@ -20,13 +20,13 @@ function entries(rt) {
 }
 
 /**
- * The runtime's peer budget: { memoryBytes (how far wasm memory may grow
- * while a peer's request runs), deviceBytes (device memory all RPC sessions
- * may hold together), deviceHeld (held now), timerMs (how long one
+ * The runtime's peer budget: { memoryBytes (the heap bytes that may be in
+ * use while a peer's request runs), deviceBytes (device memory all RPC
+ * sessions may hold together), deviceHeld (held now), timerMs (how long one
  * runtime.RPCTimeEvaluator evaluation may run synchronously), active (peer
- * requests running now), heapInUse (the heap's live bytes), keptBytes (JS data, strings and bytes, the worker
- * sessions of this thread may keep for their peers together), kept (kept
- * now) }; null when the core has no budget.
+ * requests running now), heapInUse (the heap's live bytes), keptBytes (JS
+ * data, strings and bytes, the worker sessions of this thread may keep for
+ * their peers together), kept (kept now) }; null when the core has no budget.
  */
 export function peerBudget(rt) {
   const x = entries(rt);
