@@ -75,6 +75,10 @@ build:
                linked in: the prebuilt runtime archive to link (default:
                the package's ${ARCHIVE}, when it matches src/ and emcc)
   --verbose    print each command run, and where the runtime comes from
+  --no-simd    compile without wasm SIMD: by default the sources are
+               compiled with -msimd128 (loops vectorised; engines from
+               Chrome 91, Firefox 89, Safari 16.4, Node 16.4), as they are
+               when -mno-simd128 is given
   -g           file, line and function in every C frame of a backtrace:
                the link keeps the DWARF (for a debugger) and adds
                webffi's line table (the \`webffi.lines\` section)
@@ -208,7 +212,7 @@ function parseArgs(argv) {
     // the compiler's flags, each with its value if it takes one: [['-I', 'dir'], ['-g']]
     flagGroups: [],
     opt: '-O2', tvmFfiInclude: [], runtime: null, importCheck: true, runtimeLib: null,
-    runtimeFromSource: false,
+    runtimeFromSource: false, simd: true,
   };
   // webffi's own options with a value: `--name NAME` or `--name=NAME`
   const own = {
@@ -233,6 +237,7 @@ function parseArgs(argv) {
     else if (a === '-c') opts.compileOnly = true;
     else if (a === '--no-import-check') opts.importCheck = false;
     else if (a === '--runtime-from-source') opts.runtimeFromSource = true;
+    else if (a === '--no-simd') opts.simd = false;
     else if (a === '--verbose') verbose = true;
     else if (VALUE_FLAGS.has(a)) opts.flagGroups.push([a, value()]);
     else if (/^-O[0-3sz]$/.test(a)) opts.opt = a;
@@ -325,6 +330,15 @@ function upstreamExportFlags(opts) {
  */
 const cxxModuleLTO = (opts) => !opts.flags.includes('-fno-lto');
 
+/**
+ * Wasm SIMD for the user's sources: -msimd128 unless --no-simd, or the
+ * user's own -msimd128 / -mno-simd128 decides (clang vectorises loops at
+ * -O2 and above with it). The runtime itself stays scalar: built with
+ * SIMD it was no faster and larger (docs/performance.md).
+ */
+const simdFlags = (opts) => (opts.simd && !opts.flags.some((f) => /^-m(no-)?simd128$/.test(f))
+  ? ['-msimd128'] : []);
+
 /** emcc or em++ arguments that compile one source to an object. */
 function compileArgs(opts, source, object, extra) {
   const cxx = isCxx(opts, source);
@@ -337,8 +351,8 @@ function compileArgs(opts, source, object, extra) {
     if (extra.includes('-sSIDE_MODULE=1') && cxxModuleLTO(opts)) lang.push('-flto');
   }
   return [cxx ? 'em++' : 'emcc',
-    [opts.opt, '-c', ...extra, ...lang, ...includeFlags(opts), ...upstreamExportFlags(opts), ...opts.flags,
-      source, '-o', object]];
+    [opts.opt, '-c', ...extra, ...lang, ...simdFlags(opts), ...includeFlags(opts), ...upstreamExportFlags(opts),
+      ...opts.flags, source, '-o', object]];
 }
 
 function compileAll(opts, work, extra) {
