@@ -1,0 +1,134 @@
+// C at native speed? The kernels of bench/kernels/ (a float32 matmul,
+// n = 1024, and a memory-bound sum over 16 Mi floats) compiled natively
+// (gcc -O3 -march=native, on 1 and 2 threads) and with `webffi build`
+// (scalar: --no-simd; SIMD: the default), the wasm run in Node and in
+// headless Chromium. Prints one table per kernel: time, GFLOPS or GB/s,
+// the ratio to native on one thread measured in the same run, and the
+// checksum of each row against native's.
+//
+// Run after `npm run build`: node bench/c_speed.mjs [--quick] [--no-chromium]
+//
+// Rows are data (ROWS below): a row names an engine, a build of the module
+// (BUILDS), the load() options of its runtime and the number of tasks each
+// kernel is split into (the threads a parallel-for may run them on).
+// Native is measured before and after the wasm rows; its fastest is kept.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BATCH, MATMUL_N, SUM_N, repeats, runWasmRows } from './c_speed_bench.mjs';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const out = join(root, 'build/bench');
+const quick = process.argv.includes('--quick');
+const chromium = !process.argv.includes('--no-chromium');
+
+/** Builds of the module: `webffi build --module -O3` with these flags, to build/bench/FILE. */
+const BUILDS = {
+  scalar: { flags: ['--no-simd'], file: 'c_speed_scalar.wasm' },
+  simd: { flags: [], file: 'c_speed_simd.wasm' },
+};
+
+const ROWS = [
+  { id: 'native-1', label: 'native gcc -O3 -march=native, 1 thread', engine: 'native', threads: 1 },
+  { id: 'native-2', label: 'native gcc -O3 -march=native, 2 threads', engine: 'native', threads: 2 },
+];
+for (const engine of chromium ? ['node', 'chromium'] : ['node']) {
+  ROWS.push(
+    { id: `${engine}-scalar`, label: `wasm scalar (--no-simd), ${engine}`, engine, build: 'scalar', tasks: 1 },
+    { id: `${engine}-simd`, label: `wasm SIMD (default), ${engine}`, engine, build: 'simd', tasks: 1 },
+  );
+}
+
+const KERNELS = {
+  matmul: { title: `float32 matmul, n = ${MATMUL_N}`, unit: 'GFLOPS', work: 2 * MATMUL_N ** 3 / 1e9 },
+  sum: { title: `sum of ${SUM_N / 2 ** 20} Mi float32 (${(SUM_N * 4) / 2 ** 20} MiB read)`, unit: 'GB/s',
+    work: (SUM_N * 4) / 1e9 },
+};
+
+function build() {
+  mkdirSync(out, { recursive: true });
+  const kernels = join(root, 'bench/kernels');
+  execFileSync('gcc', ['-O3', '-march=native', '-std=c11', '-Wall', '-Wextra', '-Werror', '-pthread',
+    join(kernels, 'c_speed_native.c'), join(kernels, 'c_speed.c'), '-o', join(out, 'c_speed_native')],
+  { stdio: 'inherit' });
+  for (const { flags, file } of Object.values(BUILDS)) {
+    execFileSync(process.execPath, [join(root, 'bin/webffi.mjs'), 'build', '--module', '-O3', ...flags,
+      join(kernels, 'c_speed_module.c'), join(kernels, 'c_speed.c'), '-o', join(out, file)],
+    { stdio: 'inherit' });
+  }
+}
+
+/** The native rows: { threads -> { matmul: { ns, checksum }, sum: ... } }. */
+function runNative(threads) {
+  const reps = repeats(quick);
+  const run = spawnSync(join(out, 'c_speed_native'), [reps.matmul, reps.sum, BATCH.sum, ...threads].map(String),
+    { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`c_speed_native: ${run.error?.message ?? run.stderr}`);
+  const results = {};
+  for (const line of run.stdout.trim().split('\n')) {
+    const { kernel, threads: t, ns, checksum } = JSON.parse(line);
+    (results[t] ??= {})[kernel] = { ns, checksum };
+  }
+  return results;
+}
+
+/** The fastest of two native runs for each row and kernel. */
+function fastestOf(a, b) {
+  const out = {};
+  for (const t of Object.keys(a)) {
+    out[t] = {};
+    for (const k of Object.keys(a[t])) out[t][k] = a[t][k].ns <= b[t][k].ns ? a[t][k] : b[t][k];
+  }
+  return out;
+}
+
+async function runChromium(rows) {
+  const { startServer, launchChromium, runPage } = await import('../tests/browser/harness.mjs');
+  const server = await startServer();
+  const browser = await launchChromium();
+  try {
+    const query = `rows=${encodeURIComponent(JSON.stringify(rows))}${quick ? '&quick' : ''}`;
+    const r = await runPage(browser.context, server.url(`bench/c_speed.html?${query}`), { timeout: 600000 });
+    if (r.error) throw new Error(`bench/c_speed.html failed: ${r.error}\n${r.logs.join('\n')}`);
+    return r.rows;
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
+build();
+const nativeThreads = [...new Set(ROWS.filter((r) => r.engine === 'native').map((r) => r.threads))];
+const nativeBefore = runNative(nativeThreads);
+const wasmRow = (row, module) => ({ id: row.id, module, tasks: row.tasks, load: row.load ?? {} });
+const measured = new Map();
+const nodeRows = ROWS.filter((r) => r.engine === 'node');
+for (const r of await runWasmRows((await import('../js/index.js')).load,
+  nodeRows.map((row) => wasmRow(row, join(out, BUILDS[row.build].file))), { quick })) {
+  measured.set(r.id, r);
+}
+const chromiumRows = ROWS.filter((r) => r.engine === 'chromium');
+if (chromiumRows.length > 0) {
+  for (const r of await runChromium(chromiumRows.map((row) => wasmRow(row, `../build/bench/${BUILDS[row.build].file}`)))) {
+    measured.set(r.id, r);
+  }
+}
+const native = fastestOf(nativeBefore, runNative(nativeThreads));
+for (const row of ROWS.filter((r) => r.engine === 'native')) measured.set(row.id, { ...native[row.threads] });
+
+const fmt = (x, digits) => x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const load = spawnSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).stdout.split(' ').slice(0, 3).join(' ');
+console.log(`bench/c_speed.mjs ${new Date().toISOString()}${quick ? ' (quick)' : ''}; load average ${load}`);
+for (const [kernel, { title, unit, work }] of Object.entries(KERNELS)) {
+  const base = measured.get('native-1')[kernel];
+  console.log(`\n${title}\n`);
+  console.log(`| row | ns | ${unit} | vs native 1 thread | checksum |`);
+  console.log('|---|---:|---:|---:|---|');
+  for (const row of ROWS) {
+    const { ns, checksum } = measured.get(row.id)[kernel];
+    const same = checksum === base.checksum ? 'same as native'
+      : `${checksum} (native ${base.checksum}, relative ${((checksum - base.checksum) / base.checksum).toExponential(1)})`;
+    console.log(`| ${row.label} | ${fmt(ns, 0)} | ${fmt(work / (ns / 1e9), 1)} | ${(base.ns / ns).toFixed(2)}x | ${same} |`);
+  }
+}
