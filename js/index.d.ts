@@ -2873,10 +2873,13 @@ export function connect(port: MessagePortLike, options?: SessionOptions): Promis
  */
 export const SESSION_LIMITS: Readonly<{ inFlight: number; name: number; remotes: number; release: number; handshake: number }>;
 /**
- * Globals a peer cannot call unless `serve`'s `expose` names them:
- * `testing.*`, `webffi.*`, `ffi.Module*`, `ffi.SystemLib`, `ffi.Function*`,
- * `ffi.GetGlobalFuncMetadata`, `ffi.MakeField*`, `ffi._*`: the test fixtures,
- * module loading, the function registry and type mutation.
+ * Globals a peer cannot call unless `serve`'s `expose` names them, on every
+ * kind of runtime (webffi's core and a model library): the test fixtures,
+ * module loading, the function registry and type mutation; what hands out
+ * or takes raw addresses (`wasm.*`, device APIs, streams, raw copies, RPC
+ * internals); a model library's VM internals, caches and registries
+ * (`vm.builtin.*`, `tvmjs.*`, `relax.*`, parameter files); timers and
+ * profilers that run as long as they are told (docs/security.md).
  *
  * @group Workers
  * @example
@@ -2891,7 +2894,7 @@ export const SESSION_LIMITS: Readonly<{ inFlight: number; name: number; remotes:
  * ```
  * <!-- doc: output -->
  * ```text
- * testing.* webffi.* ffi.Module* ffi.SystemLib ffi.Function* ffi.GetGlobalFuncMetadata ffi.MakeField* ffi._*
+ * testing.* webffi.* ffi.Module* ffi.SystemLib ffi.Function* ffi.GetGlobalFuncMetadata ffi.MakeField* ffi._* wasm.* device_api.* runtime.Device_* runtime.TVMSetStream runtime.TVMTensorCopyFromBytes runtime.TVMTensorCopyToBytes runtime.TVMTensorCreateView rpc.* tvm.rpc.* vm.builtin.* tvmjs.* relax.* runtime.LoadParams* runtime.SaveParams* cache_flush_* __* runtime.RPCTimeEvaluator profiling.* runtime.profiling.*
  * ```
  */
 export const PEER_DENIED: readonly string[];
@@ -2917,9 +2920,19 @@ export const PEER_DENIED: readonly string[];
  * ```
  */
 export interface PeerBudget {
-  /** How many bytes the wasm heap may hold in use while a peer's request runs (default 1.5 GiB of the 2 GiB a build reaches; the rest is the owner's). */
+  /**
+   * How many bytes the wasm heap may hold in use while a peer's request runs
+   * (default 1.5 GiB of the 2 GiB a build reaches; the rest is the owner's).
+   * Over a model library, whose allocator webffi cannot count, the size of
+   * wasm memory: a peer's request may not grow it past this, and peers are
+   * not served while it is past.
+   */
   memoryBytes: number;
-  /** Device memory all TVM RPC sessions may hold together (default 1 GiB). */
+  /**
+   * Device memory all peers may hold together (default 1 GiB): what their
+   * requests allocated (kDevAllocData, kernel outputs, tensors a session
+   * keeps) and has not been freed.
+   */
   deviceBytes: number;
   /** Device memory they hold now. */
   readonly deviceHeld: number;
@@ -2927,7 +2940,7 @@ export interface PeerBudget {
   timerMs: number;
   /** Peer requests running now. */
   readonly active: number;
-  /** Bytes of the wasm heap in use now (all of it, the owner's included). */
+  /** Bytes of the wasm heap in use now (all of it, the owner's included; over a model library, the size of wasm memory). */
   readonly heapInUse: number;
   /** JS data (strings, bytes) the worker sessions of this thread may keep for their peers together (default 512 MiB). */
   keptBytes: number;
@@ -2936,7 +2949,7 @@ export interface PeerBudget {
 }
 /**
  * The runtime's peer budget (what every peer of it may use together, and
- * what they use now), or null for a core without one (a model library's).
+ * what they use now), for every kind of runtime; null for what is not a runtime.
  *
  * @group Workers
  * @example

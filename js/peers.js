@@ -5,54 +5,38 @@
 // enters it by itself; a worker session enters it around the synchronous
 // part of each call it runs for its peer (js/session.js).
 import { FFITypeError, MemoryError } from './errors.js';
+import { INTERNALS } from './objects.js';
+import { budgetFields } from './core/peer_guard.js';
 
-const MEMORY = 0;
-const DEVICE = 1;
-const DEVICE_HELD = 2;
-const TIMER = 3;
-const DEPTH = 4;
-const HEAP = 5;
-
-/** The budget's exports, or null for a core without them. */
-function entries(rt) {
-  const x = rt?.exports;
-  return typeof x?.WebFFIPeerBudgetGet === 'function' ? x : null;
+/** The runtime's peer guard (js/core/peer_guard.js), or null for anything else. */
+function guardOf(rt) {
+  return rt?.[INTERNALS]?.peers ?? null;
 }
 
 /**
  * The runtime's peer budget: { memoryBytes (the heap bytes that may be in
- * use while a peer's request runs), deviceBytes (device memory all RPC
- * sessions may hold together), deviceHeld (held now), timerMs (how long one
- * runtime.RPCTimeEvaluator evaluation may run synchronously), active (peer
- * requests running now), heapInUse (the heap's live bytes), keptBytes (JS
- * data, strings and bytes, the worker sessions of this thread may keep for
- * their peers together), kept (kept now) }; null when the core has no budget.
+ * use while a peer's request runs; over a model library, whose heap is not
+ * counted, the size of wasm memory), deviceBytes (device memory peers may
+ * hold together: what their requests allocated and have not freed),
+ * deviceHeld (held now), timerMs (how long one runtime.RPCTimeEvaluator
+ * evaluation may run synchronously), active (peer requests running now),
+ * heapInUse (the heap's live bytes; over a model library, the size of wasm
+ * memory), keptBytes (JS data, strings and bytes, the worker sessions of
+ * this thread may keep for their peers together), kept (kept now) }; null
+ * for what is not a runtime.
  */
 export function peerBudget(rt) {
-  const x = entries(rt);
-  if (!x) return null;
-  const get = (what) => Number(x.WebFFIPeerBudgetGet(what));
-  return {
-    memoryBytes: get(MEMORY), deviceBytes: get(DEVICE), deviceHeld: get(DEVICE_HELD),
-    timerMs: get(TIMER), active: get(DEPTH), heapInUse: get(HEAP), keptBytes: heldLimit, kept: held,
-  };
+  const g = guardOf(rt);
+  if (!g) return null;
+  return { ...g.read(), keptBytes: heldLimit, kept: held };
 }
 
 /** Changes the runtime's peer budget ({ memoryBytes?, deviceBytes?, timerMs?, keptBytes? }, each a positive integer); returns it. */
 export function setPeerBudget(rt, budget = {}) {
-  const x = entries(rt);
-  if (!x) throw new FFITypeError('setPeerBudget: this runtime has no peer budget (WebFFIPeerBudgetSet)');
-  const field = (name, max) => {
-    const v = budget?.[name];
-    if (v === undefined) return 0;
-    if (!Number.isSafeInteger(v) || v < 1 || v > max) throw new FFITypeError(`setPeerBudget: ${name} is an integer from 1 to ${max}`);
-    return v;
-  };
-  const memory = field('memoryBytes', 2 ** 32);
-  const device = field('deviceBytes', Number.MAX_SAFE_INTEGER);
-  const timer = field('timerMs', 2 ** 31 - 1);
-  const kept = field('keptBytes', Number.MAX_SAFE_INTEGER);
-  x.WebFFIPeerBudgetSet(BigInt(memory), BigInt(device), timer);
+  const g = guardOf(rt);
+  if (!g) throw new FFITypeError('setPeerBudget: this is not a webffi runtime');
+  const [memory, device, timer, kept] = budgetFields(budget);
+  g.set(memory, device, timer);
   if (kept) heldLimit = kept;
   return peerBudget(rt);
 }
@@ -90,12 +74,12 @@ export function releaseForPeer(n) {
  * per call.
  */
 export function asPeer(rt, fn, a, b, c) {
-  const x = entries(rt);
-  if (!x) return fn(a, b, c);
-  x.WebFFIPeerEnter();
+  const g = guardOf(rt);
+  if (!g) return fn(a, b, c);
+  g.enter();
   try {
     return fn(a, b, c);
   } finally {
-    x.WebFFIPeerLeave();
+    g.leave();
   }
 }

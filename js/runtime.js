@@ -20,6 +20,7 @@
 import { Heap } from './heap.js';
 import { FFIObject } from './objects.js';
 import { layoutOf } from './runtime/layout.js';
+import { createPeerGuard } from './core/peer_guard.js';
 import * as poison from './runtime/poison.js';
 import * as jsValues from './runtime/js_values.js';
 import * as calls from './runtime/calls.js';
@@ -51,12 +52,17 @@ export function createRuntime(core, options = {}) {
     // read on every call: \`state\` itself has too many fields to stay fast.
     trap: { poisoned: null },
     hooks: {}, // what wrappers reach as this[RUNTIME], filled by the sections
+    // What protects the owner from peers, whatever the core (js/core/peer_guard.js).
+    peers: createPeerGuard(core),
     objectClasses: new Map(), // type index -> wrapper class
   };
   for (const section of [poison, jsValues, calls, bulkRead, lifetimes, reflection, raise, registry, surface]) {
     section.install(state);
   }
-  return { runtime: state.runtime, imports: { callJS: state.callJS, releaseJS: state.releaseHandle } };
+  return {
+    runtime: state.runtime,
+    imports: { callJS: state.callJS, releaseJS: state.releaseHandle, memoryGrew: state.peers.memoryGrew },
+  };
 }
 
 export { FFIObject };

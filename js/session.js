@@ -21,6 +21,7 @@ import { backtraceStackLines, callerFrames } from './backtrace.js';
 import { isHandle, INTERNALS } from './objects.js';
 import { RemoteObject, makeRemote, endedError } from './remote.js';
 import { asPeer, heldBytes, holdForPeer, releaseForPeer } from './peers.js';
+import { PEER_DENIED } from './core/peer_guard.js';
 
 /** The session protocol version; both ends must speak the same. */
 export const PROTOCOL_VERSION = 2;
@@ -40,16 +41,11 @@ export const SESSION_LIMITS = Object.freeze({
 });
 
 /**
- * Globals a peer cannot call unless the server names them in `expose`:
- * test hooks (`testing.trap` traps on purpose), module loading and lookup,
- * the global registry (listing, removing, metadata: existence is not leaked)
- * and the runtime's own internals.
+ * Globals a peer cannot call unless the server names them in `expose`, on
+ * every kind of runtime: kept with the rest of what protects a runtime's
+ * owner, in js/core/peer_guard.js.
  */
-export const PEER_DENIED = Object.freeze([
-  'testing.*', 'webffi.*', 'ffi.Module*', 'ffi.SystemLib', 'ffi.Function*', 'ffi.GetGlobalFuncMetadata', 'ffi.MakeField*',
-  // registry and type mutation (`ffi._RegisterFFIInit` writes type attributes for good)
-  'ffi._*',
-]);
+export { PEER_DENIED };
 
 /** A predicate for a list of names and `prefix*` patterns. */
 function matcher(patterns) {
@@ -758,16 +754,24 @@ async function makeTensor(rt, args, call) {
   const cpu = rt.tensor(data, { ...(shape === undefined ? {} : { shape }), ...(dtype === undefined ? {} : { dtype }) });
   if (device === undefined || device === null || device === 'cpu') return cpu;
   try {
-    const out = await cpu.toDevice(device);
-    if (call.cancelled) {
+    const target = rt.device(device);
+    await rt.backends.ensure(target);
+    if (call.cancelled) return null;
+    // the device memory is the peer's: allocated as its request, so the budget charges it until freed
+    const out = asPeer(rt, emptyLike, rt, cpu, target);
+    try {
+      out.set(cpu.view());
+    } catch (e) {
       out.dispose();
-      return null;
+      throw e;
     }
     return out;
   } finally {
     cpu.dispose();
   }
 }
+
+const emptyLike = (rt, t, device) => rt.empty(t.shape, t.dtype, device);
 
 function release(h) {
   try {

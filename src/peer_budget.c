@@ -13,6 +13,7 @@ static uint64_t wf_peer_device = WF_PEER_DEVICE_DEFAULT;
 static uint64_t wf_peer_device_in_use;
 static uint32_t wf_peer_timer = WF_PEER_TIMER_MS_DEFAULT;
 static uint64_t wf_peer_refused; /* the ceiling of the last refused growth */
+static uint32_t wf_peer_precharged; /* allocations whose caller charged them (nesting) */
 uint64_t wf_heap_live;
 
 /* A refusal is told by the request that met it, never by a later one. */
@@ -20,7 +21,10 @@ void wf_peer_enter(void) {
   if (wf_peer_depth++ == 0) wf_peer_refused = 0;
 }
 void wf_peer_leave(void) {
-  if (wf_peer_depth > 0 && --wf_peer_depth == 0) wf_peer_refused = 0;
+  if (wf_peer_depth > 0 && --wf_peer_depth == 0) {
+    wf_peer_refused = 0;
+    wf_peer_precharged = 0; /* an allocation unwound by a stack overflow leaves no mark behind */
+  }
 }
 
 int wf_peer_heap_allows(uint64_t live, uint64_t size) {
@@ -44,6 +48,18 @@ int wf_peer_device_take(uint64_t nbytes) {
 void wf_peer_device_give(uint64_t nbytes) {
   wf_peer_device_in_use -= nbytes < wf_peer_device_in_use ? nbytes : wf_peer_device_in_use;
 }
+
+void wf_peer_device_precharged_begin(void) { wf_peer_precharged++; }
+void wf_peer_device_precharged_end(void) {
+  if (wf_peer_precharged > 0) wf_peer_precharged--;
+}
+
+int32_t WebFFIPeerDeviceTake(uint64_t nbytes) {
+  if (wf_peer_depth == 0 || wf_peer_precharged > 0) return 0;
+  return wf_peer_device_take(nbytes) ? 1 : -1;
+}
+
+void WebFFIPeerDeviceGive(uint64_t nbytes) { wf_peer_device_give(nbytes); }
 
 uint64_t wf_peer_device_budget(void) { return wf_peer_device; }
 uint64_t wf_peer_device_held(void) { return wf_peer_device_in_use; }

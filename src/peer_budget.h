@@ -34,6 +34,11 @@ uint64_t wf_peer_take_refusal(void);
 
 /* Device memory handed to peers: take fails (0) past the budget. */
 int wf_peer_device_take(uint64_t nbytes);
+/* Between these, device memory being allocated was charged already by its
+ * caller (the RPC endpoint's kDevAllocData): WebFFIPeerDeviceTake, which
+ * the device backends call for every allocation, does not charge it again. */
+void wf_peer_device_precharged_begin(void);
+void wf_peer_device_precharged_end(void);
 void wf_peer_device_give(uint64_t nbytes);
 uint64_t wf_peer_device_budget(void);
 uint64_t wf_peer_device_held(void);

@@ -702,7 +702,10 @@ static int wf_rpc_alloc(WebFFIRPCEndpoint* ep, DLDevice dev, const WebFFIDeviceA
     proto.dtype.lanes = 1;
     proto.shape = shape;
     TVMFFIObjectHandle owner = NULL;
-    if (TVMFFIEnvTensorAlloc(&proto, &owner) != 0) {
+    wf_peer_device_precharged_begin(); /* charged above: the backend does not charge it again */
+    int rc = TVMFFIEnvTensorAlloc(&proto, &owner);
+    wf_peer_device_precharged_end();
+    if (rc != 0) {
       wf_peer_device_give(nbytes);
       return -1;
     }
@@ -715,7 +718,9 @@ static int wf_rpc_alloc(WebFFIRPCEndpoint* ep, DLDevice dev, const WebFFIDeviceA
       return -1;
     }
   } else {
+    wf_peer_device_precharged_begin();
     void* data = api->alloc(api->ctx, dev, nbytes ? (size_t)nbytes : 1, (size_t)alignment);
+    wf_peer_device_precharged_end();
     if (data == NULL) {
       wf_peer_device_give(nbytes);
       return -1;

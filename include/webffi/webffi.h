@@ -88,7 +88,7 @@ TVM_FFI_DLL void WebFFIStackRestore(uint32_t sp);
  * one's own limits: while a request runs (between WebFFIPeerEnter and
  * WebFFIPeerLeave; the RPC endpoint enters by itself) wasm memory may not
  * grow past `memory_bytes` (default 1.5 GiB: the rest is the owner's),
- * RPC endpoints together hand out at most `device_bytes` of device memory
+ * peers together hold at most `device_bytes` of device memory
  * (default 1 GiB), and a runtime.RPCTimeEvaluator evaluation runs at most
  * `timer_ms` synchronously (default 2000). 0 keeps a setting.
  * WebFFIPeerBudgetGet(0..5): memory, device budget, device held, timer ms,
@@ -99,6 +99,16 @@ TVM_FFI_DLL void WebFFIPeerLeave(void);
 TVM_FFI_DLL void WebFFIPeerBudgetSet(uint64_t memory_bytes, uint64_t device_bytes,
                                      uint32_t timer_ms);
 TVM_FFI_DLL uint64_t WebFFIPeerBudgetGet(int32_t what);
+/*
+ * Device memory a peer's request allocates, charged to `device_bytes` until
+ * it is freed, whatever asked for it (kDevAllocData, a kernel's output, a
+ * tensor a session keeps): the device backends call Take for each
+ * allocation and Give when a charged one is freed. Take returns 1 (charged),
+ * 0 (not charged: no peer request is running, or the RPC endpoint charged
+ * it itself) or -1 (refused: past the budget).
+ */
+TVM_FFI_DLL int32_t WebFFIPeerDeviceTake(uint64_t nbytes);
+TVM_FFI_DLL void WebFFIPeerDeviceGive(uint64_t nbytes);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -37,6 +37,10 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10, device: gpuDevice 
   let lastAlloc = null; // the allocation alloc() made last (a kernel's output, see kernelGlobal)
   let adopting = null; // an imported allocation the next alloc() hands out (adopt)
   let disposed = false;
+  // The runtime's peer guard (js/core/peer_guard.js): memory allocated while
+  // a peer's request runs is charged to the peer budget until it is freed.
+  let peers = null;
+  const charged = new Map(); // handle -> bytes charged to the peer budget
 
   function allocation(handle, what) {
     const a = allocations.get(handle);
@@ -70,6 +74,7 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10, device: gpuDevice 
         lastAlloc = a;
         return h;
       }
+      const peer = peers !== null && peers.deviceTake(size); // a MemoryError past the budget
       const reused = engine.ready ? pool.get(size)?.pop() : undefined;
       let a;
       if (reused) {
@@ -79,13 +84,22 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10, device: gpuDevice 
         try {
           a = engine.allocate(size);
         } catch (e) {
-          if (e?.kind !== 'MemoryError' || pooledBytes === 0) throw e;
+          if (e?.kind !== 'MemoryError' || pooledBytes === 0) {
+            if (peer) peers.deviceGive(size);
+            throw e;
+          }
           drainPool(); // out of memory: give the pooled buffers back and try once more
-          a = engine.allocate(size);
+          try {
+            a = engine.allocate(size);
+          } catch (e2) {
+            if (peer) peers.deviceGive(size);
+            throw e2;
+          }
         }
       }
       const h = nextHandle++;
       allocations.set(h, a);
+      if (peer) charged.set(h, size);
       lastAlloc = a;
       return h;
     },
@@ -93,6 +107,11 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10, device: gpuDevice 
       const a = allocations.get(handle);
       if (!a) return;
       allocations.delete(handle);
+      const bytes = charged.get(handle);
+      if (bytes !== undefined) {
+        charged.delete(handle);
+        peers.deviceGive(bytes);
+      }
       if (be.ready && a.generation === generation && !a.imported && !a.exported && pooledBytes + a.nbytes <= POOL_BYTES) {
         let list = pool.get(a.nbytes);
         if (!list) pool.set(a.nbytes, (list = []));
@@ -233,6 +252,7 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10, device: gpuDevice 
     },
     async init(runtime) {
       if (disposed) throw makeError('ValueError', 'webgpu: the runtime was disposed');
+      peers ??= runtime[INTERNALS]?.peers ?? null;
       // Without getGPU, the backend adopts `device` (checked there: it may be anything a caller passed).
       be ??= getGPU === null
         ? createWebGPUBackend({ device: gpuDevice, makeError, logger: runtime.logger })
@@ -250,6 +270,7 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10, device: gpuDevice 
       return info;
     },
     globals(runtime) {
+      peers ??= runtime[INTERNALS]?.peers ?? null;
       const kernels = Object.fromEntries(KERNELS.map((k) => [k.name, { fn: kernelGlobal(runtime, k), metadata: kernelMetadata(k) }]));
       return runtime.coreKind === 'tvm-ffi' ? { ...kernels, ...tvmGlobals(runtime) } : kernels;
     },
@@ -303,6 +324,8 @@ export function webgpuRuntimeBackend(getGPU, { priority = 10, device: gpuDevice 
         for (const list of pool.values()) for (const a of list) be.free(a);
       }
       allocations.clear();
+      for (const bytes of charged.values()) peers.deviceGive(bytes); // the runtime's again
+      charged.clear();
       pool.clear();
       pooledBytes = 0;
       be.dispose();

@@ -169,7 +169,8 @@ export function tvmLibraryCore({ logger, hooks }) {
         objectOfHandle.delete(self);
         hooks.releaseJS(self);
       },
-      emscripten_notify_memory_growth() {},
+      // a peer's request may not grow memory past the peer budget (js/core/peer_guard.js)
+      emscripten_notify_memory_growth: () => hooks.memoryGrew?.(),
       // TVM's thread pool: wasm runs one thread.
       _ZN3tvm7runtime9threading15ResetThreadPoolEv() {},
       _ZN3tvm7runtime9threading10NumThreadsEv: () => 1,

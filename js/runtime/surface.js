@@ -209,6 +209,8 @@ export function install(state) {
        * callers that call globals by name per request (js/session.js).
        */
       globalByName: state.globalByName,
+      /** What protects the owner from peers: the peer budget and its device charges (js/core/peer_guard.js). */
+      peers: state.peers,
     },
   });
   state.runtime = runtime;
