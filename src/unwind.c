@@ -6,7 +6,7 @@
 #include <webffi/webffi.h>
 
 WF_THREAD_LOCAL wf_call_counters wf_counters;
-const wf_unwind_mark* wf_js_mark;
+WF_THREAD_LOCAL const wf_unwind_mark* wf_js_mark;
 
 void wf_unwind_restore(const wf_unwind_mark* m) {
   static const wf_call_counters outside = {0, 0, 0, 0};

@@ -34,7 +34,7 @@ typedef struct wf_unwind_mark {
 /* The innermost running callback's mark (NULL: none). After an exception
  * escaped callbacks it may name ones that are gone: WebFFIUnwind looks the
  * live one up by depth, and makes it the innermost again. */
-extern const wf_unwind_mark* wf_js_mark;
+extern WF_THREAD_LOCAL const wf_unwind_mark* wf_js_mark;
 
 static inline int wf_counters_differ(const wf_call_counters* a, const wf_call_counters* b) {
   return a->release_nesting != b->release_nesting || a->repr_depth != b->repr_depth ||

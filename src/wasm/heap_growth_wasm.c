@@ -17,6 +17,10 @@
 #define WF_GROWTH_STEP_MAX ((size_t)256 << 20)
 
 static uint32_t wf_heap_growths;  /* times memory grew (wf_heap_growth_count) */
+/* Successful growths, read by the JS glue of the threaded core: a shared
+ * memory's buffer is never detached, so its views cannot tell that memory
+ * grew (WebFFIHeapGrowthCounter). */
+static uint32_t wf_heap_grown;
 static int wf_heap_exact;         /* testing: the libraries' own policy, to compare */
 
 /* The memory size (bytes) to ask for when `need` bytes do not fit. */
@@ -35,8 +39,9 @@ int __wrap_emscripten_resize_heap(size_t size) {
   size_t current = __builtin_wasm_memory_size(0) * WF_PAGE;
   ++wf_heap_growths;
   size_t want = wf_heap_exact ? size : wf_heap_target(current, size);
-  if (want > size && __real_emscripten_resize_heap(want)) return 1;
-  return __real_emscripten_resize_heap(size);
+  int grown = (want > size && __real_emscripten_resize_heap(want)) || __real_emscripten_resize_heap(size);
+  if (grown) __atomic_fetch_add(&wf_heap_grown, 1, __ATOMIC_SEQ_CST);
+  return grown;
 }
 #else
 /* wasi-libc's malloc takes memory with sbrk, whose break is the end of
@@ -71,6 +76,11 @@ void* __wrap_sbrk(intptr_t increment) {
   return old;
 }
 #endif
+
+/* The address of the count of successful growths (a 32-bit word). */
+__attribute__((visibility("default"), used)) uint32_t* WebFFIHeapGrowthCounter(void) {
+  return &wf_heap_grown;
+}
 
 /* How often memory has grown so far; exact >= 0 also switches to growth by
  * the exact deficit (1) or back to geometric growth (0), so both policies

@@ -4,9 +4,14 @@
 #include <stdint.h>
 #include <webffi/webffi.h>
 
+#include "../error.h"
 #include "../function.h"
 #include "../unwind.h"
 #include "host_imports.h"
+
+#ifdef __EMSCRIPTEN_PTHREADS__
+#include <emscripten/threading.h>
+#endif
 
 
 static inline uint32_t wf_stack_pointer_now(void) {
@@ -35,6 +40,16 @@ void WebFFIStackRestore(uint32_t sp) {
 /* Called with the Function itself (no trampoline: callbacks are hot). */
 static int wf_js_safe_call(void* func, const TVMFFIAny* args, int32_t num_args,
                            TVMFFIAny* result) {
+#ifdef __EMSCRIPTEN_PTHREADS__
+  /* JS values live on the thread that loaded the runtime: a worker thread
+   * (a parallel task) has none of them, and cannot wait for that thread,
+   * which may itself be waiting for the task. */
+  if (!emscripten_is_main_runtime_thread()) {
+    return wf_err_raise("RuntimeError",
+                        "a JS function cannot be called from a worker thread (a parallel task); call it "
+                        "before or after TVMBackendParallelLaunch, on the thread that loaded the runtime");
+  }
+#endif
   int32_t handle = (int32_t)(uintptr_t)wf_func_self((TVMFFIObject*)func);
   /* The callback's mark: an exception that unwinds wasm frames entered from
    * it puts the core back here (WebFFIUnwind), its stack pointer included. */
