@@ -7,20 +7,20 @@
  *   sum(x: Tensor, block_sums: Tensor, num_tasks: int) -> float
  *
  * Each kernel runs as num_tasks tasks (run_tasks), one after the other
- * here; a parallel-for (TVMBackendParallelLaunch, whose lambda has the
- * shape of the task functions below with num_task in its env) runs them
- * on threads instead, with the same result.
+ * here; the task functions are TVM's parallel lambdas (webffi/parallel.h),
+ * so TVMBackendParallelLaunch in place of run_tasks runs them on threads,
+ * with the same result (the kernels' results do not depend on the split).
  */
 #include <tvm/ffi/c_api.h>
+#include <webffi/parallel.h>
 #include <webffi/typed_call.h>
 
 #include "c_speed.h"
 
-typedef int (*TaskFn)(int task_id, int num_task, void* cdata);
-
-static int run_tasks(TaskFn fn, void* cdata, int num_task) {
+static int run_tasks(FTVMParallelLambda fn, void* cdata, int num_task) {
+  TVMParallelGroupEnv env = {NULL, num_task};
   for (int t = 0; t < num_task; ++t) {
-    if (fn(t, num_task, cdata) != 0) return -1;
+    if (fn(t, &env, cdata) != 0) return -1;
   }
   return 0;
 }
@@ -97,10 +97,10 @@ typedef struct {
   int n;
 } MatmulArgs;
 
-static int matmul_task(int task_id, int num_task, void* cdata) {
+static int matmul_task(int task_id, TVMParallelGroupEnv* penv, void* cdata) {
   const MatmulArgs* m = cdata;
   int64_t begin, end;
-  c_speed_task_range(m->n, task_id, num_task, &begin, &end);
+  c_speed_task_range(m->n, task_id, penv->num_task, &begin, &end);
   c_speed_matmul_rows(m->a, m->b, m->c, m->n, (int)begin, (int)end);
   return 0;
 }
@@ -136,10 +136,10 @@ typedef struct {
   int64_t num_blocks;
 } SumArgs;
 
-static int sum_task(int task_id, int num_task, void* cdata) {
+static int sum_task(int task_id, TVMParallelGroupEnv* penv, void* cdata) {
   const SumArgs* s = cdata;
   int64_t begin, end;
-  c_speed_task_range(s->num_blocks, task_id, num_task, &begin, &end);
+  c_speed_task_range(s->num_blocks, task_id, penv->num_task, &begin, &end);
   c_speed_sum_blocks(s->x, s->n, s->block_sums, begin, end);
   return 0;
 }
