@@ -3260,12 +3260,18 @@ export interface RPCListenOptions extends RPCServeOptions {
   host?: string;
   /**
    * Connections served at once (default 16). A connection past it takes the
-   * slot of the oldest one still in its handshake, if any; else it is refused.
+   * slot of the oldest one still in its handshake, else of the served
+   * session idle the longest (owed no reply, quiet for a second at least);
+   * when every slot is busy, it is refused.
    */
   maxConnections?: number;
   /** How long a connection may take to send its handshake (ms; default 10000); past it, it is closed. */
   handshakeMs?: number;
-  /** How long a connection may send nothing while the server owes it nothing (ms; default 300000; 0: no limit). */
+  /**
+   * How long a served session may send nothing while the server owes it
+   * nothing (ms; default 0: no limit, an idle session keeps its slot until a
+   * newcomer needs it); past it, it is closed.
+   */
   idleMs?: number;
 }
 /**

@@ -102,6 +102,8 @@ export function createEndpoint(rt, options = {}) {
   let held = false; // the transport reads a tensor's bytes in wasm memory: the engine waits
   const destroy = () => {
     try {
+      // a disposed or poisoned runtime has nothing left to release: its memory goes with it
+      if (rt.disposed || rt.poisoned !== null) return;
       ep?.(4);
     } finally {
       ep?.dispose?.();

@@ -23,7 +23,7 @@ function report(options, error, where) {
  * and the endpoint is fed the client's opening made from `clientKey`.
  * Resolves with { error } when the connection is over.
  */
-export function serveConnection(rt, transport, options = {}, { clientKey = null, early = [] } = {}) {
+export function serveConnection(rt, transport, options = {}, { clientKey = null, early = [], slot = null } = {}) {
   const { handshakeMs, idleMs } = deadlinesOf(options);
   return new Promise((resolve) => {
     let skipReply = clientKey !== null; // the proxy answered the handshake for us
@@ -37,12 +37,22 @@ export function serveConnection(rt, transport, options = {}, { clientKey = null,
     const opened = Date.now();
     let last = opened;
     let timer = null;
+    // Quiet in any order of server.close(), rt.dispose() and the peer leaving:
+    // it runs from socket events, where a throw would end the process.
     const end = (error) => {
       if (ended) return;
       ended = true;
       if (timer !== null) clearTimeout(timer);
-      ep.close();
-      hop?.close();
+      try {
+        ep.close();
+      } catch (e) {
+        report(options, e, 'connection');
+      }
+      try {
+        hop?.close();
+      } catch (e) {
+        report(options, e, 'connection');
+      }
       resolve({ error });
     };
     const expire = (why) => {
@@ -62,6 +72,14 @@ export function serveConnection(rt, transport, options = {}, { clientKey = null,
       }
       arm();
     };
+    // listenRPC's view of this connection, to choose whose slot a newcomer takes
+    if (slot !== null) {
+      /** Since when the peer has sent nothing while owed nothing (a served session), or null. */
+      slot.idleSince = () => (handshaken && !ended && !ep?.pending && !hop ? last : null);
+      slot.giveWay = (why) => {
+        if (!ended) expire(why);
+      };
+    }
     const arm = () => {
       const now = Date.now();
       const wait = !handshaken ? handshakeMs - (now - opened) : idleMs > 0 ? idleMs - (now - last) : -1;
@@ -95,40 +113,60 @@ export function serveConnection(rt, transport, options = {}, { clientKey = null,
         end(error);
       },
     }) : {};
-    const ep = createEndpoint(rt, {
-      ...options,
-      ...chained,
-      send(bytes, release) {
-        handshaken = true;
-        last = Date.now();
-        if (skipReply) {
-          skipReply = false;
-          return;
-        }
-        toClient(bytes, transport, release);
-      },
-      // a tensor's bytes straight from wasm memory, where the socket can take them now
-      sendView: transport.writeView ? (bytes, release) => {
-        if (skipReply || transport.closed) return false;
-        const p = transport.writeView(bytes, release);
-        if (p === false) return false;
-        if (p && !paused) {
-          paused = true;
-          transport.pause();
-          sending = p.then(() => {
-            paused = false;
-            transport.resume();
-          });
-        }
-        return true;
-      } : undefined,
-      onClose(error) {
-        if (error) report(options, error, 'connection');
-        // let the last reply go out before closing
-        Promise.resolve(sending).then(() => transport.close());
-        end(error);
-      },
-    });
+    let ep;
+    try {
+      ep = makeEndpoint();
+    } catch (e) {
+      // the runtime was disposed (or poisoned) before this peer came: it is closed quietly
+      report(options, e, 'connection');
+      ended = true;
+      transport.close();
+      resolve({ error: e });
+      return;
+    }
+    function makeEndpoint() {
+      return createEndpoint(rt, {
+        ...options,
+        ...chained,
+        send(bytes, release) {
+          if (!handshaken) {
+            handshaken = true;
+            // the handshake's timer gives way to the idle one now, not when it would have fired
+            if (timer !== null) clearTimeout(timer);
+            timer = null;
+            last = Date.now();
+            arm();
+          }
+          last = Date.now();
+          if (skipReply) {
+            skipReply = false;
+            return;
+          }
+          toClient(bytes, transport, release);
+        },
+        // a tensor's bytes straight from wasm memory, where the socket can take them now
+        sendView: transport.writeView ? (bytes, release) => {
+          if (skipReply || transport.closed) return false;
+          const p = transport.writeView(bytes, release);
+          if (p === false) return false;
+          if (p && !paused) {
+            paused = true;
+            transport.pause();
+            sending = p.then(() => {
+              paused = false;
+              transport.resume();
+            });
+          }
+          return true;
+        } : undefined,
+        onClose(error) {
+          if (error) report(options, error, 'connection');
+          // let the last reply go out before closing
+          Promise.resolve(sending).then(() => transport.close());
+          end(error);
+        },
+      });
+    }
     transport.onData((chunk) => {
       if (ep.closed) return;
       last = Date.now();
@@ -149,8 +187,15 @@ export function serveConnection(rt, transport, options = {}, { clientKey = null,
   });
 }
 
-/** Defaults of a connection's deadlines (listenRPC, joinRPCProxy, serveConnection options). */
-export const RPC_DEADLINES = Object.freeze({ handshakeMs: 10000, idleMs: 300000 });
+/**
+ * Defaults of a connection's deadlines (listenRPC, joinRPCProxy,
+ * serveConnection options). idleMs 0: a served session may stay quiet for as
+ * long as it likes (a TVM client compiling between calls); listenRPC gives
+ * its slot to a newcomer when every slot is taken and it is the idlest.
+ */
+export const RPC_DEADLINES = Object.freeze({ handshakeMs: 10000, idleMs: 0 });
+/** How long a served session must have been quiet before a newcomer may take its slot (ms). */
+const IDLE_YIELD_MS = 1000;
 
 function deadlinesOf(options) {
   const out = { ...RPC_DEADLINES };
@@ -294,33 +339,50 @@ export async function listenRPC(rt, options = {}) {
   const net = nodeBuiltin('node:net');
   if (!net) throw makeError('RPCError', 'listenRPC needs Node (node:net); a browser tab joins a proxy: joinRPCProxy');
   const { port = 9090, host = '127.0.0.1', maxConnections = 16 } = options;
-  const live = new Set();
+  const live = new Map(); // socket -> its slot (serveConnection's view of it)
   let registration = null;
   deadlinesOf(options); // checked now, not at the first connection
-  const server = net.createServer((socket) => {
-    if (live.size >= maxConnections) {
-      // A peer that has not finished its handshake (nothing answered yet) holds
-      // its slot the least: the oldest such gives it up to the newcomer.
-      let waiting = null;
-      for (const s of live) {
-        if (s.bytesWritten === 0) {
-          waiting = s;
-          break;
-        }
+  /**
+   * At maxConnections, a newcomer takes a slot from one that holds it the
+   * least: the oldest connection still in its handshake (nothing answered
+   * yet), else the served session idle the longest (owed no reply, quiet for
+   * IDLE_YIELD_MS at least). False when every slot is busy.
+   */
+  const makeRoom = () => {
+    for (const s of live.keys()) {
+      if (s.bytesWritten === 0) {
+        live.delete(s);
+        s.destroy();
+        report(options, makeError('RPCError', `closed a connection still in its handshake: ${maxConnections} are open and another came`), 'listen');
+        return true;
       }
-      if (waiting === null) {
-        socket.destroy();
-        report(options, makeError('RPCError', `refused a connection: ${maxConnections} are open`), 'listen');
-        return;
-      }
-      live.delete(waiting);
-      waiting.destroy();
-      report(options, makeError('RPCError', `closed a connection still in its handshake: ${maxConnections} are open and another came`), 'listen');
     }
-    live.add(socket);
+    let idlest = null;
+    let since = Date.now() - IDLE_YIELD_MS;
+    for (const [s, slot] of live) {
+      const t = slot.idleSince();
+      if (t !== null && t <= since) {
+        idlest = s;
+        since = t;
+      }
+    }
+    if (idlest === null) return false;
+    const slot = live.get(idlest);
+    live.delete(idlest);
+    slot.giveWay(`it was idle for ${Date.now() - since} ms and a newcomer needed its slot (${maxConnections} are open)`);
+    return true;
+  };
+  const server = net.createServer((socket) => {
+    if (live.size >= maxConnections && !makeRoom()) {
+      socket.destroy();
+      report(options, makeError('RPCError', `refused a connection: ${maxConnections} are open, each busy or idle for less than ${IDLE_YIELD_MS} ms`), 'listen');
+      return;
+    }
+    const slot = { idleSince: () => null, giveWay: () => socket.destroy() };
+    live.set(socket, slot);
     const t = socketTransport(socket);
     if (!registration) {
-      serveConnection(rt, t, options).then(() => live.delete(socket));
+      serveConnection(rt, t, options, { slot }).then(() => live.delete(socket));
       return;
     }
     // with a tracker, the match key it handed out opens the one tracker session;
@@ -341,7 +403,7 @@ export async function listenRPC(rt, options = {}) {
       }
       const claimed = word !== null && registration.claim(word);
       const key = claimed ? word.slice('client:'.length) : options.key;
-      serveConnection(rt, t, { ...options, key }, { early: chunks }).then(() => {
+      serveConnection(rt, t, { ...options, key }, { early: chunks, slot }).then(() => {
         live.delete(socket);
         if (claimed) registration.release();
       });
@@ -371,7 +433,7 @@ export async function listenRPC(rt, options = {}) {
     },
     close() {
       registration?.close();
-      for (const s of live) s.destroy();
+      for (const s of live.keys()) s.destroy();
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
