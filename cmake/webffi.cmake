@@ -12,6 +12,8 @@
 #
 # Each defines a target (built by `all`) producing OUTPUT, by default
 # ${CMAKE_CURRENT_BINARY_DIR}/<target>.wasm.
+# OPTIONS are `webffi build` options: sources are compiled with wasm SIMD
+# (-msimd128) unless they include --no-simd (or -mno-simd128).
 set(WEBFFI_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." CACHE INTERNAL "")
 find_program(WEBFFI_NODE node REQUIRED)
 
