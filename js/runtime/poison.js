@@ -92,6 +92,10 @@ export function install(state) {
     if (!isTrap(e)) {
       trap.unwound = true;
       state.unwindPending();
+      // the call may have grown memory before it was unwound (a model
+      // library's growth refused to a peer, js/core/peer_guard.js): the
+      // views after every call are refreshed here too
+      state.fresh?.();
       throw e;
     }
     if (trap.poisoned) throw state.fatal();
