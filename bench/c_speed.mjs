@@ -1,6 +1,8 @@
 // C at native speed? The kernels of bench/kernels/ (a float32 matmul,
 // n = 1024, and a memory-bound sum over 16 Mi floats) compiled natively
-// (gcc -O3 -march=native, on 1 and 2 threads) and with `webffi build`
+// (gcc -O3 -march=native, on 1 and 2 threads; and for one thread the
+// x86-64 levels with AVX2 + FMA and with SSE4.2 only, 4 lanes as wasm
+// SIMD has, to show what the gap is made of) and with `webffi build`
 // (scalar: --no-simd; SIMD: the default), the wasm run in Node and in
 // headless Chromium. Prints one table per kernel: time, GFLOPS or GB/s,
 // the ratio to native on one thread measured in the same run, and the
@@ -8,10 +10,11 @@
 //
 // Run after `npm run build`: node bench/c_speed.mjs [--quick] [--no-chromium]
 //
-// Rows are data (ROWS below): a row names an engine, a build of the module
-// (BUILDS), the load() options of its runtime and the number of tasks each
-// kernel is split into (the threads a parallel-for may run them on).
-// Native is measured before and after the wasm rows; its fastest is kept.
+// Rows are data (ROWS below): a native row names its -march and threads; a
+// wasm row its engine, a build of the module (BUILDS), the load() options
+// of its runtime and the number of tasks each kernel is split into (the
+// threads a parallel-for may run them on). Native is measured before and
+// after the wasm rows; its fastest is kept.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,9 +33,14 @@ const BUILDS = {
 };
 
 const ROWS = [
-  { id: 'native-1', label: 'native gcc -O3 -march=native, 1 thread', engine: 'native', threads: 1 },
-  { id: 'native-2', label: 'native gcc -O3 -march=native, 2 threads', engine: 'native', threads: 2 },
+  { id: 'native-1', label: 'native gcc -O3 -march=native, 1 thread', engine: 'native', march: 'native', threads: 1 },
+  { id: 'native-2', label: 'native gcc -O3 -march=native, 2 threads', engine: 'native', march: 'native', threads: 2 },
+  { id: 'native-avx2', label: 'native -march=x86-64-v3 (AVX2, FMA), 1 thread', engine: 'native', march: 'x86-64-v3',
+    threads: 1 },
+  { id: 'native-sse', label: 'native -march=x86-64-v2 (SSE4.2: 4 lanes), 1 thread', engine: 'native',
+    march: 'x86-64-v2', threads: 1 },
 ];
+if (process.arch !== 'x64') ROWS.splice(2, 2); // the x86-64 levels
 for (const engine of chromium ? ['node', 'chromium'] : ['node']) {
   ROWS.push(
     { id: `${engine}-scalar`, label: `wasm scalar (--no-simd), ${engine}`, engine, build: 'scalar', tasks: 1 },
@@ -49,9 +57,11 @@ const KERNELS = {
 function build() {
   mkdirSync(out, { recursive: true });
   const kernels = join(root, 'bench/kernels');
-  execFileSync('gcc', ['-O3', '-march=native', '-std=c11', '-Wall', '-Wextra', '-Werror', '-pthread',
-    join(kernels, 'c_speed_native.c'), join(kernels, 'c_speed.c'), '-o', join(out, 'c_speed_native')],
-  { stdio: 'inherit' });
+  for (const march of new Set(ROWS.filter((r) => r.engine === 'native').map((r) => r.march))) {
+    execFileSync('gcc', ['-O3', `-march=${march}`, '-std=c11', '-Wall', '-Wextra', '-Werror', '-pthread',
+      join(kernels, 'c_speed_native.c'), join(kernels, 'c_speed.c'), '-o', join(out, `c_speed_native_${march}`)],
+    { stdio: 'inherit' });
+  }
   for (const { flags, file } of Object.values(BUILDS)) {
     execFileSync(process.execPath, [join(root, 'bin/webffi.mjs'), 'build', '--module', '-O3', ...flags,
       join(kernels, 'c_speed_module.c'), join(kernels, 'c_speed.c'), '-o', join(out, file)],
@@ -59,16 +69,21 @@ function build() {
   }
 }
 
-/** The native rows: { threads -> { matmul: { ns, checksum }, sum: ... } }. */
-function runNative(threads) {
+/** The native rows: { id -> { matmul: { ns, checksum }, sum: ... } }, one process per -march. */
+function runNative() {
   const reps = repeats(quick);
-  const run = spawnSync(join(out, 'c_speed_native'), [reps.matmul, reps.sum, BATCH.sum, ...threads].map(String),
-    { encoding: 'utf8' });
-  if (run.status !== 0) throw new Error(`c_speed_native: ${run.error?.message ?? run.stderr}`);
   const results = {};
-  for (const line of run.stdout.trim().split('\n')) {
-    const { kernel, threads: t, ns, checksum } = JSON.parse(line);
-    (results[t] ??= {})[kernel] = { ns, checksum };
+  const rows = ROWS.filter((r) => r.engine === 'native');
+  for (const march of new Set(rows.map((r) => r.march))) {
+    const mine = rows.filter((r) => r.march === march);
+    const binary = join(out, `c_speed_native_${march}`);
+    const run = spawnSync(binary, [reps.matmul, reps.sum, BATCH.sum, ...mine.map((r) => r.threads)].map(String),
+      { encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`${binary}: ${run.error?.message ?? run.stderr}`);
+    for (const line of run.stdout.trim().split('\n')) {
+      const { kernel, threads, ns, checksum } = JSON.parse(line);
+      (results[mine.find((r) => r.threads === threads).id] ??= {})[kernel] = { ns, checksum };
+    }
   }
   return results;
 }
@@ -76,9 +91,9 @@ function runNative(threads) {
 /** The fastest of two native runs for each row and kernel. */
 function fastestOf(a, b) {
   const out = {};
-  for (const t of Object.keys(a)) {
-    out[t] = {};
-    for (const k of Object.keys(a[t])) out[t][k] = a[t][k].ns <= b[t][k].ns ? a[t][k] : b[t][k];
+  for (const id of Object.keys(a)) {
+    out[id] = {};
+    for (const k of Object.keys(a[id])) out[id][k] = a[id][k].ns <= b[id][k].ns ? a[id][k] : b[id][k];
   }
   return out;
 }
@@ -99,8 +114,7 @@ async function runChromium(rows) {
 }
 
 build();
-const nativeThreads = [...new Set(ROWS.filter((r) => r.engine === 'native').map((r) => r.threads))];
-const nativeBefore = runNative(nativeThreads);
+const nativeBefore = runNative();
 const wasmRow = (row, module) => ({ id: row.id, module, tasks: row.tasks, load: row.load ?? {} });
 const measured = new Map();
 const nodeRows = ROWS.filter((r) => r.engine === 'node');
@@ -114,8 +128,7 @@ if (chromiumRows.length > 0) {
     measured.set(r.id, r);
   }
 }
-const native = fastestOf(nativeBefore, runNative(nativeThreads));
-for (const row of ROWS.filter((r) => r.engine === 'native')) measured.set(row.id, { ...native[row.threads] });
+for (const [id, kernels] of Object.entries(fastestOf(nativeBefore, runNative()))) measured.set(id, kernels);
 
 const fmt = (x, digits) => x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const load = spawnSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).stdout.split(' ').slice(0, 3).join(' ');
