@@ -1,8 +1,9 @@
 // C at native speed? The kernels of bench/kernels/ (a float32 matmul,
 // n = 1024, and a memory-bound sum over 16 Mi floats) compiled natively
 // (gcc -O3 -march=native, on 1 and 2 threads; and for one thread the
-// x86-64 levels with AVX2 + FMA and with SSE4.2 only, 4 lanes as wasm
-// SIMD has, to show what the gap is made of) and with `webffi build`
+// x86-64 levels with AVX2 and with SSE4.2 only, 4 lanes as wasm SIMD
+// has, to show what the gap is made of; -std=c11 keeps gcc from fusing
+// multiplies and adds, so every row computes the same bits) and with `webffi build`
 // (scalar: --no-simd; SIMD: the default), the wasm run in Node and in
 // headless Chromium. Prints one table per kernel: time, GFLOPS or GB/s,
 // the ratio to native on one thread measured in the same run, and the
@@ -35,7 +36,7 @@ const BUILDS = {
 const ROWS = [
   { id: 'native-1', label: 'native gcc -O3 -march=native, 1 thread', engine: 'native', march: 'native', threads: 1 },
   { id: 'native-2', label: 'native gcc -O3 -march=native, 2 threads', engine: 'native', march: 'native', threads: 2 },
-  { id: 'native-avx2', label: 'native -march=x86-64-v3 (AVX2, FMA), 1 thread', engine: 'native', march: 'x86-64-v3',
+  { id: 'native-avx2', label: 'native -march=x86-64-v3 (AVX2), 1 thread', engine: 'native', march: 'x86-64-v3',
     threads: 1 },
   { id: 'native-sse', label: 'native -march=x86-64-v2 (SSE4.2: 4 lanes), 1 thread', engine: 'native',
     march: 'x86-64-v2', threads: 1 },
