@@ -319,6 +319,7 @@ export class RPCSession {
     const done = new Promise((resolve, reject) => {
       this.#handshake = { key, resolve, reject };
     });
+    done.catch(() => {}); // the write below may fail first (the server went): that error is the one thrown
     await this.#t.write(handshakeBytes(`client:${key}`));
     await this.#withTimeout(done, 'the handshake');
     const w = this.#w;
@@ -370,6 +371,7 @@ export class RPCSession {
     const reply = new Promise((resolve, reject) => {
       this.#waiter = { resolve, reject, into };
     });
+    reply.catch(() => {}); // the server may go while the request is written: awaited below
     const a = this.#t.write(bytes);
     const b = extra ? this.#t.write(extra) : undefined;
     if (a || b) await Promise.all([a, b]);

@@ -82,12 +82,24 @@ export function socketTransport(socket, reads = null) {
   socket.on('error', (e) => l.emitClose(makeError('RPCError', `RPC connection error: ${e.message}`)));
   socket.on('close', () => l.emitClose());
   let drain = null;
+  // a wait for room to write ends when the socket drains, or closes (a writer
+  // awaiting it, such as a client's close(), never waits for a peer that left)
+  const drained = () => new Promise((resolve) => {
+    const done = () => {
+      socket.off('drain', done);
+      socket.off('close', done);
+      drain = null;
+      resolve();
+    };
+    socket.once('drain', done);
+    socket.once('close', done);
+  });
   return {
     write(bytes, release) {
       if (l.closed) throw makeError('RPCError', 'RPC: the connection is closed');
       // the callback runs once the bytes are handed to the OS (or the write failed)
       if (release ? socket.write(bytes, () => release()) : socket.write(bytes)) return undefined;
-      drain ??= new Promise((resolve) => socket.once('drain', () => { drain = null; resolve(); }));
+      drain ??= drained();
       return drain;
     },
     /**
@@ -105,7 +117,7 @@ export function socketTransport(socket, reads = null) {
         return false;
       }
       if (socket.write(bytes, () => release())) return undefined;
-      drain ??= new Promise((resolve) => socket.once('drain', () => { drain = null; resolve(); }));
+      drain ??= drained();
       return drain;
     },
     /** Stops reading until resume() (backpressure on the receiving side). */
