@@ -142,3 +142,53 @@ test('-c compiles objects with SIMD by default (the target_features they declare
     assert.equal(targetFeatures(out).includes('+simd128'), simd, `${flags.join(' ')}: ${targetFeatures(out)}`);
   }
 });
+
+test('the benchmark kernels (bench/kernels/c_speed.c) compute the same bits with and without SIMD, in 1 or 3 tasks', async (t) => {
+  const dir = scratch(t);
+  const kernels = `${root}bench/kernels`;
+  const rt = await load();
+  const n = 72; // not a multiple of the k tile (64)
+  const sumN = 3 * 65536 + 1000; // four blocks, the last one short
+  const a = rt.empty([n * n], 'float32');
+  const b = rt.empty([n * n], 'float32');
+  const x = rt.empty([sumN], 'float32');
+  const sums = rt.empty([4], 'float32');
+  const results = [];
+  for (const flags of [[], ['--no-simd']]) {
+    const out = `${dir}/c_speed${flags.join('')}.wasm`;
+    const run = webffi('build', '--module', '-O3', ...flags, `${kernels}/c_speed_module.c`, `${kernels}/c_speed.c`,
+      '-o', out, '--name', `c_speed${flags.join('')}`);
+    assert.equal(run.status, 0, run.stderr);
+    const mod = await rt.loadModule(readFileSync(out));
+    const [fill, matmul, sum] = ['fill', 'matmul', 'sum'].map((f) => mod.getFunction(f));
+    fill(a, 1);
+    fill(b, 2);
+    fill(x, 3);
+    for (const tasks of [1, 3]) {
+      const c = rt.empty([n * n], 'float32');
+      matmul(a, b, c, tasks);
+      results.push({ c: c.toTypedArray(), total: sum(x, sums, tasks) });
+      c.dispose();
+    }
+  }
+  // the reference: the same operations in the same order, rounded to float32 at each step
+  const [av, bv, xv] = [a, b, x].map((v) => v.toTypedArray());
+  const want = new Float32Array(n * n);
+  for (let i = 0; i < n; i++) {
+    for (let k = 0; k < n; k++) {
+      for (let j = 0; j < n; j++) {
+        want[i * n + j] = Math.fround(want[i * n + j] + Math.fround(av[i * n + k] * bv[k * n + j]));
+      }
+    }
+  }
+  let total = 0;
+  for (let from = 0; from < sumN; from += 65536) {
+    const lanes = new Float32Array(16);
+    for (let i = from; i < Math.min(from + 65536, sumN); i++) lanes[(i - from) % 16] += xv[i];
+    total += lanes.reduce((s, v) => Math.fround(s + v), 0);
+  }
+  for (const r of results) {
+    assert.deepEqual(r.c, want);
+    assert.equal(r.total, total);
+  }
+});
