@@ -75,10 +75,10 @@ build:
                linked in: the prebuilt runtime archive to link (default:
                the package's ${ARCHIVE}, when it matches src/ and emcc)
   --verbose    print each command run, and where the runtime comes from
-  --no-simd    compile without wasm SIMD: by default the sources are
-               compiled with -msimd128 (loops vectorised; engines from
-               Chrome 91, Firefox 89, Safari 16.4, Node 16.4), as they are
-               when -mno-simd128 is given
+  --no-simd    compile without wasm SIMD (as -mno-simd128 does); by
+               default the sources are compiled with -msimd128, which
+               vectorises loops and needs Chrome 91+, Firefox 89+,
+               Safari 16.4+ or Node 16.4+
   -g           file, line and function in every C frame of a backtrace:
                the link keeps the DWARF (for a debugger) and adds
                webffi's line table (the \`webffi.lines\` section)
@@ -334,7 +334,7 @@ const cxxModuleLTO = (opts) => !opts.flags.includes('-fno-lto');
  * Wasm SIMD for the user's sources: -msimd128 unless --no-simd, or the
  * user's own -msimd128 / -mno-simd128 decides (clang vectorises loops at
  * -O2 and above with it). The runtime itself stays scalar: built with
- * SIMD it was no faster and larger (docs/performance.md).
+ * SIMD it was no faster (docs/performance.md).
  */
 const simdFlags = (opts) => (opts.simd && !opts.flags.some((f) => /^-m(no-)?simd128$/.test(f))
   ? ['-msimd128'] : []);
