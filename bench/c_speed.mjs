@@ -17,7 +17,8 @@
 // threads a parallel-for may run them on). Native is measured before and
 // after the wasm rows; its fastest is kept.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BATCH, MATMUL_N, SUM_N, repeats, runWasmRows } from './c_speed_bench.mjs';
@@ -99,6 +100,8 @@ function fastestOf(a, b) {
   return out;
 }
 
+let chromiumVersion = null;
+
 async function runChromium(rows) {
   const { startServer, launchChromium, runPage } = await import('../tests/browser/harness.mjs');
   const server = await startServer();
@@ -107,6 +110,7 @@ async function runChromium(rows) {
     const query = `rows=${encodeURIComponent(JSON.stringify(rows))}${quick ? '&quick' : ''}`;
     const r = await runPage(browser.context, server.url(`bench/c_speed.html?${query}`), { timeout: 600000 });
     if (r.error) throw new Error(`bench/c_speed.html failed: ${r.error}\n${r.logs.join('\n')}`);
+    chromiumVersion = /Chrome\/([\d.]+)/.exec(r.userAgent)?.[1];
     return r.rows;
   } finally {
     await browser.close();
@@ -134,6 +138,11 @@ for (const [id, kernels] of Object.entries(fastestOf(nativeBefore, runNative()))
 const fmt = (x, digits) => x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const load = spawnSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).stdout.split(' ').slice(0, 3).join(' ');
 console.log(`bench/c_speed.mjs ${new Date().toISOString()}${quick ? ' (quick)' : ''}; load average ${load}`);
+const cpuinfo = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '';
+const widest = [['avx512f', 'AVX-512'], ['avx2', 'AVX2'], ['sse4_2', 'SSE4.2']].find(([flag]) =>
+  new RegExp(`\\b${flag}\\b`).test(cpuinfo))?.[1];
+console.log(`${cpus()[0].model}${widest ? ` (${widest})` : ''}, ${cpus().length} cores; Node ${process.version}` +
+  `${chromiumVersion ? `, Chromium ${chromiumVersion}` : ''}; gcc ${execFileSync('gcc', ['-dumpfullversion']).toString().trim()}`);
 for (const [kernel, { title, unit, work }] of Object.entries(KERNELS)) {
   const base = measured.get('native-1')[kernel];
   console.log(`\n${title}\n`);
