@@ -118,40 +118,57 @@ async function runChromium(rows) {
   }
 }
 
-build();
-const nativeBefore = runNative();
-const wasmRow = (row, module) => ({ id: row.id, module, tasks: row.tasks, load: row.load ?? {} });
-const measured = new Map();
-const nodeRows = ROWS.filter((r) => r.engine === 'node');
-for (const r of await runWasmRows((await import('../js/index.js')).load,
-  nodeRows.map((row) => wasmRow(row, join(out, BUILDS[row.build].file))), { quick })) {
-  measured.set(r.id, r);
-}
-const chromiumRows = ROWS.filter((r) => r.engine === 'chromium');
-if (chromiumRows.length > 0) {
-  for (const r of await runChromium(chromiumRows.map((row) => wasmRow(row, `../build/bench/${BUILDS[row.build].file}`)))) {
+/**
+ * Every row's { matmul: { ns, checksum }, sum: ... } by id: native before
+ * and after the wasm rows (its fastest kept), the wasm rows in Node, then
+ * in one Chromium page.
+ */
+async function measure() {
+  const nativeBefore = runNative();
+  const measured = new Map();
+  const wasmRows = (engine, where) => ROWS.filter((r) => r.engine === engine)
+    .map((row) => ({ id: row.id, module: where(BUILDS[row.build].file), tasks: row.tasks, load: row.load ?? {} }));
+  const { load } = await import('../js/index.js');
+  for (const r of await runWasmRows(load, wasmRows('node', (file) => join(out, file)), { quick })) {
     measured.set(r.id, r);
   }
+  const inPage = wasmRows('chromium', (file) => `../build/bench/${file}`);
+  if (inPage.length > 0) for (const r of await runChromium(inPage)) measured.set(r.id, r);
+  for (const [id, kernels] of Object.entries(fastestOf(nativeBefore, runNative()))) measured.set(id, kernels);
+  return measured;
 }
-for (const [id, kernels] of Object.entries(fastestOf(nativeBefore, runNative()))) measured.set(id, kernels);
 
-const fmt = (x, digits) => x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-const load = spawnSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).stdout.split(' ').slice(0, 3).join(' ');
-console.log(`bench/c_speed.mjs ${new Date().toISOString()}${quick ? ' (quick)' : ''}; load average ${load}`);
-const cpuinfo = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '';
-const widest = [['avx512f', 'AVX-512'], ['avx2', 'AVX2'], ['sse4_2', 'SSE4.2']].find(([flag]) =>
-  new RegExp(`\\b${flag}\\b`).test(cpuinfo))?.[1];
-console.log(`${cpus()[0].model}${widest ? ` (${widest})` : ''}, ${cpus().length} cores; Node ${process.version}` +
-  `${chromiumVersion ? `, Chromium ${chromiumVersion}` : ''}; gcc ${execFileSync('gcc', ['-dumpfullversion']).toString().trim()}`);
-for (const [kernel, { title, unit, work }] of Object.entries(KERNELS)) {
-  const base = measured.get('native-1')[kernel];
-  console.log(`\n${title}\n`);
-  console.log(`| row | ns | ${unit} | vs native 1 thread | checksum |`);
-  console.log('|---|---:|---:|---:|---|');
-  for (const row of ROWS) {
-    const { ns, checksum } = measured.get(row.id)[kernel];
-    const same = checksum === base.checksum ? 'same as native'
-      : `${checksum} (native ${base.checksum}, relative ${((checksum - base.checksum) / base.checksum).toExponential(1)})`;
-    console.log(`| ${row.label} | ${fmt(ns, 0)} | ${fmt(work / (ns / 1e9), 1)} | ${(base.ns / ns).toFixed(2)}x | ${same} |`);
+/** The machine and the tools, for the head of the output. */
+function machine() {
+  const cpuinfo = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '';
+  const widest = [['avx512f', 'AVX-512'], ['avx2', 'AVX2'], ['sse4_2', 'SSE4.2']]
+    .find(([flag]) => new RegExp(`\\b${flag}\\b`).test(cpuinfo))?.[1];
+  const load = existsSync('/proc/loadavg') ? readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : '?';
+  const gcc = execFileSync('gcc', ['-dumpfullversion']).toString().trim();
+  return `${cpus()[0].model}${widest ? ` (${widest})` : ''}, ${cpus().length} cores, load average ${load}; ` +
+    `Node ${process.version}${chromiumVersion ? `, Chromium ${chromiumVersion}` : ''}, gcc ${gcc}`;
+}
+
+function printTables(measured) {
+  const fmt = (x, digits) => x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  for (const [kernel, { title, unit, work }] of Object.entries(KERNELS)) {
+    const base = measured.get('native-1')[kernel];
+    console.log(`\n${title}\n`);
+    console.log(`| row | ns | ${unit} | vs native 1 thread | checksum |`);
+    console.log('|---|---:|---:|---:|---|');
+    for (const row of ROWS) {
+      const { ns, checksum } = measured.get(row.id)[kernel];
+      const relative = ((checksum - base.checksum) / base.checksum).toExponential(1);
+      const same = checksum === base.checksum ? 'same as native'
+        : `${checksum} (native ${base.checksum}, relative ${relative})`;
+      const rate = fmt(work / (ns / 1e9), 1);
+      console.log(`| ${row.label} | ${fmt(ns, 0)} | ${rate} | ${(base.ns / ns).toFixed(2)}x | ${same} |`);
+    }
   }
 }
+
+build();
+const measured = await measure();
+console.log(`bench/c_speed.mjs ${new Date().toISOString()}${quick ? ' (quick)' : ''}`);
+console.log(machine());
+printTables(measured);
