@@ -1,9 +1,9 @@
 // C at native speed? The kernels of bench/kernels/ (a float32 matmul,
 // n = 1024, and a memory-bound sum over 16 Mi floats) compiled natively
-// (gcc -O3 -march=native, on 1 and 2 threads; and for one thread the
-// x86-64 levels with AVX2 and with SSE4.2 only, 4 lanes as wasm SIMD
-// has, to show what the gap is made of; -std=c11 keeps gcc from fusing
-// multiplies and adds, so every row computes the same bits) and with `webffi build`
+// (gcc -O3 -march=native on 1 and 2 threads, and on one thread the x86-64
+// levels with AVX2 and with SSE4.2 only, 4 lanes as wasm SIMD has, to show
+// what the gap is made of; -std=c11 keeps gcc from fusing multiplies and
+// adds, so every row computes the same bits) and with `webffi build`
 // (scalar: --no-simd; SIMD: the default), the wasm run in Node and in
 // headless Chromium. Prints one table per kernel: time, GFLOPS or GB/s,
 // the ratio to native on one thread measured in the same run, and the
@@ -15,7 +15,10 @@
 // wasm row its engine, a build of the module (BUILDS), the load() options
 // of its runtime and the number of tasks each kernel is split into (the
 // threads a parallel-for may run them on). Native is measured before and
-// after the wasm rows; its fastest is kept.
+// after the wasm rows; its fastest is kept. Wasm SIMD on N threads is a
+// build with the threaded flags in BUILDS and rows with
+// `load: { threads: N }, tasks: N` (in Chromium, on a page served
+// cross-origin isolated).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
