@@ -20,7 +20,8 @@
 import { Heap } from './heap.js';
 import { FFIObject } from './objects.js';
 import { layoutOf } from './runtime/layout.js';
-import { createPeerGuard } from './core/peer_guard.js';
+import { createPeerGuard, boundLibraryTimer } from './core/peer_guard.js';
+import { TVM_FFI_LIBRARY } from './core/detect.js';
 import * as poison from './runtime/poison.js';
 import * as jsValues from './runtime/js_values.js';
 import * as calls from './runtime/calls.js';
@@ -59,6 +60,7 @@ export function createRuntime(core, options = {}) {
   for (const section of [poison, jsValues, calls, bulkRead, lifetimes, reflection, raise, registry, surface]) {
     section.install(state);
   }
+  if (core.kind === TVM_FFI_LIBRARY) boundLibraryTimer(state.runtime, state.peers);
   return {
     runtime: state.runtime,
     imports: { callJS: state.callJS, releaseJS: state.releaseHandle, memoryGrew: state.peers.memoryGrew },

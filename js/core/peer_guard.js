@@ -14,7 +14,8 @@
 // compiled carries its own allocator, which webffi cannot count: there the
 // budget is kept here and bounds wasm memory itself (peers may not grow it
 // past memoryBytes, and are not served while it is past).
-import { MemoryError, FFITypeError } from '../errors.js';
+import { MemoryError, FFITypeError, makeError } from '../errors.js';
+import { isHandle } from '../objects.js';
 import { WEBFFI_CORE } from './detect.js';
 
 /**
@@ -139,6 +140,71 @@ export function createPeerGuard(core) {
   const x = core.exports;
   if (core.kind === WEBFFI_CORE) return webffiGuard(x);
   return libraryGuard(x.memory);
+}
+
+const TIMER_NAME = 'runtime.RPCTimeEvaluator';
+
+/**
+ * A model library's own runtime.RPCTimeEvaluator runs as long as its
+ * arguments say (a huge `number` held the thread for minutes). It stays the
+ * library's for the owner; for a peer (the global is denied by default, an
+ * owner may expose it) it is webffi's, bounded as on webffi's core: refused
+ * at creation when `repeat x min_repeat_ms` passes the budget's timerMs,
+ * stopped with an RPCError once an evaluation runs past it.
+ */
+export function boundLibraryTimer(rt, guard) {
+  const own = rt.getGlobal(TIMER_NAME, { optional: true });
+  if (own === null) return;
+  rt.registerGlobal(TIMER_NAME, function boundedTimeEvaluator(...args) {
+    return guard.active > 0 ? peerTimer(guard, args) : own(...args);
+  }, { override: true });
+}
+
+const intIn = (v, min, max) => Number.isSafeInteger(v) && v >= min && v <= max;
+
+/** A timer for a peer: TVM's timing loop (a warm-up, then `repeat` runs of `number` calls grown to min_repeat_ms) within the budget. */
+function peerTimer(guard, [mod, name, , , number, repeat, minRepeatMs, limitZero]) {
+  if (!isHandle(mod) || mod.typeKey !== 'ffi.Module') {
+    throw makeError('ValueError', `${TIMER_NAME}: a peer times a function of a module it holds (argument 0; a global named alone would pass by serve's expose)`);
+  }
+  if (typeof name !== 'string') throw makeError('TypeError', `${TIMER_NAME}: argument 1 is the function's name`);
+  if (!intIn(number, 1, Number.MAX_SAFE_INTEGER) || !intIn(repeat, 1, 100000) || !intIn(minRepeatMs, 0, 2 ** 31) ||
+      !intIn(limitZero, 0, Number.MAX_SAFE_INTEGER)) {
+    throw makeError('ValueError', `${TIMER_NAME}: number and repeat must be positive, min_repeat_ms and limit_zero_time_iterations not negative`);
+  }
+  const budget = guard.read().timerMs;
+  if (minRepeatMs > budget || repeat * minRepeatMs > budget) {
+    throw makeError('ValueError', `${TIMER_NAME}: repeat ${repeat} x min_repeat_ms ${minRepeatMs} passes the runtime's timer budget of ${budget} ms, which every peer shares`);
+  }
+  const f = mod.getFunction(name);
+  const discard = (v) => {
+    if (isHandle(v)) v.dispose();
+  };
+  return function timedWithinBudget(...args) {
+    const began = performance.now();
+    discard(f(...args));
+    const out = new Float64Array(repeat);
+    let n = number;
+    for (let r = 0; r < repeat; r++) {
+      let ms = 0;
+      let zeros = 0;
+      do {
+        if (ms > 0) n = Math.min(1e12, Math.max(Math.floor(minRepeatMs / (ms / n) + 1), Math.floor(n * 1.618)));
+        const start = performance.now();
+        for (let j = 0; j < n; j++) {
+          discard(f(...args));
+          const spent = performance.now() - began;
+          if (spent > budget) {
+            throw makeError('RPCError', `${TIMER_NAME}: stopped after ${Math.round(spent)} ms, past the runtime's timer budget of ${budget} ms (the thread serves every peer)`);
+          }
+        }
+        ms = performance.now() - start;
+        if (ms === 0) zeros++;
+      } while (ms < minRepeatMs && zeros < limitZero);
+      out[r] = ms / 1e3 / n;
+    }
+    return new Uint8Array(out.buffer);
+  };
 }
 
 /** Checks setPeerBudget's fields; returns [memory, device, timer, kept] (0: unchanged). */

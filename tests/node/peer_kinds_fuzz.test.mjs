@@ -236,6 +236,46 @@ test('random peers of each kind of runtime (webffi core, model library) cannot r
   }
 });
 
+test('a model runtime\'s own timer, when its owner exposes it, is bounded as on webffi\'s core', { timeout: 600000 }, async (t) => {
+  const TIMER_MS = 200;
+  const rt = await loadKind('tvm-ffi', false);
+  webffi.setPeerBudget(rt, { timerMs: TIMER_MS });
+  const lib = rt.getGlobal('ffi.SystemLib')();
+  const { port1, port2 } = new MessageChannel();
+  const served = webffi.serve(rt, port1, {
+    expose: (name, byDefault) => byDefault || name === 'runtime.RPCTimeEvaluator', functions: { 'owner.lib': () => lib },
+  });
+  const s = await webffi.connect(port2);
+  try {
+    const m = await s.call('owner.lib', [], remote);
+    const timing = fc.record({
+      number: fc.oneof(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1e6, max: 2 ** 31 - 1 })),
+      repeat: fc.integer({ min: 1, max: 5 }), minRepeatMs: fc.integer({ min: 0, max: 150 }), byName: fc.boolean(),
+    });
+    await check(t, import.meta.url, fc.asyncProperty(timing, async ({ number, repeat, minRepeatMs, byName }) => {
+      const started = Date.now();
+      try {
+        const timer = await s.call('runtime.RPCTimeEvaluator',
+          [byName ? null : m, byName ? 'ffi.String' : 'vm_load_executable', 1, 0, number, repeat, minRepeatMs, 100, 0, 0, 0, ''], remote);
+        const out = await s.callOp('call', [timer]);
+        assert.equal(out.byteLength, 8 * repeat);
+      } catch (e) {
+        assert.ok(e instanceof webffi.FFIError, `${e?.constructor?.name}: ${e?.message}`);
+        const expected = byName ? /module it holds/ : repeat * minRepeatMs > TIMER_MS ? /passes the runtime's timer budget/ : /timer budget/;
+        assert.match(e.message, expected);
+      }
+      assert.ok(Date.now() - started < 3 * TIMER_MS + 1000, `number ${number} held the thread for ${Date.now() - started} ms`);
+    }), 12);
+    assert.equal(rt.getGlobal('ffi.String')('owner'), 'owner');
+  } finally {
+    s.close();
+    served.close();
+    port1.close();
+    port2.close();
+    rt.dispose();
+  }
+});
+
 /** Everything uncaught while fn runs (what would end a process). */
 async function uncaughtDuring(fn) {
   const seen = [];
