@@ -316,6 +316,27 @@ test('listenRPC: any order of server.close(), rt.dispose(), a client leaving or 
   }), 10);
 });
 
+test('with idleMs, a quiet session is closed at its deadline counted from the handshake, not the handshake\'s', { timeout: 600000 }, async (t) => {
+  const rt = await loadKind('webffi', false);
+  try {
+    await check(t, import.meta.url, fc.asyncProperty(fc.integer({ min: 150, max: 500 }), async (idleMs) => {
+      const server = await webffi.listenRPC(rt, { port: 0, handshakeMs: 8000, idleMs, onError() {} });
+      try {
+        const c = await webffi.connectRPC(`127.0.0.1:${server.port}`, 'webffi');
+        const opened = Date.now();
+        while (server.connections > 0 && Date.now() - opened < 4000) await sleep(20);
+        const after = Date.now() - opened;
+        assert.ok(after >= idleMs - 20 && after < idleMs + 1500, `closed after ${after} ms with idleMs ${idleMs}`);
+        await c.close();
+      } finally {
+        await server.close();
+      }
+    }), 3);
+  } finally {
+    rt.dispose();
+  }
+});
+
 test('idle sessions keep their slot until a newcomer needs it; busy ones keep theirs', { timeout: 600000 }, async (t) => {
   const rt = await loadKind('webffi', false);
   try {
