@@ -11,6 +11,8 @@ import { accessSync, constants, existsSync, readFileSync, readdirSync, realpathS
 import { delimiter, dirname, join } from 'node:path';
 
 export const ARCHIVE = 'dist/libwebffi.a';
+/** The threaded runtime's archive (`webffi build --threads`), made and stamped with the other. */
+export const THREADED_ARCHIVE = 'dist/libwebffi-mt.a';
 export const STAMP = 'dist/libwebffi.json';
 /** What the runtime's objects are compiled from. */
 export const RUNTIME_SOURCES = ['src', 'include'];
@@ -48,9 +50,9 @@ export function writeStamp(root, emscripten) {
  * Emscripten `emscripten` (a version string): `{ archive }`, or
  * `{ reason }` saying why the runtime must be compiled from source.
  */
-export function prebuiltRuntime(root, emscripten) {
-  const archive = join(root, ARCHIVE);
-  if (!existsSync(archive)) return { reason: `no prebuilt runtime (${ARCHIVE}; \`npm run build\` makes it)` };
+export function prebuiltRuntime(root, emscripten, name = ARCHIVE) {
+  const archive = join(root, name);
+  if (!existsSync(archive)) return { reason: `no prebuilt runtime (${name}; \`npm run build\` makes it)` };
   let stamp;
   try {
     stamp = JSON.parse(readFileSync(join(root, STAMP), 'utf8'));
@@ -58,10 +60,10 @@ export function prebuiltRuntime(root, emscripten) {
     return { reason: `${STAMP} is missing or unreadable, so ${ARCHIVE} cannot be checked` };
   }
   if (stamp.sources !== treeHash(root, RUNTIME_SOURCES)) {
-    return { reason: `${ARCHIVE} is stale: it was built from other sources than the src/ and include/ here` };
+    return { reason: `${name} is stale: it was built from other sources than the src/ and include/ here` };
   }
   if (stamp.emscripten !== emscripten) {
-    return { reason: `${ARCHIVE} was compiled by Emscripten ${stamp.emscripten}, not by this ` +
+    return { reason: `${name} was compiled by Emscripten ${stamp.emscripten}, not by this ` +
       `Emscripten (${emscripten ?? 'unknown version'})` };
   }
   return { archive };

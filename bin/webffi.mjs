@@ -15,14 +15,14 @@
 // Linked in, the runtime comes prebuilt (dist/libwebffi.a, see
 // prebuilt_runtime.mjs): only the user's sources are compiled.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { forwardingArchives, isForwardingArchive } from './cxx_forward.mjs';
 import { objectSymbols } from './object_symbols.mjs';
 import { withLineTable, debugLink } from './debug_build.mjs';
-import { ARCHIVE, emscriptenVersion, prebuiltRuntime } from './prebuilt_runtime.mjs';
+import { ARCHIVE, THREADED_ARCHIVE, emscriptenVersion, prebuiltRuntime } from './prebuilt_runtime.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const include = join(root, 'include');
@@ -75,6 +75,13 @@ build:
                linked in: the prebuilt runtime archive to link (default:
                the package's ${ARCHIVE}, when it matches src/ and emcc)
   --verbose    print each command run, and where the runtime comes from
+  --threads    for the threaded runtime (load({ threads })): linked in,
+               the runtime is libwebffi-mt.a on a shared memory; with
+               --module, a module that loads only into it. Sources are
+               compiled with -pthread; TVMBackendParallelLaunch
+               (webffi/parallel.h) runs linked-in code on every thread,
+               a module's code serially, and everything serially without
+               --threads
   --no-simd    compile without wasm SIMD (as -mno-simd128 does); by
                default the sources are compiled with -msimd128, which
                vectorises loops and needs Chrome 91+, Firefox 89+,
@@ -127,9 +134,9 @@ function commandLine(tool, args) {
     .join(' ');
 }
 
-function run(tool, args) {
+function run(tool, args, env = undefined) {
   if (verbose) note(`$ ${commandLine(tool, args)}`);
-  const result = spawnSync(tool, args, { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  const result = spawnSync(tool, args, { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', env });
   if (result.error?.code === 'ENOENT') die(`${tool} is not on PATH: ${INSTALL_EMSCRIPTEN}`);
   if (result.error) die(`cannot run ${tool}: ${result.error.message}`);
   if (result.status !== 0) die(`${tool} failed (exit ${result.status})`);
@@ -212,7 +219,7 @@ function parseArgs(argv) {
     // the compiler's flags, each with its value if it takes one: [['-I', 'dir'], ['-g']]
     flagGroups: [],
     opt: '-O2', tvmFfiInclude: [], runtime: null, importCheck: true, runtimeLib: null,
-    runtimeFromSource: false, simd: true,
+    runtimeFromSource: false, simd: true, threads: false,
   };
   // webffi's own options with a value: `--name NAME` or `--name=NAME`
   const own = {
@@ -238,6 +245,7 @@ function parseArgs(argv) {
     else if (a === '--no-import-check') opts.importCheck = false;
     else if (a === '--runtime-from-source') opts.runtimeFromSource = true;
     else if (a === '--no-simd') opts.simd = false;
+    else if (a === '--threads') opts.threads = true;
     else if (a === '--verbose') verbose = true;
     else if (VALUE_FLAGS.has(a)) opts.flagGroups.push([a, value()]);
     else if (/^-O[0-3sz]$/.test(a)) opts.opt = a;
@@ -258,6 +266,7 @@ function parseArgs(argv) {
   opts.flags = opts.flagGroups.flat();
   if (opts.sources.length === 0) die(`no sources\n${USAGE}`);
   if (opts.module && opts.command) die('--module and --command exclude each other');
+  if (opts.threads && opts.command) die('--threads: command programs run single-threaded');
   if (opts.compileOnly) {
     if (opts.command) die('-c and --command exclude each other');
     if (opts.sources.some(isObject)) die('-c: objects and archives have nothing to compile');
@@ -351,7 +360,8 @@ function compileArgs(opts, source, object, extra) {
     if (extra.includes('-sSIDE_MODULE=1') && cxxModuleLTO(opts)) lang.push('-flto');
   }
   return [cxx ? 'em++' : 'emcc',
-    [opts.opt, '-c', ...extra, ...lang, ...simdFlags(opts), ...includeFlags(opts), ...upstreamExportFlags(opts),
+    [opts.opt, '-c', ...extra, ...lang, ...simdFlags(opts), ...(opts.threads ? ['-pthread'] : []),
+      ...includeFlags(opts), ...upstreamExportFlags(opts),
       ...opts.flags, source, '-o', object]];
 }
 
@@ -511,6 +521,8 @@ async function buildModule(opts, work) {
   // the C++ runtime below, where only what the code uses is taken.
   const link = [opts.opt, cxx ? '-sSIDE_MODULE=2' : '-sSIDE_MODULE=1', '--profiling-funcs',
     ...objects.filter((o) => !isForwardingArchive(o)), ...userLinkFlags(opts), ...debugLink(opts.flags)];
+  // a module for the threaded runtime imports its shared memory
+  if (opts.threads) link.push('-pthread', '-Wno-experimental');
   if (cxx) {
     for (const name of symbols.keys()) if (name.startsWith('__tvm_ffi_')) link.push(`-Wl,--export=${name}`);
     if (cxxModuleLTO(opts)) link.push('-flto');
@@ -536,6 +548,8 @@ async function buildModule(opts, work) {
     module_abi_version: defined('webffi/module.h', 'WEBFFI_MODULE_ABI_VERSION'),
     tvm_ffi_version: ['MAJOR', 'MINOR', 'PATCH'].map((part) =>
       defined('tvm/ffi/c_api.h', `TVM_FFI_VERSION_${part}`)),
+    // which runtime it loads into: the threaded one (load({ threads })) or the other
+    threads: opts.threads,
   });
   const linked = withLineTable(readFileSync(opts.out), opts.flags, note);
   writeFileSync(opts.out, withCustomSection(withModuleName(linked, opts.name), 'webffi.module', declaration));
@@ -556,8 +570,9 @@ function registersGlobals(wasm) {
  * The runtime wasm a module is checked against: the packaged dist/webffi.wasm
  * or, in a checkout, build/wasm/webffi.wasm, whichever is newer.
  */
-function runtimeWasm() {
-  const found = [join(root, 'dist/webffi.wasm'), join(root, 'build/wasm/webffi.wasm')]
+function runtimeWasm(threads) {
+  const file = threads ? 'webffi-mt.wasm' : 'webffi.wasm';
+  const found = [join(root, 'dist', file), join(root, 'build/wasm', file)]
     .filter((file) => existsSync(file));
   found.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
   return found[0] ?? null;
@@ -569,7 +584,7 @@ function runtimeWasm() {
  */
 async function checkModuleImports(opts) {
   if (!opts.importCheck) return;
-  const runtime = opts.runtime ?? runtimeWasm();
+  const runtime = opts.runtime ?? runtimeWasm(opts.threads);
   if (opts.runtime !== null && !existsSync(runtime)) die(`--runtime ${runtime}: no such file`);
   if (runtime === null) {
     console.error('webffi: warning: no runtime wasm (dist/webffi.wasm) to check the module\'s ' +
@@ -588,11 +603,20 @@ async function checkModuleImports(opts) {
   }
 }
 
-/** The link flags of the runtime wasm (kept in step with CMakeLists.txt). */
-function runtimeLinkFlags() {
+/**
+ * The link flags of the runtime wasm (kept in step with CMakeLists.txt);
+ * the threaded runtime's are those of webffi-mt.wasm: no STANDALONE_WASM
+ * (Emscripten refuses it with threads) and a shared memory of 16 MiB that
+ * grows to 1 GiB (js/loader.js creates it so).
+ */
+function runtimeLinkFlags(threads) {
   const exports = readFileSync(join(root, 'cmake/main_exports.txt'), 'utf8')
     .split('\n').filter((line) => /^[a-z_]/.test(line));
-  return ['--profiling-funcs', '-sSTANDALONE_WASM', '-sWASM_BIGINT', '-sALLOW_MEMORY_GROWTH',
+  const memory = threads
+    ? ['-pthread', '-Wno-pthreads-mem-growth', '-sINITIAL_MEMORY=16MB', '-sMAXIMUM_MEMORY=1GB',
+      '-sENVIRONMENT=node,worker']
+    : ['-sSTANDALONE_WASM'];
+  return ['--profiling-funcs', ...memory, '-sWASM_BIGINT', '-sALLOW_MEMORY_GROWTH',
     '-Wl,--wrap=emscripten_resize_heap', // memory grows geometrically (src/wasm/heap_growth_wasm.c)
     `--js-library=${join(root, 'src/wasm/host_imports.js')}`, '--no-entry', '-mmutable-globals',
     '-Wl,--export-table', '-Wl,--growable-table', '-Wl,--export=__stack_pointer',
@@ -619,6 +643,18 @@ function registrationSource(symbols) {
   }
   lines.push('}', '');
   return lines.join('\n');
+}
+
+/**
+ * The environment for an emcc link that runs Emscripten's JS optimizer
+ * (threaded links): Debian's emscripten finds acorn only on Debian's own
+ * Node path (the node-acorn package), which another Node does not search.
+ */
+function emccJsEnv() {
+  const debian = '/usr/share/nodejs';
+  if (!existsSync(join(debian, 'acorn'))) return undefined;
+  const paths = [debian, ...(process.env.NODE_PATH ?? '').split(delimiter).filter(Boolean)];
+  return { ...process.env, NODE_PATH: paths.join(delimiter) };
 }
 
 /** Compiles C sources with one emcc call into their own folder; returns the objects. */
@@ -671,7 +707,7 @@ function runtimeToLink(opts, emscripten) {
     if (!existsSync(opts.runtimeLib)) die(`--runtime-lib ${opts.runtimeLib}: no such file`);
     return { archive: opts.runtimeLib };
   }
-  return prebuiltRuntime(root, emscripten);
+  return prebuiltRuntime(root, emscripten, opts.threads ? THREADED_ARCHIVE : ARCHIVE);
 }
 
 function buildSystemLib(opts, work, emscripten) {
@@ -705,20 +741,29 @@ function buildSystemLib(opts, work, emscripten) {
     const registration = join(work, 'webffi_system_lib.c');
     writeFileSync(registration, registrationSource(symbols));
     const runtimeSources = ['src', 'src/wasm'].flatMap((dir) => readdirSync(join(root, dir))
-      .filter((f) => f.endsWith('.c')).map((f) => join(root, dir, f)));
+      .filter((f) => f.endsWith('.c') && (opts.threads || f !== 'abort_mt.c')).map((f) => join(root, dir, f)));
+    const flags = opts.threads ? ['-pthread', ...abi] : abi;
     // em++ would compile the runtime's C as C++: emcc compiles it first
-    runtime = cxx ? compileC(opts, work, [registration, ...runtimeSources], abi)
-      : [...abi, registration, ...runtimeSources];
+    runtime = cxx ? compileC(opts, work, [registration, ...runtimeSources], flags)
+      : [...flags, registration, ...runtimeSources];
   }
   // the user's link flags (-Wl,..., -l..., -L..., -sSETTING) reach the link too
   const userLink = userLinkFlags(opts);
   const link = [opts.opt, '-mmutable-globals', `-I${include}`, ...objects, ...runtime,
-    ...runtimeLinkFlags(), ...abi.filter((f) => !userLink.includes(f)), ...userLink, ...debugLink(opts.flags)];
+    ...runtimeLinkFlags(opts.threads), ...abi.filter((f) => !userLink.includes(f)), ...userLink, ...debugLink(opts.flags)];
   // A command program is a reactor too (so the host sets up module loading
   // before main runs): it exports main and exit (which flushes stdio).
   if (main !== null) link.push(`-Wl,--export=${main}`, '-Wl,--export=exit');
   if (cxx && !exceptionsOff(opts)) link.push('-fwasm-exceptions');
-  run(cxx ? 'em++' : 'emcc', [...link, '-o', opts.out]);
+  if (opts.threads) {
+    // A threaded link writes JS beside the wasm: webffi brings its own, so
+    // that goes to the scratch folder and the wasm is moved to -o.
+    const js = join(work, 'threaded.js');
+    run(cxx ? 'em++' : 'emcc', [...link, '-o', js], emccJsEnv());
+    copyFileSync(join(work, 'threaded.wasm'), opts.out);
+  } else {
+    run(cxx ? 'em++' : 'emcc', [...link, '-o', opts.out]);
+  }
   if (debugLink(opts.flags).length > 0) writeFileSync(opts.out, withLineTable(readFileSync(opts.out), opts.flags, note));
   if (main !== null) {
     writeFileSync(opts.out, withCustomSection(readFileSync(opts.out), 'webffi.command',

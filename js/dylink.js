@@ -419,6 +419,18 @@ class ModuleLoader {
         `this runtime has module ABI ${this.#meta.module_abi_version}, tvm-ffi ` +
         `${this.#meta.tvm_ffi_version.join('.')}`);
     }
+    // A module links against one kind of memory: shared (the threaded core) or not.
+    const threadedCore = typeof SharedArrayBuffer !== 'undefined' && this.#x.memory.buffer instanceof SharedArrayBuffer;
+    if (decl.threads === true && !threadedCore) {
+      fail('ValueError', `${label} (\`${decl.name}\`) was built with \`webffi build --module --threads\` for the ` +
+        'threaded runtime, and this runtime is single-threaded: load the runtime with load({ threads }), or ' +
+        'rebuild the module without --threads');
+    }
+    if (decl.threads !== true && threadedCore) {
+      fail('ValueError', `${label} (\`${decl.name}\`) was built for the single-threaded runtime, and this ` +
+        'runtime is threaded (load({ threads })): rebuild the module with `webffi build --module --threads`, ' +
+        'or load the runtime without threads');
+    }
   }
 
   #instantiate(module, dylink, name, entry) {
@@ -522,6 +534,9 @@ class ModuleLoader {
       global.value = func ? this.#tableIndex(own[symbol], rec) : memoryBase + own[symbol].value;
     }
     try {
+      // a threaded module's thread-local data, for the loading thread (its
+      // code runs there only: TVMBackendParallelLaunch runs it serially)
+      own.emscripten_tls_init?.();
       (own.__wasm_call_ctors ?? own.__wasm_apply_data_relocs)?.();
     } catch (e) {
       x.__stack_pointer.value = stackPointer;

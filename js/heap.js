@@ -9,9 +9,16 @@ const encoder = new TextEncoder();
 /** Short strings are encoded by hand: cheaper than a subarray + encodeInto. */
 const SHORT_STRING = 32;
 
+/** A reusable plain buffer of at least n bytes (see Heap#shared). */
+let scratch = new Uint8Array(256);
+const scratchOf = (n) => (scratch.length >= n ? scratch : (scratch = new Uint8Array(Math.max(n, 2 * scratch.length))));
+
 export class Heap {
   constructor(memory) {
     this.memory = memory;
+    // The threaded core's memory is shared: browsers refuse shared views to
+    // TextDecoder and encodeInto, so long strings go through a plain copy.
+    this.shared = typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer;
     this.refresh();
   }
 
@@ -31,7 +38,11 @@ export class Heap {
   writeUtf8(s, ptr) {
     const n = s.length;
     if (n > SHORT_STRING) {
-      return encoder.encodeInto(s, this.u8.subarray(ptr, ptr + 3 * n)).written;
+      if (!this.shared) return encoder.encodeInto(s, this.u8.subarray(ptr, ptr + 3 * n)).written;
+      const copy = scratchOf(3 * n);
+      const { written } = encoder.encodeInto(s, copy);
+      this.u8.set(copy.subarray(0, written), ptr);
+      return written;
     }
     const u8 = this.u8;
     let p = ptr;
@@ -71,12 +82,19 @@ export class Heap {
       let s = '';
       for (let i = 0; i < len; i++) {
         const c = u8[ptr + i];
-        if (c >= 0x80) return decoder.decode(u8.subarray(ptr, ptr + len));
+        if (c >= 0x80) return this.decode(ptr, len);
         s += String.fromCharCode(c);
       }
       return s;
     }
-    return decoder.decode(u8.subarray(ptr, ptr + len));
+    return this.decode(ptr, len);
+  }
+
+  decode(ptr, len) {
+    if (!this.shared) return decoder.decode(this.u8.subarray(ptr, ptr + len));
+    const copy = scratchOf(len);
+    copy.set(this.u8.subarray(ptr, ptr + len));
+    return decoder.decode(copy.subarray(0, len));
   }
 
   /** A NUL-terminated string at ptr. */

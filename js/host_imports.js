@@ -6,8 +6,11 @@ const encoder = new TextEncoder();
 
 /** Writes as many whole lines of text as fit into memory[ptr, ptr + cap). */
 function writeLines(memory, ptr, cap, text) {
-  const bytes = new Uint8Array(memory.buffer, ptr, cap);
+  const target = new Uint8Array(memory.buffer, ptr, cap);
+  // (a shared memory's views are refused by encodeInto in browsers)
+  const bytes = target.buffer instanceof ArrayBuffer ? target : new Uint8Array(cap);
   const { read, written } = encoder.encodeInto(text, bytes);
+  if (bytes !== target) target.set(bytes.subarray(0, written));
   if (read === text.length) return written;
   const lastNewline = bytes.subarray(0, written).lastIndexOf(10);
   return lastNewline + 1;

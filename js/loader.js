@@ -8,7 +8,9 @@ import { createRuntime } from './runtime.js';
 import { coreKindOf, WEBFFI_CORE } from './core/detect.js';
 import { webffiCore } from './core/webffi_core.js';
 import { tvmLibraryCore, registerDeviceFallbacks } from './core/tvm_core.js';
-import { defaultWasmUrl } from './locate.js';
+import { defaultWasmUrl, defaultThreadedWasmUrl } from './locate.js';
+import { threadsFor } from './threads/request.js';
+import { startWorkers } from './threads/pool.js';
 import { RuntimeError, FFITypeError } from './errors.js';
 import { optionsOf, describe } from './runtime/checks.js';
 import { createTensorSupport } from './tensor.js';
@@ -114,6 +116,32 @@ const logWrite = (logger) => (fd, text) => {
   }
 };
 
+/** The threaded core's memory in 64 KiB pages, as it was linked (CMakeLists.txt: 16 MiB, at most 1 GiB). */
+const SHARED_MEMORY = { initial: 256, maximum: 16384 };
+
+/** Whether a webffi core was linked with threads (it imports Emscripten's thread creation). */
+const isThreadedCore = (module) =>
+  WebAssembly.Module.imports(module).some((i) => i.module === 'env' && i.name === '__pthread_create_js');
+
+/** A core and a `threads` option that do not go together: say how to make them. */
+function checkThreading(kind, module, option, threads, where) {
+  if (kind !== WEBFFI_CORE) {
+    if (threads > 1) {
+      throw new RuntimeError(`webffi: ${where} is a model library, which runs on one thread; load it without \`threads\``);
+    }
+    return;
+  }
+  const threaded = isThreadedCore(module);
+  if (threaded && threads === 1) {
+    throw new RuntimeError(option === undefined
+      ? `webffi: ${where} is a threaded core (built with \`webffi build --threads\`): load it with load({ threads: n }) or load({ threads: 'auto' })`
+      : `webffi: ${where} is a threaded core, and this page or option gives it no threads; load a single-threaded build instead (\`webffi build\` without --threads)`);
+  }
+  if (!threaded && threads > 1) {
+    throw new RuntimeError(`webffi: ${where} is a single-threaded core: build it with \`webffi build --threads\`, or load the threaded core (leave out \`wasm\`)`);
+  }
+}
+
 /**
  * Loads a webffi runtime.
  * @param {object} [options]
@@ -142,6 +170,12 @@ const logWrite = (logger) => (fd, text) => {
  *   instead of acquiring one, after checking it has the limits and features
  *   webffi's kernels (and a model library's) need; load() rejects naming
  *   what is missing. webffi never destroys it.
+ * @param {number|'auto'} [options.threads] threads for parallel C
+ *   (TVMBackendParallelLaunch), the caller's included: n loads the threaded
+ *   core (dist/webffi-mt.wasm) with n - 1 workers started now, or rejects
+ *   where threads cannot exist (a page not cross-origin isolated); 'auto'
+ *   takes every core where threads can exist, else warns once and loads
+ *   the single-threaded core. Default: 1.
  */
 export async function load(options) {
   options = optionsOf(options, 'load');
@@ -151,16 +185,34 @@ export async function load(options) {
   }
   // Read by the host imports at each raise; set by runtime.setBacktraces.
   const backtraces = { on: options.backtraces !== false };
-  const source = options.wasm ?? defaultWasmUrl();
+  const threads = threadsFor(options.threads, logger);
+  const source = options.wasm ?? (threads > 1 ? defaultThreadedWasmUrl() : defaultWasmUrl());
   const module = await compile(source, logger, options.wasm === undefined);
+  const kind = coreKindOf(module, sourceName(source));
+  checkThreading(kind, module, options.threads, threads, sourceName(source));
   const debugInfo = options.debugInfo === undefined || options.debugInfo === false ? null
     : await readDebugInfo(options.debugInfo, source instanceof URL || typeof source === 'string' ? source : null, module, logger);
   // The runtime is made after instantiation; the imports reach it through this.
   const hooks = {};
-  const core = coreKindOf(module, sourceName(source)) === WEBFFI_CORE
-    ? webffiCore({ wasi: createWasi({ write: logWrite(logger) }), hooks, backtraces })
+  let threading = null;
+  if (threads > 1) {
+    // The threaded core's memory is made here and shared with every worker.
+    const memory = new WebAssembly.Memory({ initial: SHARED_MEMORY.initial, maximum: SHARED_MEMORY.maximum, shared: true });
+    const pool = await startWorkers({ module, memory, count: threads - 1, logger, hooks: {
+      release: (h) => hooks.releaseJS?.(h),
+    } });
+    threading = { memory, pool, count: threads };
+  }
+  const core = kind === WEBFFI_CORE
+    ? webffiCore({ wasi: createWasi({ write: logWrite(logger) }), hooks, backtraces, threads: threading })
     : tvmLibraryCore({ logger, hooks });
-  const instance = await WebAssembly.instantiate(module, core.imports);
+  let instance;
+  try {
+    instance = await WebAssembly.instantiate(module, core.imports);
+  } catch (e) {
+    threading?.pool.terminate();
+    throw e;
+  }
   registerInstance(instance, module, debugInfo);
   const { runtime, imports: impl } = createRuntime(core.attach(instance), { logger, backtraces });
   Object.assign(hooks, impl);

@@ -6,12 +6,15 @@
 
 /** The fixtures module, next to the package's JS (bundlers emit it as an asset). */
 export const TESTING_MODULE_URL = new URL('../dist/webffi_testing.wasm', import.meta.url);
+/** The same for the threaded runtime (load({ threads })). */
+export const THREADED_TESTING_MODULE_URL = new URL('../dist/webffi_testing-mt.wasm', import.meta.url);
 
 /**
  * Loads the fixtures into `rt` (a runtime from load()): afterwards its
- * testing.* globals and types exist. Resolves to `rt`.
+ * testing.* globals and types exist. Resolves to `rt`. By default the
+ * build that fits the runtime (threaded or not).
  */
-export async function loadTesting(rt, source = TESTING_MODULE_URL) {
+export async function loadTesting(rt, source = rt.threads > 1 ? THREADED_TESTING_MODULE_URL : TESTING_MODULE_URL) {
   const mod = await rt.loadModule(source);
   mod.dispose(); // the runtime's table of loaded modules keeps it
   return rt;

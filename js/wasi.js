@@ -28,6 +28,9 @@ export function createWasi(options = {}) {
   const write = options.write ?? defaultWrite;
   const decoder = new TextDecoder();
   let memory = null;
+  // A shared memory's views are refused by TextDecoder and getRandomValues
+  // in browsers: those read and write through a copy.
+  let shared = false;
   // Views are rebuilt when memory grows (the old buffer is detached).
   let bytes = new Uint8Array(0);
   let view = new DataView(new ArrayBuffer(0));
@@ -47,7 +50,8 @@ export function createWasi(options = {}) {
       for (let i = 0; i < iovsLen; i++) {
         const ptr = view.getUint32(iovs + i * 8, true);
         const len = view.getUint32(iovs + i * 8 + 4, true);
-        text += decoder.decode(bytes.subarray(ptr, ptr + len), { stream: true });
+        const chunk = shared ? bytes.slice(ptr, ptr + len) : bytes.subarray(ptr, ptr + len);
+        text += decoder.decode(chunk, { stream: true });
         total += len;
       }
       text += decoder.decode();
@@ -75,7 +79,9 @@ export function createWasi(options = {}) {
     random_get(ptr, len) {
       views();
       for (let at = 0; at < len; at += 65536) {
-        crypto.getRandomValues(bytes.subarray(ptr + at, ptr + Math.min(len, at + 65536)));
+        const end = Math.min(len, at + 65536);
+        if (shared) bytes.set(crypto.getRandomValues(new Uint8Array(end - at)), ptr + at);
+        else crypto.getRandomValues(bytes.subarray(ptr + at, ptr + end));
       }
       return ERRNO_SUCCESS;
     },
@@ -105,6 +111,7 @@ export function createWasi(options = {}) {
     /** Must be called with the instance's memory before any import runs. */
     setMemory(m) {
       memory = m;
+      shared = typeof SharedArrayBuffer !== 'undefined' && m.buffer instanceof SharedArrayBuffer;
     },
   };
 }

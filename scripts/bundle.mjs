@@ -18,6 +18,10 @@ copyFileSync(`${root}build/wasm/webffi.lines`, `${root}dist/webffi.lines`);
 // The test fixtures (testing.*) as a module of their own, loaded on demand
 // (rt.loadModule): the runtime above has none of them.
 copyFileSync(`${root}build/wasm/webffi_testing.wasm`, `${root}dist/webffi_testing.wasm`);
+copyFileSync(`${root}build/wasm/webffi_testing-mt.wasm`, `${root}dist/webffi_testing-mt.wasm`);
+// The threaded core (load({ threads })) and its archive (`webffi build --threads`).
+copyFileSync(`${root}build/wasm/webffi-mt.wasm`, `${root}dist/webffi-mt.wasm`);
+copyFileSync(`${root}build/wasm/libwebffi-mt.a`, `${root}dist/libwebffi-mt.a`);
 // the archive build/wasm made, by the Emscripten on PATH (the one the build used)
 copyFileSync(`${root}build/wasm/libwebffi.a`, `${root}${ARCHIVE}`);
 const { version } = emscriptenVersion();

@@ -97,6 +97,13 @@ static struct {
 } wf_par = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
             {0}, 1, 0, 0, 0, 0, 0, NULL};
 
+/* Table slots from here on hold functions of modules loaded at run time,
+ * whose code the loading thread alone has instantiated: their launches run
+ * serially (set by the host; natively every function can run anywhere). */
+static uintptr_t wf_par_code_limit = UINTPTR_MAX;
+
+TVM_FFI_DLL void WebFFIParallelSetCodeLimit(uint32_t slots) { wf_par_code_limit = slots; }
+
 /* Why the last task that trapped did (set by the host before it reports). */
 static char wf_par_trap_text[256];
 
@@ -205,7 +212,7 @@ static int wf_par_acquire(void) {
 
 int TVMBackendParallelLaunch(FTVMParallelLambda flambda, void* cdata, int num_task) {
   if (flambda == NULL) return wf_err_raise("ValueError", "TVMBackendParallelLaunch: NULL lambda");
-  if (!wf_par_acquire()) return wf_par_serial(flambda, cdata);
+  if ((uintptr_t)flambda >= wf_par_code_limit || !wf_par_acquire()) return wf_par_serial(flambda, cdata);
   int32_t threads = WebFFIParallelThreads();
   wf_par_job job;
   memset(&job, 0, sizeof job);

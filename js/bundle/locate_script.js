@@ -7,3 +7,4 @@ const scriptUrl = (typeof document !== 'undefined' && document.currentScript?.sr
   stackUrl() || globalThis.location?.href;
 
 export const defaultWasmUrl = () => new URL('webffi.wasm', scriptUrl);
+export const defaultThreadedWasmUrl = () => new URL('webffi-mt.wasm', scriptUrl);

@@ -2,6 +2,7 @@
 // runtime needs from a core are its exports as they are, and its ABI
 // metadata is read from the core itself.
 import { createHostImports } from '../host_imports.js';
+import { threadEnv } from '../threads/env_imports.js';
 import { RuntimeError } from '../errors.js';
 import { WEBFFI_CORE } from './detect.js';
 
@@ -15,7 +16,7 @@ function readMetadata(x) {
   let meta;
   try {
     const bytes = new Uint8Array(x.memory.buffer);
-    meta = JSON.parse(new TextDecoder().decode(bytes.subarray(ptr, bytes.indexOf(0, ptr))));
+    meta = JSON.parse(new TextDecoder().decode(bytes.slice(ptr, bytes.indexOf(0, ptr))));
   } catch (e) {
     throw new RuntimeError(`webffi: incompatible wasm: unreadable ABI metadata (${e.message})`);
   }
@@ -41,8 +42,9 @@ function readMetadata(x) {
  *   runtime exists, backtraces: { on } }
  * @returns {{ imports: object, attach(instance): object }}
  */
-export function webffiCore({ wasi, hooks, backtraces }) {
-  let memory;
+export function webffiCore({ wasi, hooks, backtraces, threads = null }) {
+  let memory = threads?.memory;
+  let x = null;
   const imports = {
     wasi_snapshot_preview1: wasi.imports,
     ...createHostImports(() => memory, {
@@ -52,13 +54,32 @@ export function webffiCore({ wasi, hooks, backtraces }) {
       releaseJS: (h) => hooks.releaseJS(h),
     }, backtraces),
   };
+  if (threads) {
+    // The threaded core (js/threads/): its shared memory and Emscripten's thread imports.
+    imports.env = threadEnv({
+      memory,
+      exports: () => x,
+      createThread: threads.pool.createThread,
+      threadDone: threads.pool.threadDone,
+      exit: (code) => wasi.imports.proc_exit(code),
+    });
+  }
   return {
     imports,
     attach(instance) {
-      const x = instance.exports;
+      x = threads ? { ...instance.exports, memory } : instance.exports;
       memory = x.memory;
       wasi.setMemory(memory);
-      x._initialize?.();
+      if (threads) {
+        x.__wasm_call_ctors();
+        // code from modules loaded later is on this thread only: it runs serially
+        x.WebFFIParallelSetCodeLimit(x.__indirect_function_table.length);
+        if (x.WebFFIParallelStart(threads.count) !== 0) {
+          throw new RuntimeError(`webffi: the thread pool did not start (${threads.count} threads)`);
+        }
+      } else {
+        x._initialize?.();
+      }
       const meta = readMetadata(x);
       return {
         kind: WEBFFI_CORE,
@@ -83,6 +104,11 @@ export function webffiCore({ wasi, hooks, backtraces }) {
         /** Tensors are allocated through the env allocator the core supplies. */
         tensorAlloc: null,
         modules: true,
+        /** Threads a parallel launch uses (1: the single-threaded core). */
+        threads: threads ? x.WebFFIParallelThreads() : 1,
+        /** The shared memory's growth count (null: views notice growth by detaching). */
+        growthCounter: threads ? x.WebFFIHeapGrowthCounter() : null,
+        stopThreads: threads ? () => threads.pool.terminate() : null,
       };
     },
   };

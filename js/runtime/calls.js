@@ -49,15 +49,28 @@ export function install(state) {
   let I32 = heap.i32;
   let U32 = heap.u32;
   let F64 = heap.f64;
-  const fresh = () => {
-    if (U8.length === 0) {
-      heap.refresh();
-      U8 = heap.u8;
-      I32 = heap.i32;
-      U32 = heap.u32;
-      F64 = heap.f64;
-    }
+  const renew = () => {
+    heap.refresh();
+    U8 = heap.u8;
+    I32 = heap.i32;
+    U32 = heap.u32;
+    F64 = heap.f64;
   };
+  // Growth detaches a plain memory's buffer (its views read as empty); a
+  // shared memory's buffer never detaches, so the threaded core counts its
+  // growths in a word of memory (on any thread) that is compared instead.
+  const growth = core.growthCounter == null ? -1 : core.growthCounter >> 2;
+  let grown = growth < 0 ? 0 : I32[growth];
+  const fresh = growth < 0
+    ? () => {
+      if (U8.length === 0) renew();
+    }
+    : () => {
+      if (I32[growth] !== grown) {
+        grown = I32[growth];
+        renew();
+      }
+    };
 
   const heapAlloc = state.guard(core.heapAlloc);
   const heapFree = state.guard(core.heapFree);

@@ -152,6 +152,7 @@ export function install(state) {
         runtime.backends?.dispose();
       } finally {
         state.trap.poisoned = DISPOSED;
+        state.core.stopThreads?.(); // the threaded core's workers
       }
     },
     [Symbol.dispose]() {
@@ -162,6 +163,8 @@ export function install(state) {
       return state.trap.poisoned === DISPOSED;
     },
     logger: state.logger,
+    /** Threads a parallel launch (TVMBackendParallelLaunch) runs on: 1 on the single-threaded core. */
+    threads: state.core.threads ?? 1,
   };
 
   /** The module at ptr (a new reference) as its wrapper. */

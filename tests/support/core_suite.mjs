@@ -2,7 +2,7 @@
 // (tests/node/runtime.test.mjs) and in Chromium pages and workers
 // (tests/browser/). `webffi` is the package's exports, `wasm` the core's bytes.
 import { assert as ok, same, thrown as throws, rejected as rejects } from '../browser/harness_page.mjs';
-import { loadTesting, TESTING_MODULE } from './testing_module.mjs';
+import { loadTesting, TESTING_MODULE, THREADED_TESTING_MODULE } from './testing_module.mjs';
 
 function sameBytes(actual, expected, what = '') {
   ok(actual instanceof Uint8Array, `${what} expected a Uint8Array, got ${String(actual)}`);
@@ -47,7 +47,7 @@ export function coreTests(webffi, wasm) {
       ok(!Object.keys(fresh.metadata.type_index).some((key) => key.startsWith('testing.')), 'no testing.* types in the metadata');
       const missing = throws(() => fresh.objectClass('testing.TestIntPair'), 'no fixture type');
       ok(missing instanceof webffi.KeyError, String(missing));
-      const mod = await fresh.loadModule(TESTING_MODULE);
+      const mod = await fresh.loadModule(fresh.threads > 1 ? THREADED_TESTING_MODULE : TESTING_MODULE);
       same(mod.name, 'webffi_testing');
       mod.dispose();
       for (const name of ['testing.echo', 'testing.nop', 'testing.add_one', 'testing.test_raise_error', 'testing.apply',

@@ -16,6 +16,8 @@ const node = typeof process !== 'undefined' && !!process.versions?.node && typeo
 const threads = node ? await import('node:worker_threads') : null;
 const port = node ? threads.parentPort : self;
 const role = node ? threads.workerData.role : new URL(self.location.href).searchParams.get('role');
+// (the threaded core's suites ask the worker's runtime for threads too)
+const loadThreads = node ? threads.workerData.threads : Number(new URL(self.location.href).searchParams.get('threads') ?? 1);
 
 /** Calls fn with each message's data. */
 function onData(fn) {
@@ -29,7 +31,7 @@ function busyWait(ms) {
 }
 
 async function runtime(webffi) {
-  const rt = await loadTesting(await webffi.load());
+  const rt = await loadTesting(await webffi.load(loadThreads > 1 ? { threads: loadThreads } : {}));
   rt.registerGlobal('test.busy', (ms) => {
     busyWait(ms);
     return ms;

@@ -62,14 +62,15 @@ export function tensorCases(rt, env) {
       await assertThrows(() => rt.empty([2, -1]), 'ValueError', /invalid extent -1/);
     },
 
-    async 'a view survives memory growth when asked for again; the old one detaches'() {
+    async 'a view survives memory growth when asked for again; the old one detaches (shared memory: stays)'() {
       const data = randomFloats(1000);
       const t = rt.tensor(data, { shape: [10, 100] });
       const before = t.view();
       const pages = rt.exports.memory.buffer.byteLength;
       const big = rt.empty([16 << 20], 'float32'); // 64 MiB: the heap must grow
       assert(rt.exports.memory.buffer.byteLength > pages, 'memory grew');
-      assertEqual(before.length, 0, 'the borrowed view over the old buffer is detached:');
+      // a plain memory moves when it grows; the threaded core's shared memory never does
+      assertEqual(before.length, rt.threads > 1 ? 1000 : 0, 'the borrowed view over the old buffer:');
       assert(same(t.view(), data), 'a new view reads the same data');
       t.view()[3] = 42;
       assertEqual((await t.data())[3], 42, 'views write through to the tensor:');

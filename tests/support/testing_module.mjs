@@ -4,10 +4,12 @@
 // the package's js/testing.js). Tests load it into each runtime that uses
 // them, in Node and in browser pages alike.
 import { loadModule } from '../../js/dylink.js';
-import { TESTING_MODULE_URL, loadTesting } from '../../js/testing.js';
+import { TESTING_MODULE_URL, THREADED_TESTING_MODULE_URL, loadTesting } from '../../js/testing.js';
 
 /** Where the fixtures module is (a file: URL in Node, an http: URL in pages). */
 export const TESTING_MODULE = TESTING_MODULE_URL;
+/** ... and its build for the threaded core. */
+export const THREADED_TESTING_MODULE = THREADED_TESTING_MODULE_URL;
 
 /** Loads the fixtures into `rt` (a runtime from load()); resolves to `rt`. */
 export { loadTesting };

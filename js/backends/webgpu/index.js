@@ -297,8 +297,12 @@ class WebGPUBackend {
   upload(handle, byteOffset, bytes) {
     const s = this.#checkHandle(handle, 'upload');
     if (handle.imported) this.#requireUsage(handle, BufferUsage.COPY_DST, 'COPY_DST (0x8)', 'upload');
-    const view = ArrayBuffer.isView(bytes) ? bytes : isArrayBuffer(bytes) ? new Uint8Array(bytes) : null;
+    let view = ArrayBuffer.isView(bytes) ? bytes : isArrayBuffer(bytes) ? new Uint8Array(bytes) : null;
     if (!view) throw this.#makeError('TypeError', 'upload: bytes must be an ArrayBuffer or a typed array');
+    // writeBuffer refuses shared memory (the threaded core's): a plain copy goes instead
+    if (typeof SharedArrayBuffer !== 'undefined' && view.buffer instanceof SharedArrayBuffer) {
+      view = new Uint8Array(view.buffer, view.byteOffset, view.byteLength).slice();
+    }
     const nbytes = view.byteLength;
     this.#checkRange('upload', handle, byteOffset, nbytes, true);
     if (nbytes === 0) return;

@@ -1,0 +1,122 @@
+// The threaded core's workers, on the thread that loads it. They start at
+// load (a page's workers start only once the page yields, so they cannot
+// be started inside the first parallel call) and each instantiates the core
+// on the shared memory; the core's pthread_create then hands each of its
+// pool threads to an idle worker (js/threads/worker.js).
+import { RuntimeError } from '../errors.js';
+
+/** The worker script, beside this module (the script-tag bundle has none). */
+function workerUrl() {
+  if (!import.meta.url) {
+    throw new RuntimeError('webffi: threads need webffi as an ES module (the worker is js/threads/worker.js); ' +
+      'the one-script-tag bundle runs single-threaded');
+  }
+  return new URL('./worker.js', import.meta.url);
+}
+/** How long workers may take to start before load() gives up. */
+const START_TIMEOUT_MS = 60000;
+const EAGAIN = 6;
+
+function spawn(url) {
+  const threads = globalThis.process?.getBuiltinModule?.('node:worker_threads');
+  if (threads) {
+    // the process's flags, less those a worker refuses (node --input-type=module -e ...)
+    const execArgv = process.execArgv.filter((flag) => !flag.startsWith('--input-type'));
+    const worker = new threads.Worker(url, { execArgv });
+    return {
+      post: (m) => worker.postMessage(m),
+      listen: (fn) => {
+        worker.on('message', fn);
+        worker.on('error', (e) => fn({ cmd: 'failed', message: e?.message ?? String(e) }));
+        worker.unref(); // the pool never keeps a Node process alive (after `on`, which refs it)
+      },
+      terminate: () => worker.terminate(),
+    };
+  }
+  const worker = new Worker(url, { type: 'module' });
+  return {
+    post: (m) => worker.postMessage(m),
+    listen: (fn) => {
+      worker.onmessage = (event) => fn(event.data);
+      worker.onerror = (event) => fn({ cmd: 'failed', message: event.message ?? 'the worker script failed to load' });
+    },
+    terminate: () => worker.terminate(),
+  };
+}
+
+/**
+ * Starts `count` workers on `module` and `memory` and waits until each has
+ * instantiated the core.
+ * @param {object} o
+ * @param {WebAssembly.Module} o.module
+ * @param {WebAssembly.Memory} o.memory
+ * @param {number} o.count
+ * @param {{ log?: Function, warn?: Function }} o.logger
+ * @param {{ release?: (handle: number) => void, wake?: () => void }} o.hooks
+ *   filled in once the runtime exists
+ */
+export async function startWorkers({ module, memory, count, logger, hooks, url = workerUrl() }) {
+  const workers = [];
+  const idle = [];
+  const byThread = new Map(); // pthread -> worker
+  let failure = null;
+  const ready = [];
+  for (let i = 0; i < count; i++) {
+    const worker = spawn(url);
+    workers.push(worker);
+    ready.push(new Promise((resolve, reject) => {
+      worker.listen((m) => {
+        switch (m?.cmd) {
+          case 'ready': idle.push(worker); resolve(); break;
+          case 'release': hooks.release?.(m.handle); break;
+          case 'wake': hooks.wake?.(); break;
+          case 'print': (m.fd === 2 ? logger.warn ?? logger.log : logger.log)?.call(logger, String(m.text).replace(/\n$/, '')); break;
+          case 'trapped': logger.warn?.(`webffi: a parallel task trapped on a worker thread: ${m.message}`); break;
+          case 'failed':
+            failure ??= m.message;
+            reject(new RuntimeError(`webffi: a worker of the thread pool failed: ${m.message}`));
+            break;
+          default: break;
+        }
+      });
+    }));
+    worker.post({ cmd: 'load', module, memory });
+  }
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new RuntimeError(
+      `webffi: the thread pool's ${count} workers did not start within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([Promise.all(ready), timeout]);
+  } catch (e) {
+    for (const w of workers) w.terminate();
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
+  return {
+    /** The core's pthread_create: a new thread on an idle worker (0), or EAGAIN. */
+    createThread(pthread, start, arg) {
+      const worker = idle.pop();
+      if (!worker) return EAGAIN;
+      byThread.set(pthread, worker);
+      worker.post({ cmd: 'run', pthread, start, arg });
+      return 0;
+    },
+    /** A joined thread's worker can host another. */
+    threadDone(pthread) {
+      const worker = byThread.get(pthread);
+      if (!worker) return;
+      byThread.delete(pthread);
+      idle.push(worker);
+    },
+    terminate() {
+      for (const w of workers) w.terminate();
+      workers.length = 0;
+    },
+    get failure() {
+      return failure;
+    },
+  };
+}

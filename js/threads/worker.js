@@ -1,0 +1,101 @@
+// One worker of the threaded core's pool (js/threads/pool.js): it
+// instantiates the core on the shared memory, then runs each pthread the
+// core hands it. A task that traps is reported to the core (its launch
+// returns an error instead of waiting for ever) and to the loading thread.
+import { threadEnv } from './env_imports.js';
+import { createWasi } from '../wasi.js';
+
+// Emscripten 3.1.6's struct pthread: where the thread's stack top and size are.
+const PTHREAD_STACK = 44;
+const PTHREAD_STACK_SIZE = 48;
+
+const port = globalThis.process?.getBuiltinModule?.('node:worker_threads')?.parentPort ?? globalThis;
+const post = (message) => port.postMessage(message);
+
+let memory = null;
+let x = null;
+let table = null;
+
+function instantiate({ module, memory: shared }) {
+  memory = shared;
+  const wasi = createWasi({ write: (fd, text) => post({ cmd: 'print', fd, text }) });
+  wasi.setMemory(memory);
+  const imports = {
+    env: threadEnv({
+      memory,
+      exports: () => x,
+      wakeMain: () => post({ cmd: 'wake' }),
+      exit: (code) => {
+        throw new Error(`webffi: exit(${code}) called on a worker thread`);
+      },
+    }),
+    wasi_snapshot_preview1: wasi.imports,
+    webffi: {
+      // Backtraces are captured on the loading thread only; C still names
+      // the error's kind and message.
+      backtrace: () => 0,
+      backtrace_capture: () => -1,
+      backtrace_frames: () => 0,
+      backtrace_drop() {},
+      // JS values live on the loading thread; the core refuses the call
+      // itself before it gets here (src/wasm/js_function.c).
+      call_js: () => -1,
+      // A JS value C dropped on this thread is released where it lives.
+      release_js: (handle) => post({ cmd: 'release', handle }),
+    },
+  };
+  const instance = new WebAssembly.Instance(module, imports);
+  x = instance.exports;
+  table = x.__indirect_function_table;
+}
+
+/** Runs the pthread `pthread` (its start routine and argument) to its end. */
+function run({ pthread, start, arg }) {
+  x._emscripten_thread_init(pthread, 0, 0, 1, 0);
+  const words = new Int32Array(memory.buffer);
+  const top = words[(pthread + PTHREAD_STACK) >> 2] >>> 0;
+  const size = words[(pthread + PTHREAD_STACK_SIZE) >> 2] >>> 0;
+  if (words[pthread >> 2] !== pthread || size === 0 || top <= size) {
+    throw new Error(`webffi: struct pthread at ${pthread} is not Emscripten 3.1.6's layout`);
+  }
+  x.emscripten_stack_set_limits(top, top - size);
+  x.stackRestore(top);
+  x.emscripten_tls_init();
+  let result = 0;
+  try {
+    result = table.get(start)(arg);
+  } catch (e) {
+    report(e, arg);
+    return;
+  }
+  x._emscripten_thread_exit(result);
+}
+
+/** A trap in a task: the core learns why and which task's thread it was. */
+function report(e, index) {
+  const message = String(e?.message ?? e).slice(0, 200);
+  try {
+    const text = x.WebFFIParallelTrapText();
+    const bytes = new TextEncoder().encode(message);
+    new Uint8Array(memory.buffer, text, bytes.length + 1).set([...bytes, 0]);
+    x.WebFFIParallelWorkerTrapped(index);
+  } finally {
+    post({ cmd: 'trapped', message });
+  }
+}
+
+function onMessage(data) {
+  try {
+    if (data.cmd === 'load') {
+      instantiate(data);
+      post({ cmd: 'ready' });
+    } else if (data.cmd === 'run') {
+      run(data);
+    }
+  } catch (e) {
+    post({ cmd: 'failed', message: String(e?.message ?? e) });
+  }
+}
+
+if (typeof port.on === 'function') port.on('message', onMessage);
+else port.onmessage = (event) => onMessage(event.data);
