@@ -3327,6 +3327,12 @@ export interface RPCProxyOptions extends RPCServeOptions {
   WebSocket?: unknown;
   /** Delay before joining again after a failure (default 1000 ms; 0: give up). */
   retryMs?: number;
+  /**
+   * How long a paired client may send nothing while the device owes it
+   * nothing (ms; default 1800000, 30 minutes: the device serves no one else
+   * meanwhile, and sees no newcomer to give way to; 0: no limit).
+   */
+  idleMs?: number;
 }
 /**
  * Joins a TVM RPC proxy (ws://host:port/ws, or host:port over TCP in Node)

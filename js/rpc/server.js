@@ -196,6 +196,12 @@ export function serveConnection(rt, transport, options = {}, { clientKey = null,
 export const RPC_DEADLINES = Object.freeze({ handshakeMs: 10000, idleMs: 0 });
 /** How long a served session must have been quiet before a newcomer may take its slot (ms). */
 const IDLE_YIELD_MS = 1000;
+/**
+ * A device joined to a proxy serves one client at a time and sees no
+ * newcomer to give way to: a client quiet this long (30 min, longer than
+ * TVM's compiles between calls) gives the device back (joinRPCProxy's idleMs default).
+ */
+const PROXY_IDLE_MS = 30 * 60 * 1000;
 
 function deadlinesOf(options) {
   const out = { ...RPC_DEADLINES };
@@ -446,8 +452,10 @@ export async function listenRPC(rt, options = {}) {
  * asks for the same key (and, when it runs with a tracker, registers the
  * key there). After each session the device joins again; when the proxy is
  * unreachable it retries every options.retryMs (default 1000; 0: no
- * reconnect). Returns { close(), sessions (count served), ready (a
- * promise: the first registration) }.
+ * reconnect). options.idleMs: how long a paired client may stay quiet
+ * (default 30 minutes: the device serves no one else meanwhile). Returns
+ * { close(), sessions (count served), ready (a promise: the first
+ * registration) }.
  */
 export function joinRPCProxy(rt, url, options = {}) {
   checkServable(rt, options);
@@ -564,7 +572,7 @@ function oneSession(rt, t, key, options, registered) {
         // The proxy matched the keys: a proxy with a tracker pairs clients that come with the tracker's
         // match key ('client:KEY:0.123'). The endpoint sees our own key, with the client's options.
         const opts = clientKey.split(' ').slice(1).join(' ');
-        serveConnection(rt, t, { ...options, key }, { clientKey: `client:${key}${opts ? ` ${opts}` : ''}`, early })
+        serveConnection(rt, t, { idleMs: PROXY_IDLE_MS, ...options, key }, { clientKey: `client:${key}${opts ? ` ${opts}` : ''}`, early })
           .then(({ error }) => resolve({ served: true, error }));
       }
     });
