@@ -1,9 +1,11 @@
-// The runtime-wide budget of peers (src/peer_budget.c): every peer of a
-// runtime (TVM RPC clients through listenRPC or an endpoint, worker-session
-// peers through serve) is charged against it together, whatever each one's
-// own limits allow, and what is left is the owner's. The TVM RPC endpoint
-// enters it by itself; a worker session enters it around the synchronous
-// part of each call it runs for its peer (js/session.js).
+// The runtime-wide budget of peers: every peer of a runtime (TVM RPC
+// clients through listenRPC or an endpoint, worker-session peers through
+// serve) is charged against it together, whatever each one's own limits
+// allow, and what is left is the owner's. It is the runtime's peer guard
+// (js/core/peer_guard.js: the C core's budget on webffi's core, one kept in
+// JS over a model library). The TVM RPC endpoint enters it by itself; a
+// worker session enters it around the synchronous part of each call it runs
+// for its peer (js/session.js).
 import { FFITypeError, MemoryError } from './errors.js';
 import { INTERNALS } from './objects.js';
 import { budgetFields } from './core/peer_guard.js';
