@@ -164,7 +164,7 @@ function moduleWasi(x) {
       for (let i = 0; i < count; i++) {
         const ptr = view.getUint32(iovs + 8 * i, true);
         const len = view.getUint32(iovs + 8 * i + 4, true);
-        pending[fd] += text.decode(new Uint8Array(x.memory.buffer, ptr, len));
+        pending[fd] += text.decode(new Uint8Array(x.memory.buffer, ptr, len).slice()); // (a copy: see #cstr)
         total += len;
       }
       const lines = pending[fd].split('\n');
@@ -709,9 +709,11 @@ class ModuleLoader {
   }
 
   // ------------------------------------------------------ raw C helpers
+  // (decoded from a copy: browsers refuse TextDecoder a view of the
+  // threaded core's shared memory)
   #cstr(ptr) {
     const bytes = new Uint8Array(this.#x.memory.buffer);
-    return this.#text.decode(bytes.subarray(ptr, bytes.indexOf(0, ptr)));
+    return this.#text.decode(bytes.slice(ptr, bytes.indexOf(0, ptr)));
   }
 
   #withCString(s, fn) {
@@ -743,7 +745,7 @@ class ModuleLoader {
       const at = err + sizeof.TVMFFIObject + off[`TVMFFIErrorCell.${name}`];
       const data = view.getUint32(at + off['TVMFFIByteArray.data'], true);
       const size = view.getUint32(at + off['TVMFFIByteArray.size'], true);
-      return this.#text.decode(new Uint8Array(x.memory.buffer, data, size));
+      return this.#text.decode(new Uint8Array(x.memory.buffer, data, size).slice());
     };
     const kind = field('kind');
     const message = field('message');

@@ -23,11 +23,22 @@ const MIME = {
 };
 
 /**
+ * The response headers that make a page cross-origin isolated
+ * (`crossOriginIsolated`, SharedArrayBuffer): what load({ threads }) needs.
+ */
+export const ISOLATION_HEADERS = Object.freeze({
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+});
+
+/**
  * Serves the repository over http://127.0.0.1 (browsers cannot fetch wasm
  * from file://); `mounts` serve other folders under a path prefix
- * ({ '/models/': dir }).
+ * ({ '/models/': dir }); `isolated` sends ISOLATION_HEADERS with every
+ * response (by default none are sent).
  */
-export async function startServer({ root = repoRoot, mounts = {} } = {}) {
+export async function startServer({ root = repoRoot, mounts = {}, isolated = false } = {}) {
+  const extra = isolated ? ISOLATION_HEADERS : {};
   const server = createServer(async (req, res) => {
     let path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
     let base = root;
@@ -45,7 +56,7 @@ export async function startServer({ root = repoRoot, mounts = {} } = {}) {
     }
     try {
       const body = await readFile(file);
-      res.writeHead(200, { 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream' }).end(body);
+      res.writeHead(200, { ...extra, 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream' }).end(body);
     } catch {
       res.writeHead(404).end();
     }
@@ -110,12 +121,13 @@ export async function runPage(context, url, { timeout = 60000 } = {}) {
  * For a node:test file: starts the server and Chromium before its tests and
  * closes both after them. run(page) opens tests/browser/pages/PAGE and
  * returns its result; expectPass(page, n) asserts n passed and none failed.
+ * `isolated`: pages are served cross-origin isolated (ISOLATION_HEADERS).
  */
-export function useChromium({ webgpu = false } = {}) {
+export function useChromium({ webgpu = false, isolated = false } = {}) {
   let server;
   let browser;
   before(async () => {
-    server = await startServer();
+    server = await startServer({ isolated });
     browser = await launchChromium({ webgpu });
   });
   after(async () => {
