@@ -3,7 +3,7 @@
 // message and backtrace, and compute a tensor on WebGPU (or say why not).
 import { load, FFIError } from '../js/index.js';
 import { loadTesting } from '../js/testing.js';
-import { buildKernels } from '../web/build_kernels.mjs';
+import { buildKernels, buildThreadedKernels } from '../web/build_kernels.mjs';
 
 const rt = await load();
 const meta = rt.metadata;
@@ -96,6 +96,47 @@ if (kernelPath) {
   } catch (e) {
     console.log(`${e}\n${e.backtrace.trimEnd()}`);
   }
-  console.log('The same in the browser, with WebGPU and a worker: serve the repository over http ' +
-    '(python3 -m http.server --bind 127.0.0.1 8000) and open http://127.0.0.1:8000/web/');
 }
+
+// The same kernel linked into the threaded runtime (`webffi build --threads`):
+// TVMBackendParallelLaunch splits its rows across every core (Node needs
+// nothing for threads; a page needs two headers, see scripts/serve.mjs).
+let threadedPath;
+try {
+  threadedPath = buildThreadedKernels();
+} catch (e) {
+  console.log(`The threaded kernel did not build: ${e.message}`);
+}
+if (threadedPath) {
+  const trt = await load({ wasm: threadedPath, threads: 'auto' });
+  if (trt.threads > 1) {
+    const lib = trt.getGlobal('ffi.SystemLib')();
+    const [all, tasks] = [lib.getFunction('matmul'), lib.getFunction('matmul_tasks')];
+    const n = 512;
+    const ta = trt.tensor(Float32Array.from({ length: n * n }, (_, i) => Math.sin(i)), { shape: [n, n] });
+    const tb = trt.tensor(Float32Array.from({ length: n * n }, (_, i) => Math.cos(i)), { shape: [n, n] });
+    const best = (fn) => {
+      let ms = Infinity;
+      let out = null;
+      for (let r = 0; r < 3; r++) {
+        const t0 = performance.now();
+        const c = fn();
+        ms = Math.min(ms, performance.now() - t0);
+        out?.dispose();
+        out = c;
+      }
+      return { ms, out };
+    };
+    const one = best(() => tasks(ta, tb, 1));
+    const every = best(() => all(ta, tb));
+    const same = every.out.view().every((v, i) => Object.is(v, one.out.view()[i]));
+    console.log(`web/matmul.c on ${trt.threads} threads (load({ threads: 'auto' })): ${n}x${n} in ` +
+      `${every.ms.toFixed(1)} ms, on 1 thread ${one.ms.toFixed(1)} ms (${(one.ms / every.ms).toFixed(2)}x), ` +
+      `the same bits: ${same}`);
+  } else {
+    console.log('One core here: the threaded kernel has nothing to split across.');
+  }
+  trt.dispose();
+}
+console.log('The same in the browser, with threads, WebGPU and a worker: node scripts/serve.mjs ' +
+  '(it sends the two headers threads need) and open http://127.0.0.1:8000/web/');

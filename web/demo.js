@@ -1,12 +1,18 @@
-// The demo page (web/index.html): one matrix product computed four ways,
-// in plain JS (the reference), in C compiled to wasm on the main thread, on
-// WebGPU in a worker (remote GPU tensors: webffi.connectRuntime), and in C
-// in the same worker, with the timings drawn as a chart; then errors raised
-// in C shown with their C and JS frames.
+// The demo page (web/index.html): one matrix product computed five ways,
+// in plain JS (the reference), in C compiled to wasm on the main thread, in
+// the same C on all threads (the threaded runtime, web/threads.mjs: only
+// on a cross-origin isolated page), on WebGPU in a worker (remote GPU
+// tensors: webffi.connectRuntime), and in C in the same worker, with the
+// timings drawn as a chart; then errors raised in C shown with their C and
+// JS frames.
 //
-// A classic script using the one global `webffi` of dist/webffi.iife.js.
-// Served over http (browsers cannot fetch wasm from file://): any static
-// server in the repository root, then open /web/.
+// A classic script using the one global `webffi` of dist/webffi.iife.js
+// (threads: webffi as an ES module, imported by web/threads.mjs). Served
+// over http (browsers cannot fetch wasm from file://): `node
+// scripts/serve.mjs` in the repository root, then open /web/. Threads need
+// the page served with Cross-Origin-Opener-Policy: same-origin and
+// Cross-Origin-Embedder-Policy: require-corp, which that server sends; any
+// other static server runs the rest and the page says why threads are off.
 'use strict';
 
 (() => {
@@ -25,12 +31,13 @@
   const ENGINES = [
     { id: 'js', label: 'JavaScript' },
     { id: 'c', label: 'C in wasm' },
+    { id: 'threads', label: 'C on all threads' },
     { id: 'webgpu', label: 'WebGPU in the worker' },
     { id: 'worker', label: 'C in a worker' },
   ];
 
   // What the tests (and a curious reader's console) can look at.
-  const demo = { state: 'loading', runs: [], last: null, errors: {}, webgpu: null, kernel: null };
+  const demo = { state: 'loading', runs: [], last: null, errors: {}, webgpu: null, kernel: null, threads: null };
   window.webffiDemo = demo;
 
   let rt = null;
@@ -38,6 +45,7 @@
   let remote = null; // the worker's runtime (webffi.connectRuntime)
   let session = null; // ... and its session
   let gpuReady = false;
+  let threaded = null; // the threaded runtime and its kernels (web/threads.mjs)
 
   // ------------------------------------------------------------ status
   function setChip(id, state, text) {
@@ -156,6 +164,42 @@
     return { ms: best, out };
   }
 
+  // The threaded runtime holds its own copies of A and B; the same kernel
+  // runs on every thread (num_task 0) and on one (num_task 1), timed alike.
+  async function runThreads(a, b, n) {
+    const { rt: trt, matmul, matmulTasks, threads } = threaded;
+    const ta = trt.tensor(a, { shape: [n, n] });
+    const tb = trt.tensor(b, { shape: [n, n] });
+    try {
+      const best = (fn) => {
+        let ms = Infinity;
+        let out;
+        for (let r = 0; r < repsFor(n); r++) {
+          const t0 = performance.now();
+          const c = fn();
+          ms = Math.min(ms, performance.now() - t0);
+          out = c.toTypedArray();
+          c.dispose();
+        }
+        return { ms, out };
+      };
+      const one = best(() => matmulTasks(ta, tb, 1));
+      const all = best(() => matmul(ta, tb));
+      const sameBits = one.out.length === all.out.length && all.out.every((v, i) => Object.is(v, one.out[i]));
+      const speedup = all.ms > 0 ? one.ms / all.ms : null;
+      return {
+        ms: all.ms,
+        out: all.out,
+        threads: { threads, oneMs: one.ms, speedup, sameBits },
+        note: [`${threads} threads`, `1 thread ${fmtMs(one.ms)} ms`, speedup ? `speedup ${speedup.toFixed(2)}×` : null,
+          sameBits ? 'the same bits as on 1 thread' : 'bits differ from 1 thread'].filter(Boolean).join(' · '),
+      };
+    } finally {
+      ta.dispose();
+      tb.dispose();
+    }
+  }
+
   // The GPU work runs in the worker: A and B are uploaded there once, the
   // product stays there as a remote tensor until its data is fetched.
   async function runWebGPU(a, b, n) {
@@ -219,6 +263,7 @@
       const engines = {
         js: () => runJS(a, b, n),
         c: matmulC ? () => runC(ta, tb, n) : null,
+        threads: threaded ? () => runThreads(a, b, n) : null,
         webgpu: gpuReady ? () => runWebGPU(a, b, n) : null,
         worker: matmulC && session ? () => runWorker(ta, tb, n) : null,
       };
@@ -245,6 +290,7 @@
         const diff = maxAbsDiff(r.out, reference);
         const ok = diff <= tolerance(n);
         const res = { ms: r.ms, stall: r.stall, diff, ok, note: r.note, gflops: r.ms > 0 ? (2 * n ** 3) / (r.ms * 1e6) : null };
+        if (r.threads) res.threads = r.threads;
         record.results[id] = res;
         showResult(id, res);
         drawChart(record);
@@ -263,6 +309,7 @@
 
   function skipReason(id) {
     if (id === 'webgpu') return 'WebGPU is not available here (see above).';
+    if (id === 'threads') return 'Threads are off on this page (see above).';
     if (!matmulC) return 'The C kernel did not load (see above).';
     return 'The worker did not start (see above).';
   }
@@ -310,7 +357,7 @@
 
   // A hand-drawn horizontal bar chart, one bar per engine, sized to its box
   // so the text keeps its size on a phone.
-  const COLORS = { js: '#c08a1e', c: '#2f6fd6', webgpu: '#16a37f', worker: '#8a4fd8' };
+  const COLORS = { js: '#c08a1e', c: '#2f6fd6', threads: '#c2477a', webgpu: '#16a37f', worker: '#8a4fd8' };
   let lastChart = null;
   function drawChart(record) {
     lastChart = record;
@@ -337,6 +384,7 @@
     const barMax = width - 86; // room for the value on the right
     ENGINES.forEach(({ id, label }, i) => {
       const y = i * rowH + 4;
+      if (id === 'threads' && threaded) label = `C on ${threaded.threads} threads`;
       const r = record.results[id];
       add('text', { x: 0, y: y + 13, class: 'chart-label' }, label);
       add('rect', { x: 0, y: y + 20, width: barMax, height: 16, rx: 3, class: 'chart-track' });
@@ -523,6 +571,48 @@
     }
   }
 
+  // What load({ threads }) gets: every core the browser reports (at least
+  // two, at most 16), or ?threads=N.
+  const threadsWanted = () => {
+    const asked = Number(new URLSearchParams(location.search).get('threads'));
+    if (Number.isInteger(asked) && asked >= 2 && asked <= 64) return asked;
+    return Math.max(2, Math.min(16, navigator.hardwareConcurrency || 2));
+  };
+
+  async function startThreads() {
+    const want = threadsWanted();
+    try {
+      // an ES module on demand: threads need webffi as a module (see web/threads.mjs)
+      const { startThreads: start } = await import('./threads.mjs');
+      threaded = await start({ threads: want, logger: { log: console.log, warn: console.warn } });
+      demo.threads = { available: true, threads: threaded.threads, isolated: globalThis.crossOriginIsolated === true };
+      setChip('chip-threads', 'ok', `${threaded.threads} threads`);
+      $('card-threads').querySelector('.where').textContent =
+        `${threaded.threads} threads: this one and ${threaded.threads - 1} Worker${threaded.threads > 2 ? 's' : ''}, ` +
+        'against itself on 1';
+    } catch (e) {
+      threaded = null;
+      const isolated = globalThis.crossOriginIsolated === true;
+      demo.threads = { available: false, isolated, reason: e.message };
+      setChip('chip-threads', 'off', isolated ? 'failed' : 'one thread: not isolated');
+      const box = notice('', 'warn');
+      box.id = 'threads-missing';
+      if (!isolated) {
+        box.append(el('strong', {}, 'Threads are off: this page is not cross-origin isolated, '),
+          'so the "C on all threads" row is skipped and everything else runs on one thread each. Threads need ' +
+          'SharedArrayBuffer, which a browser gives a page only when it is served with the headers ',
+          el('code', {}, 'Cross-Origin-Opener-Policy: same-origin'), ' and ',
+          el('code', {}, 'Cross-Origin-Embedder-Policy: require-corp'), '. ',
+          el('code', {}, 'node scripts/serve.mjs'), ' in the repository serves the demo with both. The runtime said: ',
+          el('code', {}, e.message));
+      } else {
+        box.append(el('strong', {}, 'The threaded runtime did not load, '),
+          'so the "C on all threads" row is skipped. Build its kernel with ', el('code', {}, 'node web/build_kernels.mjs'),
+          ', then reload. The runtime said: ', el('code', {}, e.message));
+      }
+    }
+  }
+
   async function startWorker() {
     try {
       remote = await webffi.connectRuntime(new Worker('worker.js'), { timeout: 30000 });
@@ -539,7 +629,7 @@
   async function main() {
     if (location.protocol === 'file:') {
       throw new Error('browsers cannot fetch wasm from file://: serve the repository over http ' +
-        '(python3 -m http.server --bind 127.0.0.1 8000 in its root) and open http://127.0.0.1:8000/web/');
+        '(node scripts/serve.mjs in its root) and open http://127.0.0.1:8000/web/');
     }
     if (typeof webffi === 'undefined') {
       throw new Error('../dist/webffi.iife.js did not load: build it with `npm run build`');
@@ -549,7 +639,7 @@
     // of their own that the runtime does not carry
     await rt.loadModule('../dist/webffi_testing.wasm');
     setChip('chip-runtime', 'ok', `tvm-ffi ABI ${rt.metadata.tvm_ffi_version.join('.')}`);
-    await Promise.all([startWorker().then(startWebGPU), startKernel()]);
+    await Promise.all([startWorker().then(startWebGPU), startKernel(), startThreads()]);
     const params = new URLSearchParams(location.search);
     const select = $('size');
     if (params.has('n') && [...select.options].some((o) => o.value === params.get('n'))) select.value = params.get('n');

@@ -1,31 +1,39 @@
 // The browser demo (web/index.html: the classic-script bundle, a C kernel
-// loaded as a module, WebGPU and a worker session) runs to the end in
-// headless Chromium, computes what it shows correctly, and stays readable
-// at a phone's width. Screenshots go to build/test-output/web_demo/.
+// loaded as a module, the same C on all threads, WebGPU and a worker
+// session) runs to the end in headless Chromium, computes what it shows
+// correctly, and stays readable at a phone's width. It is served as
+// scripts/serve.mjs serves it (cross-origin isolated: threads on) and by a
+// plain static server (threads off, and the page says which headers are
+// missing). Screenshots go to build/test-output/web_demo/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startServer, launchChromium } from './harness.mjs';
-import { buildKernels } from '../../web/build_kernels.mjs';
+import { startDemoServer } from '../../scripts/serve.mjs';
+import { buildKernels, buildThreadedKernels } from '../../web/build_kernels.mjs';
 
 const outDir = fileURLToPath(new URL('../../build/test-output/web_demo/', import.meta.url));
 
-let server;
+let server; // the demo's own server: with the headers threads need
+let plain; // a static server without them
 let browser;
 before(async () => {
   buildKernels();
+  buildThreadedKernels();
   mkdirSync(outDir, { recursive: true });
-  server = await startServer();
+  server = await startDemoServer({ port: 0 });
+  plain = await startServer();
   browser = await launchChromium({ webgpu: true });
 });
 after(async () => {
   await browser?.close();
   await server?.close();
+  await plain?.close();
 });
 
 /** Opens the demo at a width and waits until it has run to the end. */
-async function openDemo(context, { width, query = '' }) {
+async function openDemo(context, { width, query = '', from = server }) {
   const page = await context.newPage();
   await page.setViewportSize({ width, height: 900 });
   const errors = [];
@@ -33,7 +41,7 @@ async function openDemo(context, { width, query = '' }) {
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(`console.error: ${m.text()}`);
   });
-  await page.goto(server.url(`web/index.html${query}`));
+  await page.goto(from.url(`web/index.html${query}`));
   await page.waitForFunction(() => /^(done|failed)$/.test(window.webffiDemo?.state), null, { timeout: 180000 });
   const state = await page.evaluate(() => ({ state: window.webffiDemo.state, failure: window.webffiDemo.failure }));
   assert.equal(state.state, 'done', state.failure);
@@ -95,20 +103,38 @@ test('the demo runs every engine, and their results agree with a JS reference', 
     });
     assert.equal(last.n, 64);
     const want = reference(last.a, last.b, last.n);
-    for (const engine of ['js', 'c', 'webgpu', 'worker']) {
+    for (const engine of ['js', 'c', 'threads', 'webgpu', 'worker']) {
       assert.ok(last.outputs[engine], `no ${engine} result`);
       assert.equal(last.outputs[engine].length, 64 * 64);
       assert.ok(maxAbsDiff(last.outputs[engine], want) < 1e-3, `${engine} differs from the reference`);
     }
     // What the cards say: each engine ran and matched, with a time.
-    for (const engine of ['c', 'webgpu', 'worker']) {
+    for (const engine of ['c', 'threads', 'webgpu', 'worker']) {
       assert.equal(await page.getAttribute(`#card-${engine}`, 'data-state'), 'ok');
       assert.match(await page.textContent(`#card-${engine} .check`), /^matches JS/);
       assert.match(await page.textContent(`#card-${engine} .time`), /^\d+(\.\d+)? ms$/);
     }
-    assert.equal(await page.locator('#chart svg rect[data-engine]').count(), 4);
+    assert.equal(await page.locator('#chart svg rect[data-engine]').count(), 5);
     assert.match(await page.textContent('#chip-webgpu .value'), /\S/);
     assert.notEqual(await page.getAttribute('#chip-webgpu', 'data-state'), 'off');
+
+    // Threads: the page is isolated, the kernel ran on every thread the
+    // browser reports (at least 2) and gave the bits it gives on one.
+    const threads = await page.evaluate(() => ({ isolated: crossOriginIsolated, cores: navigator.hardwareConcurrency,
+      demo: window.webffiDemo.threads, run: window.webffiDemo.runs[0].results.threads.threads }));
+    assert.equal(threads.isolated, true);
+    const count = Math.max(2, Math.min(16, threads.cores));
+    assert.deepEqual(threads.demo, { available: true, threads: count, isolated: true });
+    assert.equal(threads.run.threads, count);
+    assert.equal(threads.run.sameBits, true);
+    // (speedup: 1 thread's time over all threads', null when too fast to time)
+    assert.ok(threads.run.oneMs >= 0 && (threads.run.speedup === null || threads.run.speedup > 0), JSON.stringify(threads.run));
+    assert.equal(await page.getAttribute('#chip-threads', 'data-state'), 'ok');
+    assert.equal(await page.textContent('#chip-threads .value'), `${count} threads`);
+    assert.match(await page.textContent('#card-threads .detail'),
+      new RegExp(`· ${count} threads · 1 thread [\\d.]+ ms · (speedup [\\d.]+× · )?the same bits as on 1 thread ·`));
+    assert.match(await page.textContent('#chart svg'), new RegExp(`C on ${count} threads`));
+    assert.equal(await page.locator('#threads-missing').count(), 0);
 
     // Interactive: another size, run from the page's own controls.
     await page.selectOption('#size', '128');
@@ -117,7 +143,8 @@ test('the demo runs every engine, and their results agree with a JS reference', 
       null, { timeout: 120000 });
     const second = await page.evaluate(() => window.webffiDemo.runs[1]);
     assert.equal(second.n, 128);
-    for (const engine of ['js', 'c', 'webgpu', 'worker']) assert.equal(second.results[engine].ok, true, engine);
+    for (const engine of ['js', 'c', 'threads', 'webgpu', 'worker']) assert.equal(second.results[engine].ok, true, engine);
+    assert.equal(second.results.threads.threads.sameBits, true);
     assert.equal(await page.locator('#history tbody tr').count(), 2);
   } finally {
     await page.close();
@@ -192,5 +219,58 @@ test('without WebGPU the page says why, wrapped on a phone, and runs the rest', 
     assert.deepEqual(errors, []);
   } finally {
     await plain.close();
+  }
+});
+
+test('served without the two headers, the threads card says which are missing and how to serve them; the rest runs', async () => {
+  const { page, errors } = await openDemo(browser.context, { width: 400, query: '?n=64', from: plain });
+  try {
+    assert.equal(await page.evaluate(() => crossOriginIsolated), false);
+    const box = page.locator('#threads-missing');
+    assert.ok(await box.isVisible());
+    const text = await box.textContent();
+    assert.match(text, /^Threads are off: this page is not cross-origin isolated/);
+    assert.match(text, /Cross-Origin-Opener-Policy: same-origin.*Cross-Origin-Embedder-Policy: require-corp/s);
+    assert.match(text, /node scripts\/serve\.mjs/);
+    // the runtime's own words: load({ threads }) rejected naming both headers
+    assert.match(text, /The runtime said: webffi: load\(\{ threads: \d+ \}\) cannot start threads: .*Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp/s);
+    assert.equal(await page.getAttribute('#chip-threads', 'data-state'), 'off');
+    assert.equal(await page.getAttribute('#card-threads', 'data-state'), 'skipped');
+    assert.match(await page.textContent('#card-threads .detail'), /Threads are off on this page/);
+    for (const engine of ['c', 'webgpu', 'worker']) assert.equal(await page.getAttribute(`#card-${engine}`, 'data-state'), 'ok', engine);
+    assert.equal(await page.locator('#chart svg rect[data-engine]').count(), 4);
+    assert.equal(await page.evaluate(() => window.webffiDemo.threads.available), false);
+    // the page's own text says how to serve it
+    assert.match(await page.textContent('#threads-how'), /node scripts\/serve\.mjs.*Cross-Origin-Opener-Policy: same-origin\s+Cross-Origin-Embedder-Policy: require-corp|Cross-Origin-Opener-Policy: same-origin\s+Cross-Origin-Embedder-Policy: require-corp.*node scripts\/serve\.mjs/s);
+    assert.deepEqual(await overflowing(page), []);
+    await page.screenshot({ path: `${outDir}demo-400-not-isolated.png`, fullPage: true });
+  } finally {
+    await page.close();
+  }
+  assert.deepEqual(errors, []);
+});
+
+test('the demo server sends both headers with every file, and /web redirects to /web/', async () => {
+  for (const path of ['web/', 'web/index.html', 'web/demo.js', 'web/threads.mjs', 'web/worker.js', 'web/dist/matmul_mt.wasm',
+    'js/threads/worker.js', 'dist/webffi.iife.js']) {
+    const response = await fetch(server.url(path));
+    assert.equal(response.status, 200, path);
+    assert.equal(response.headers.get('cross-origin-opener-policy'), 'same-origin', path);
+    assert.equal(response.headers.get('cross-origin-embedder-policy'), 'require-corp', path);
+  }
+  assert.equal((await fetch(server.url('web/'))).headers.get('content-type'), 'text/html; charset=utf-8');
+  const moved = await fetch(server.url('web'), { redirect: 'manual' });
+  assert.equal(moved.status, 301);
+  assert.equal(moved.headers.get('location'), '/web/');
+  assert.equal((await fetch(server.url('../../etc/passwd'))).status, 404);
+  assert.equal((await fetch(server.url('no/such/file.js'))).status, 404);
+  const unisolated = await startDemoServer({ port: 0, isolated: false });
+  try {
+    const response = await fetch(unisolated.url('web/'));
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('cross-origin-opener-policy'), null);
+    assert.equal(response.headers.get('cross-origin-embedder-policy'), null);
+  } finally {
+    await unisolated.close();
   }
 });
