@@ -1,24 +1,27 @@
 // C at native speed? The kernels of bench/kernels/ (a float32 matmul,
 // n = 1024, and a memory-bound sum over 16 Mi floats) compiled natively
-// (gcc -O3 -march=native on 1 and 2 threads, and on one thread the x86-64
-// levels with AVX2 and with SSE4.2 only, 4 lanes as wasm SIMD has, to show
-// what the gap is made of; -std=c11 keeps gcc from fusing multiplies and
-// adds, so every row computes the same bits) and with `webffi build`
-// (scalar: --no-simd; SIMD: the default), the wasm run in Node and in
-// headless Chromium. Prints one table per kernel: time, GFLOPS or GB/s,
-// the ratio to native on one thread measured in the same run, and the
-// checksum of each row against native's.
+// (gcc -O3 -march=native on 1 and 2 threads, and the x86-64 levels with
+// AVX2 and with SSE4.2 only, 4 lanes as wasm SIMD has, to show what the gap
+// is made of; -std=c11 keeps gcc from fusing multiplies and adds, so every
+// row computes the same bits) and with `webffi build` (scalar: --no-simd;
+// SIMD: the default; both as modules), and linked into the threaded runtime
+// (`webffi build --threads`, loaded with load({ wasm, threads: 2 })) on one
+// task and on two, the wasm run in Node and in headless Chromium (on a page
+// served cross-origin isolated, which SharedArrayBuffer needs). Prints one
+// table per kernel: time, GFLOPS or GB/s, the ratio to native on one thread
+// measured in the same run, and the checksum of each row against native's;
+// then the ratios of the threaded rows (two threads against one on the same
+// build, against native on one and two threads).
 //
 // Run after `npm run build`: node bench/c_speed.mjs [--quick] [--no-chromium]
 //
 // Rows are data (ROWS below): a native row names its -march and threads; a
-// wasm row its engine, a build of the module (BUILDS), the load() options
-// of its runtime and the number of tasks each kernel is split into (the
-// threads a parallel-for may run them on). Native is measured before and
-// after the wasm rows; its fastest is kept. Wasm SIMD on N threads is a
-// build with the threaded flags in BUILDS and rows with
-// `load: { threads: N }, tasks: N` (in Chromium, on a page served
-// cross-origin isolated).
+// wasm row its engine, a build of the kernels (BUILDS), the load() options
+// of its runtime and the number of tasks each kernel is split into
+// (TVMBackendParallelLaunch's num_task: the threads the pool runs them on).
+// A module's code runs serially (one task, whatever it asks for), so the
+// threaded rows link the kernels into the runtime. Native is measured
+// before and after the wasm rows; its fastest is kept.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -31,10 +34,18 @@ const out = join(root, 'build/bench');
 const quick = process.argv.includes('--quick');
 const chromium = !process.argv.includes('--no-chromium');
 
-/** Builds of the module: `webffi build --module -O3` with these flags, to build/bench/FILE. */
+/**
+ * Builds of the kernels: `webffi build -O3` with these flags, to
+ * build/bench/FILE; a module (--module) unless `linked` (the runtime with
+ * the kernels linked in, loaded as load({ wasm })).
+ */
 const BUILDS = {
-  scalar: { flags: ['--no-simd'], file: 'c_speed_scalar.wasm' },
-  simd: { flags: [], file: 'c_speed_simd.wasm' },
+  scalar: { flags: ['--module', '--no-simd'], file: 'c_speed_scalar.wasm' },
+  simd: { flags: ['--module'], file: 'c_speed_simd.wasm' },
+  // -lexports.js: with threads, Emscripten 3.1.6 minifies the names of a
+  // link's imports and exports at -O3 and -Os (not -O2), which no loader
+  // but its own JS knows; naming that library turns the minifying off
+  threads: { flags: ['--threads', '-lexports.js'], file: 'c_speed_mt.wasm', linked: true },
 };
 
 const ROWS = [
@@ -44,12 +55,18 @@ const ROWS = [
     threads: 1 },
   { id: 'native-sse', label: 'native -march=x86-64-v2 (SSE4.2: 4 lanes), 1 thread', engine: 'native',
     march: 'x86-64-v2', threads: 1 },
+  { id: 'native-sse-2', label: 'native -march=x86-64-v2 (SSE4.2: 4 lanes), 2 threads', engine: 'native',
+    march: 'x86-64-v2', threads: 2 },
 ];
-if (process.arch !== 'x64') ROWS.splice(2, 2); // the x86-64 levels
+if (process.arch !== 'x64') ROWS.splice(2, 3); // the x86-64 levels
 for (const engine of chromium ? ['node', 'chromium'] : ['node']) {
   ROWS.push(
     { id: `${engine}-scalar`, label: `wasm scalar (--no-simd), ${engine}`, engine, build: 'scalar', tasks: 1 },
     { id: `${engine}-simd`, label: `wasm SIMD (default), ${engine}`, engine, build: 'simd', tasks: 1 },
+    { id: `${engine}-mt-1`, label: `wasm SIMD, threaded runtime (--threads), 1 task, ${engine}`, engine,
+      build: 'threads', load: { threads: 2 }, tasks: 1 },
+    { id: `${engine}-mt-2`, label: `wasm SIMD, threaded runtime (--threads), 2 threads, ${engine}`, engine,
+      build: 'threads', load: { threads: 2 }, tasks: 2 },
   );
 }
 
@@ -68,7 +85,7 @@ function build() {
     { stdio: 'inherit' });
   }
   for (const { flags, file } of Object.values(BUILDS)) {
-    execFileSync(process.execPath, [join(root, 'bin/webffi.mjs'), 'build', '--module', '-O3', ...flags,
+    execFileSync(process.execPath, [join(root, 'bin/webffi.mjs'), 'build', '-O3', ...flags,
       join(kernels, 'c_speed_module.c'), join(kernels, 'c_speed.c'), '-o', join(out, file)],
     { stdio: 'inherit' });
   }
@@ -106,13 +123,15 @@ function fastestOf(a, b) {
 let chromiumVersion = null;
 
 async function runChromium(rows) {
-  const { startServer, launchChromium, runPage } = await import('../tests/browser/harness.mjs');
-  const server = await startServer();
+  const { launchChromium, runPage } = await import('../tests/browser/harness.mjs');
+  const { serveIsolated } = await import('./chromium.mjs');
+  const server = await serveIsolated(); // threads need a cross-origin isolated page
   const browser = await launchChromium();
   try {
     const query = `rows=${encodeURIComponent(JSON.stringify(rows))}${quick ? '&quick' : ''}`;
     const r = await runPage(browser.context, server.url(`bench/c_speed.html?${query}`), { timeout: 600000 });
     if (r.error) throw new Error(`bench/c_speed.html failed: ${r.error}\n${r.logs.join('\n')}`);
+    if (!r.crossOriginIsolated) throw new Error('bench/c_speed.html: the page is not cross-origin isolated');
     chromiumVersion = /Chrome\/([\d.]+)/.exec(r.userAgent)?.[1];
     return r.rows;
   } finally {
@@ -129,8 +148,11 @@ async function runChromium(rows) {
 async function measure() {
   const nativeBefore = runNative();
   const measured = new Map();
-  const wasmRows = (engine, where) => ROWS.filter((r) => r.engine === engine)
-    .map((row) => ({ id: row.id, module: where(BUILDS[row.build].file), tasks: row.tasks, load: row.load ?? {} }));
+  const wasmRows = (engine, where) => ROWS.filter((r) => r.engine === engine).map((row) => {
+    const { file, linked } = BUILDS[row.build];
+    return linked ? { id: row.id, module: null, tasks: row.tasks, load: { ...row.load, wasm: where(file) } }
+      : { id: row.id, module: where(file), tasks: row.tasks, load: row.load ?? {} };
+  });
   const { load } = await import('../js/index.js');
   for (const r of await runWasmRows(load, wasmRows('node', (file) => join(out, file)), { quick })) {
     measured.set(r.id, r);
@@ -170,8 +192,35 @@ function printTables(measured) {
   }
 }
 
+/**
+ * The threaded rows as ratios of speed (time of the other row / time of
+ * this one), against the goals of issue 33: two threads >= 1.8x one thread
+ * (on the same threaded build) and >= 0.7x native on two threads.
+ */
+function printThreadRatios(measured) {
+  const engines = [...new Set(ROWS.filter((r) => r.build === 'threads').map((r) => r.engine))];
+  if (engines.length === 0) return;
+  const has = (id) => measured.has(id);
+  console.log('\nthreads: speed of wasm SIMD on 2 threads (threaded runtime) against other rows\n');
+  console.log('| kernel | engine | vs 1 task, same build (goal >= 1.8x) | vs wasm SIMD module, 1 thread | ' +
+    'vs native 1 thread | vs native 2 threads (goal >= 0.7x) | vs native 4 lanes, 2 threads | ' +
+    '1 task: threaded build vs SIMD module |');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|');
+  for (const kernel of Object.keys(KERNELS)) {
+    for (const engine of engines) {
+      const ns = (id) => measured.get(id)[kernel].ns;
+      const two = ns(`${engine}-mt-2`);
+      const vs = (id) => (has(id) ? `${(ns(id) / two).toFixed(2)}x` : '-');
+      const oneTask = `${(ns(`${engine}-simd`) / ns(`${engine}-mt-1`)).toFixed(2)}x`;
+      console.log(`| ${kernel} | ${engine} | ${vs(`${engine}-mt-1`)} | ${vs(`${engine}-simd`)} | ${vs('native-1')} | ` +
+        `${vs('native-2')} | ${vs('native-sse-2')} | ${oneTask} |`);
+    }
+  }
+}
+
 build();
 const measured = await measure();
 console.log(`bench/c_speed.mjs ${new Date().toISOString()}${quick ? ' (quick)' : ''}`);
 console.log(machine());
 printTables(measured);
+printThreadRatios(measured);

@@ -2,9 +2,11 @@
 // (bench/c_speed.html): each row loads a build of bench/kernels/ as a
 // module into a runtime, runs the float32 matmul (n = 1024) and the sum
 // over 16 Mi floats on the same inputs, and keeps the fastest run of each.
-// A row is { id, module: URL or path, tasks, load: options for load() }:
-// `tasks` is the number of tasks a kernel is split into (the threads a
-// parallel-for may run them on).
+// A row is { id, module, tasks, load: options for load() }: `module` is the
+// URL or path of a module to load, or null when the kernels are linked into
+// the runtime (`load.wasm`, a `webffi build` without --module) and served by
+// ffi.SystemLib(); `tasks` is the number of tasks a kernel is split into
+// (the threads a parallel-for may run them on).
 
 export const MATMUL_N = 1024;
 export const SUM_N = 16 * 1024 * 1024;
@@ -55,7 +57,7 @@ export async function runWasmRows(load, rows, { quick = false } = {}) {
     const key = JSON.stringify(row.load ?? {});
     if (!runtimes.has(key)) runtimes.set(key, { rt: await load(row.load ?? {}), t: null });
     const entry = runtimes.get(key);
-    const mod = await entry.rt.loadModule(row.module);
+    const mod = row.module ? await entry.rt.loadModule(row.module) : entry.rt.getGlobal('ffi.SystemLib')();
     const [fill, checksum, matmul, sum] = ['fill', 'checksum', 'matmul', 'sum'].map((f) => mod.getFunction(f));
     entry.t ??= buffers(entry.rt, fill);
     const { a, b, c, x, sums } = entry.t;
@@ -65,6 +67,7 @@ export async function runWasmRows(load, rows, { quick = false } = {}) {
     const sumNs = fastest(() => { total = sum(x, sums, tasks); }, reps.sum, BATCH.sum);
     out.push({ ...row, matmul: { ns: matmulNs, checksum: checksum(c) }, sum: { ns: sumNs, checksum: total } });
     for (const f of [fill, checksum, matmul, sum]) f.dispose();
+    if (!row.module) mod.dispose();
   }
   for (const { t } of runtimes.values()) for (const tensor of Object.values(t ?? {})) tensor.dispose();
   return out;

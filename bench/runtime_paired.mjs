@@ -5,29 +5,37 @@
 // measured in the same run (a raw export call, an export calling a JS
 // import, `new Error()` with its stack read), beside the goal for it.
 // Run: node bench/runtime_paired.mjs /path/to/other/checkout [rounds]
+//
+// With --threads in place of the checkout, this tree's two cores: base is
+// the single-threaded core (load()), ours the threaded one
+// (load({ threads: 2 }): dist/webffi-mt.wasm on a shared memory, one
+// worker waiting), each with its own build of the fixtures.
+// Run: node bench/runtime_paired.mjs --threads [rounds]
 import { median, quantile } from './paired.mjs';
 
 const otherRoot = process.argv[2];
-if (!otherRoot) throw new Error('usage: node bench/runtime_paired.mjs OTHER_CHECKOUT [rounds]');
+if (!otherRoot) throw new Error('usage: node bench/runtime_paired.mjs OTHER_CHECKOUT|--threads [rounds]');
+const threads = otherRoot === '--threads';
 const rounds = Number(process.argv[3] ?? 21);
-const otherUrl = `file://${otherRoot.replace(/\/$/, '')}/js/`;
-const base = await import(new URL('index.js', otherUrl).href);
 const ours = await import('../js/index.js');
+const base = threads ? ours : await import(new URL('index.js', `file://${otherRoot.replace(/\/$/, '')}/js/`).href);
 
 // Both runtimes get this tree's fixtures module (testing.nop, ...), so the
 // rows call the same C code in both: older checkouts built their fixtures
 // into the runtime (without the trampoline a TVMFFIFunctionCreate function
-// has), and loading the module over them replaces those globals.
+// has), and loading the module over them replaces those globals. The
+// threaded core takes the fixtures built for it (webffi build --threads).
 const fixturesUrl = new URL('../dist/webffi_testing.wasm', import.meta.url);
+const threadedFixturesUrl = new URL('../dist/webffi_testing-mt.wasm', import.meta.url);
 async function withFixtures(rt) {
-  (await rt.loadModule(fixturesUrl)).dispose();
+  (await rt.loadModule(rt.threads > 1 ? threadedFixturesUrl : fixturesUrl)).dispose();
   return rt;
 }
 
-/** The row bodies of one runtime, each in its own loop (distinct source: no shared feedback). */
-async function rowsOf(mod, tag) {
-  const rt = await withFixtures(await mod.load());
-  const quiet = await withFixtures(await mod.load({ backtraces: false }));
+/** The row bodies of one runtime (load() with `options`), each in its own loop (distinct source: no shared feedback). */
+async function rowsOf(mod, tag, options = {}) {
+  const rt = await withFixtures(await mod.load(options));
+  const quiet = await withFixtures(await mod.load({ ...options, backtraces: false }));
   const x = rt.exports;
   const nop = rt.getGlobal('testing.nop');
   const apply = rt.getGlobal('testing.apply');
@@ -87,7 +95,7 @@ const trampoline = new WebAssembly.Instance(new WebAssembly.Module(new Uint8Arra
 ])), { e: { f: (a) => a } }).exports.g;
 
 const a = await rowsOf(base, 'base');
-const b = await rowsOf(ours, 'ours');
+const b = await rowsOf(ours, 'ours', threads ? { threads: 2 } : {});
 const nsOf = (run, n) => {
   const t0 = performance.now();
   run();
@@ -96,7 +104,10 @@ const nsOf = (run, n) => {
 
 const oursMedian = new Map(); // row name -> our median ns
 const baseMedian = new Map();
-console.log(`paired in one process, ${rounds} rounds, base = ${otherRoot}`);
+const ratioMedian = new Map(); // row name -> median of ours/base over the rounds
+console.log(threads
+  ? `paired in one process, ${rounds} rounds, base = the single-threaded core (load()), ours = the threaded core (load({ threads: 2 }))`
+  : `paired in one process, ${rounds} rounds, base = ${otherRoot}`);
 console.log('| operation | base ns (median) | ours ns (median) | ours/base (median) | ours/base p25-p75 | base min/max | ours min/max |');
 console.log('|---|---:|---:|---:|---:|---:|---:|');
 for (let r = 0; r < a.length; r++) {
@@ -128,6 +139,7 @@ for (let r = 0; r < a.length; r++) {
   }
   const f = (v) => v.toFixed(1);
   oursMedian.set(name, median(tb));
+  ratioMedian.set(name, median(ratio));
   baseMedian.set(name, median(ta));
   console.log(`| ${name} | ${f(median(ta))} | ${f(median(tb))} | ${median(ratio).toFixed(3)} | ${quantile(ratio, 0.25).toFixed(2)}-${quantile(ratio, 0.75).toFixed(2)} | ${f(Math.min(...ta))}/${f(Math.max(...ta))} | ${f(Math.min(...tb))}/${f(Math.max(...tb))} |`);
   if (process.env.BENCH_DEBUG) console.error(name, ta.map(f).join(' '), '|', tb.map(f).join(' '));
@@ -162,3 +174,13 @@ if (t4 !== undefined && t16 !== undefined) {
 }
 const tArr = oursMedian.get('100-int Array create + dispose');
 if (tArr !== undefined) console.log(`| 100-int Array create + dispose | (absolute) | ${tArr.toFixed(1)} | | | ${baseMedian.get('100-int Array create + dispose').toFixed(1)} ns | <= 500 ns | ${tArr <= 500 ? 'yes' : 'no'} |`);
+
+if (threads && ratioMedian.size > 0) {
+  // issue 33's goal: the threaded core's call paths within 1.1x of the single-threaded core's, every row
+  const over = [...ratioMedian].filter(([, r]) => r > 1.1);
+  const [worst, worstRatio] = [...ratioMedian].reduce((w, e) => (e[1] > w[1] ? e : w));
+  console.log('');
+  console.log(`threaded / single-threaded, median per row: ${over.length === 0 ? 'every row within 1.1x' :
+    `${over.length} row(s) over 1.1x: ${over.map(([n, r]) => `${n} ${r.toFixed(2)}x`).join('; ')}`} ` +
+    `(highest: ${worst}, ${worstRatio.toFixed(3)}x)`);
+}

@@ -1,29 +1,24 @@
 /*
  * The wasm rows of bench/c_speed.mjs: the kernels of c_speed.c as tvm-ffi
- * functions of a module (webffi build --module, with and without SIMD).
+ * functions, built as a module (webffi build --module, with and without
+ * SIMD) and linked into the threaded runtime (webffi build --threads,
+ * served by ffi.SystemLib()).
  *
  *   fill(x: Tensor, seed: int), checksum(x: Tensor) -> float
  *   matmul(a: Tensor, b: Tensor, c: Tensor, num_tasks: int)   c = a b, n x n
  *   sum(x: Tensor, block_sums: Tensor, num_tasks: int) -> float
  *
- * Each kernel runs as num_tasks tasks (run_tasks), one after the other
- * here; the task functions are TVM's parallel lambdas (webffi/parallel.h),
- * so TVMBackendParallelLaunch in place of run_tasks runs them on threads,
- * with the same result (the kernels' results do not depend on the split).
+ * Each kernel is a TVM parallel lambda launched as num_tasks tasks with
+ * TVMBackendParallelLaunch (webffi/parallel.h): on the threads of the pool
+ * when linked into the threaded runtime, as one task on the caller's thread
+ * everywhere else (a module's code runs serially). The kernels' results do
+ * not depend on the split.
  */
 #include <tvm/ffi/c_api.h>
 #include <webffi/parallel.h>
 #include <webffi/typed_call.h>
 
 #include "c_speed.h"
-
-static int run_tasks(FTVMParallelLambda fn, void* cdata, int num_task) {
-  TVMParallelGroupEnv env = {NULL, num_task};
-  for (int t = 0; t < num_task; ++t) {
-    if (fn(t, &env, cdata) != 0) return -1;
-  }
-  return 0;
-}
 
 /* A float32 tensor's data and element count; raises and returns NULL otherwise. */
 static float* floats(const WebFFISignature* sig, const TVMFFIAny* args, int32_t i, int64_t* n) {
@@ -125,7 +120,7 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi_matmul(void* self, const TVMFFIAny* args, int32
     TVMFFIErrorSetRaisedFromCStr("ValueError", "matmul: a, b and c must be n x n, all three");
     return -1;
   }
-  if (run_tasks(matmul_task, &m, num_tasks) != 0) return -1;
+  if (TVMBackendParallelLaunch(matmul_task, &m, num_tasks) != 0) return -1;
   return set_none(result);
 }
 
@@ -162,6 +157,6 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi_sum(void* self, const TVMFFIAny* args, int32_t 
     TVMFFIErrorSetRaisedFromCStr("ValueError", "sum: block_sums needs one float per 64 Ki floats of x");
     return -1;
   }
-  if (run_tasks(sum_task, &s, num_tasks) != 0) return -1;
+  if (TVMBackendParallelLaunch(sum_task, &s, num_tasks) != 0) return -1;
   return set_float(result, c_speed_sum_combine(s.block_sums, s.num_blocks));
 }
