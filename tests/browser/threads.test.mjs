@@ -3,8 +3,10 @@
 // Cross-Origin-Embedder-Policy: require-corp: two threads, the parallel
 // kernels (bit-identical sums, a task's error, a JS callback refused on a
 // worker), long and UTF-8 strings through the shared memory (Chromium
-// refuses TextDecoder and encodeInto on shared views), and the core and
-// error suites on the threaded core. On a page without the headers: a
+// refuses TextDecoder and encodeInto on shared views), a trapping task,
+// and the core, error, tensor (WebGPU included) and session suites on the
+// threaded core, the session workers' runtimes threaded too (pools started
+// inside module Workers). On a page without the headers: a
 // RuntimeError naming them for threads: n, and the single-threaded core
 // with one warning for threads: 'auto'.
 import { test, before, after } from 'node:test';
@@ -12,9 +14,12 @@ import assert from 'node:assert/strict';
 import { startServer, launchChromium, runPage } from './harness.mjs';
 import { coreTests } from '../support/core_suite.mjs';
 import { errorTests } from '../support/errors_suite.mjs';
+import { tensorCases } from '../support/tensor_cases.mjs';
+import { sessionTests } from '../support/session_suite.mjs';
 
-const OWN = 6; // the page's own tests, before the suites
+const OWN = 7; // the page's own tests, before the suites
 const SUITES = Object.keys(coreTests({}, null)).length + Object.keys(errorTests({})).length;
+const MORE_SUITES = Object.keys(tensorCases(null, {})).length + Object.keys(sessionTests({}, {})).length;
 
 let isolated;
 let plain;
@@ -22,7 +27,7 @@ let browser;
 before(async () => {
   isolated = await startServer({ isolated: true });
   plain = await startServer();
-  browser = await launchChromium();
+  browser = await launchChromium({ webgpu: true });
 });
 after(async () => {
   await browser?.close();
@@ -36,6 +41,12 @@ test('on an isolated page: two threads, the parallel kernels, strings, the core 
   const result = await runPage(browser.context, page(isolated, 'threads.html'), { timeout: 300000 });
   assert.deepEqual(result.failures, [], result.logs.join('\n'));
   assert.equal(result.passed, OWN + SUITES);
+}, { timeout: 360000 });
+
+test('on an isolated page: the tensor cases (WebGPU included) and worker sessions, with threads in the workers too', async () => {
+  const result = await runPage(browser.context, page(isolated, 'threads_suites.html'), { timeout: 300000 });
+  assert.deepEqual(result.failures, [], result.logs.join('\n'));
+  assert.equal(result.passed, 1 + MORE_SUITES);
 }, { timeout: 360000 });
 
 test('on a page without the headers: threads: 2 is a RuntimeError naming them, threads: \'auto\' one thread and one warning', async () => {
