@@ -16,6 +16,7 @@
 
 #include "error.h"
 #include "platform.h"
+#include "unwind.h"
 
 #if !defined(__wasm__) || defined(__EMSCRIPTEN_PTHREADS__)
 #define WF_PAR_THREADS 1
@@ -78,6 +79,7 @@ typedef struct {
   TVMParallelGroupEnv env;
   wf_par_barrier barrier;
   int pending;          /* worker tasks not yet returned */
+  int32_t peer_depth;   /* the caller's: a peer's launch is held to the peer budget on every thread */
   int failed_task;      /* lowest failed task id, INT_MAX: none */
   TVMFFIObjectHandle error; /* that task's error (owned), or NULL */
 } wf_par_job;
@@ -112,7 +114,10 @@ int32_t WebFFIParallelThreads(void) { return __atomic_load_n(&wf_par.threads, __
 /* Runs one task, keeping the lowest failed task's error. Called without the lock. */
 static void wf_par_run_task(wf_par_job* job, int task) {
   wf_par_in_task = 1;
+  int32_t peer_depth = wf_counters.peer_depth;
+  wf_counters.peer_depth = job->peer_depth;
   int rc = job->flambda(task, &job->env, job->cdata);
+  wf_counters.peer_depth = peer_depth;
   wf_par_in_task = 0;
   if (rc == 0) return;
   TVMFFIObjectHandle error = NULL;
@@ -128,10 +133,21 @@ static void wf_par_run_task(wf_par_job* job, int task) {
   if (error != NULL) TVMFFIObjectDecRef(error);
 }
 
+/* Spins this many checks before sleeping on a condition variable: a wake
+ * through the futex costs tens of microseconds, kernels launched back to
+ * back find their workers still spinning. */
+#define WF_PAR_SPINS 4096
+
 static void wf_par_task_returned(wf_par_job* job) {
   pthread_mutex_lock(&wf_par.lock);
-  if (--job->pending == 0) pthread_cond_signal(&wf_par.done);
+  if (__atomic_sub_fetch(&job->pending, 1, __ATOMIC_ACQ_REL) == 0) pthread_cond_signal(&wf_par.done);
   pthread_mutex_unlock(&wf_par.lock);
+}
+
+/* Spins until *word differs from value, or gives up; with the lock not held. */
+static void wf_par_spin_while(const void* word, uint32_t value) {
+  for (int i = 0; i < WF_PAR_SPINS && __atomic_load_n((const uint32_t*)word, __ATOMIC_ACQUIRE) == value; ++i) {
+  }
 }
 
 static void* wf_par_worker(void* arg) {
@@ -139,6 +155,11 @@ static void* wf_par_worker(void* arg) {
   uint32_t seen = 0;
   pthread_mutex_lock(&wf_par.lock);
   for (;;) {
+    if (wf_par.generation == seen && !wf_par.stopping) {
+      pthread_mutex_unlock(&wf_par.lock);
+      wf_par_spin_while(&wf_par.generation, seen);
+      pthread_mutex_lock(&wf_par.lock);
+    }
     while (wf_par.generation == seen && !wf_par.stopping) pthread_cond_wait(&wf_par.work, &wf_par.lock);
     if (wf_par.stopping) break;
     seen = wf_par.generation;
@@ -222,15 +243,18 @@ int TVMBackendParallelLaunch(FTVMParallelLambda flambda, void* cdata, int num_ta
   job.env.sync_handle = &job.barrier;
   job.failed_task = INT_MAX;
   job.pending = job.env.num_task - 1;
+  job.peer_depth = wf_counters.peer_depth;
 
   pthread_mutex_lock(&wf_par.lock);
   wf_par.job = &job;
-  ++wf_par.generation;
+  __atomic_add_fetch(&wf_par.generation, 1, __ATOMIC_RELEASE);
   pthread_cond_broadcast(&wf_par.work);
   pthread_mutex_unlock(&wf_par.lock);
 
   wf_par_run_task(&job, 0);
 
+  for (int i = 0; i < WF_PAR_SPINS && __atomic_load_n(&job.pending, __ATOMIC_ACQUIRE) > 0; ++i) {
+  }
   pthread_mutex_lock(&wf_par.lock);
   while (job.pending > 0) pthread_cond_wait(&wf_par.done, &wf_par.lock);
   wf_par.job = NULL;
@@ -294,7 +318,7 @@ TVM_FFI_DLL void WebFFIParallelWorkerTrapped(int32_t index) {
       job->error = NULL;
       job->failed_task = index;
     }
-    if (--job->pending == 0) pthread_cond_signal(&wf_par.done);
+    if (__atomic_sub_fetch(&job->pending, 1, __ATOMIC_ACQ_REL) == 0) pthread_cond_signal(&wf_par.done);
   }
   pthread_mutex_unlock(&wf_par.lock);
 }

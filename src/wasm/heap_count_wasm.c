@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "../peer_budget.h"
+#include "../platform.h"
 
 #ifdef __EMSCRIPTEN__
 void* __libc_malloc(size_t size);
@@ -46,18 +47,30 @@ void* __real_aligned_alloc(size_t alignment, size_t size); /* wasi-libc has no m
 #endif
 
 /* The C library implements some of these with others (aligned_alloc with
- * memalign, ...), which come here too: only the outermost call counts. */
-static int wf_heap_inside;
+ * memalign, ...), which come here too: only the outermost call counts. Per
+ * thread: on the threaded core another thread's outer call counts too. */
+static WF_THREAD_LOCAL int wf_heap_inside;
+
+/* The count changes atomically: every thread allocates from one heap. */
+static void wf_heap_add(size_t n) { __atomic_add_fetch(&wf_heap_live, (uint64_t)n, __ATOMIC_RELAXED); }
+
+static void wf_heap_sub(size_t n) {
+  uint64_t live = __atomic_load_n(&wf_heap_live, __ATOMIC_RELAXED);
+  uint64_t next;
+  do {
+    next = live - (n < live ? n : live);
+  } while (!__atomic_compare_exchange_n(&wf_heap_live, &live, next, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
 
 static size_t wf_heap_size(void* p) { return p != NULL ? malloc_usable_size(p) : 0; }
 
 void* WF_ALLOC(malloc)(size_t size) {
   if (wf_heap_inside) return WF_REAL_MALLOC(size);
-  if (!wf_peer_heap_allows(wf_heap_live, size)) return NULL;
+  if (!wf_peer_heap_allows(__atomic_load_n(&wf_heap_live, __ATOMIC_RELAXED), size)) return NULL;
   ++wf_heap_inside;
   void* p = WF_REAL_MALLOC(size);
   --wf_heap_inside;
-  wf_heap_live += wf_heap_size(p);
+  wf_heap_add(wf_heap_size(p));
   return p;
 }
 
@@ -70,40 +83,40 @@ void WF_ALLOC(free)(void* ptr) {
   ++wf_heap_inside;
   WF_REAL_FREE(ptr);
   --wf_heap_inside;
-  wf_heap_live -= n < wf_heap_live ? n : wf_heap_live;
+  wf_heap_sub(n);
 }
 
 void* WF_ALLOC(calloc)(size_t count, size_t size) {
   if (wf_heap_inside) return WF_REAL_CALLOC(count, size);
   size_t total = count != 0 && size > SIZE_MAX / count ? SIZE_MAX : count * size;
-  if (!wf_peer_heap_allows(wf_heap_live, total)) return NULL;
+  if (!wf_peer_heap_allows(__atomic_load_n(&wf_heap_live, __ATOMIC_RELAXED), total)) return NULL;
   ++wf_heap_inside;
   void* p = WF_REAL_CALLOC(count, size);
   --wf_heap_inside;
-  wf_heap_live += wf_heap_size(p);
+  wf_heap_add(wf_heap_size(p));
   return p;
 }
 
 void* WF_ALLOC(realloc)(void* ptr, size_t size) {
   if (wf_heap_inside) return WF_REAL_REALLOC(ptr, size);
   size_t before = wf_heap_size(ptr);
-  if (size > before && !wf_peer_heap_allows(wf_heap_live, size - before)) return NULL;
+  if (size > before && !wf_peer_heap_allows(__atomic_load_n(&wf_heap_live, __ATOMIC_RELAXED), size - before)) return NULL;
   ++wf_heap_inside;
   void* p = WF_REAL_REALLOC(ptr, size);
   --wf_heap_inside;
   if (p == NULL && size != 0) return NULL; /* ptr is untouched */
-  uint64_t live = wf_heap_live - (before < wf_heap_live ? before : wf_heap_live);
-  wf_heap_live = live + wf_heap_size(p);
+  wf_heap_sub(before);
+  wf_heap_add(wf_heap_size(p));
   return p;
 }
 
 void* WF_ALLOC(memalign)(size_t alignment, size_t size) {
   if (wf_heap_inside) return WF_REAL_MEMALIGN(alignment, size);
-  if (!wf_peer_heap_allows(wf_heap_live, size)) return NULL;
+  if (!wf_peer_heap_allows(__atomic_load_n(&wf_heap_live, __ATOMIC_RELAXED), size)) return NULL;
   ++wf_heap_inside;
   void* p = WF_REAL_MEMALIGN(alignment, size);
   --wf_heap_inside;
-  wf_heap_live += wf_heap_size(p);
+  wf_heap_add(wf_heap_size(p));
   return p;
 }
 

@@ -10,9 +10,11 @@
  *   trap(num_task, bad) -> None                 task `bad` traps
  *   call(f: Function, num_task) -> None         every task calls f()
  *   barriers(num_task, rounds) -> int           1 when every barrier held
+ *   alloc(num_task, bytes) -> None              tasks but task 0 allocate and free `bytes`
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <tvm/ffi/c_api.h>
 #include <webffi/parallel.h>
 #include <webffi/typed_call.h>
@@ -203,4 +205,29 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi_barriers(void* self, const TVMFFIAny* args, int
   if (num_task > MAX_TASKS) num_task = MAX_TASKS;
   if (TVMBackendParallelLaunch(barrier_task, &j, (int)num_task) != 0) return -1;
   return set_int(result, j.held);
+}
+
+/* alloc(num_task, bytes): every task but task 0 allocates `bytes` and frees
+ * them; a refused allocation raises MemoryError naming its task. */
+static int alloc_task(int task, TVMParallelGroupEnv* penv, void* cdata) {
+  (void)penv;
+  if (task == 0) return 0;
+  void* p = malloc((size_t)*(int64_t*)cdata);
+  if (p == NULL) {
+    char message[48];
+    snprintf(message, sizeof message, "task %d: cannot allocate", task);
+    TVMFFIErrorSetRaisedFromCStr("MemoryError", message);
+    return -1;
+  }
+  ((volatile char*)p)[0] = 1; /* used, so the compiler keeps the allocation */
+  free(p);
+  return 0;
+}
+
+static const WebFFISignature kAlloc = {"alloc", 2, kTwoInts, "None"};
+
+TVM_FFI_DLL_EXPORT int __tvm_ffi_alloc(void* self, const TVMFFIAny* args, int32_t num_args,
+                                       TVMFFIAny* result) {
+  (void)self;
+  return launch_with_bad(&kAlloc, alloc_task, args, num_args, result);
 }

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { load, RuntimeError, ValueError, FFITypeError } from '../../js/index.js';
+import { load, RuntimeError, ValueError, FFITypeError, MemoryError } from '../../js/index.js';
 import { THREAD_ENV_IMPORTS } from '../../js/threads/env_imports.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -24,7 +24,8 @@ after(() => {
 const kernels = (rt) => {
   const lib = rt.getGlobal('ffi.SystemLib')();
   const get = (name) => lib.getFunction(name);
-  return { sum: get('sum'), tasks: get('tasks'), fail: get('fail'), trap: get('trap'), call: get('call'), barriers: get('barriers') };
+  return { sum: get('sum'), tasks: get('tasks'), fail: get('fail'), trap: get('trap'), call: get('call'),
+    barriers: get('barriers'), alloc: get('alloc') };
 };
 const onMT = kernels(mt);
 const onST = kernels(st);
@@ -146,4 +147,23 @@ test('a process whose runtime has threads exits by itself (the workers keep noth
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30000 });
   assert.equal(result.status, 0, result.stderr);
   assert.equal(result.stdout.trim(), '40');
+});
+
+test('a launch inside a peer\'s request is held to the peer budget on every thread', () => {
+  const x = mt.exports;
+  const memory = x.WebFFIPeerBudgetGet(0);
+  const live = x.WebFFIPeerBudgetGet(5);
+  x.WebFFIPeerBudgetSet(live + (4n << 20n), 0n, 0); // 4 MiB more than the heap holds now
+  try {
+    assert.equal(onMT.alloc(2, 16 << 20), null, 'outside a peer\'s request: no budget');
+    x.WebFFIPeerEnter();
+    try {
+      assert.throws(() => onMT.alloc(2, 16 << 20), (e) => e instanceof MemoryError && e.message === 'task 1: cannot allocate');
+      assert.equal(onMT.alloc(2, 1 << 20), null, 'within the budget');
+    } finally {
+      x.WebFFIPeerLeave();
+    }
+  } finally {
+    x.WebFFIPeerBudgetSet(memory, 0n, 0);
+  }
 });
