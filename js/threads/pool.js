@@ -5,12 +5,15 @@
 // pool threads to an idle worker (js/threads/worker.js).
 import { RuntimeError } from '../errors.js';
 
+/** Why this copy of webffi cannot start the pool's workers, or null when it can. */
+export const whyNoWorkerScript = () => (import.meta.url ? null
+  : 'webffi was loaded as the one-script-tag bundle, which runs single-threaded: import webffi as an ES module ' +
+    '(js/index.js; its pool starts module Workers from js/threads/worker.js)');
+
 /** The worker script, beside this module (the script-tag bundle has none). */
 function workerUrl() {
-  if (!import.meta.url) {
-    throw new RuntimeError('webffi: threads need webffi as an ES module (the worker is js/threads/worker.js); ' +
-      'the one-script-tag bundle runs single-threaded');
-  }
+  const why = whyNoWorkerScript();
+  if (why !== null) throw new RuntimeError(`webffi: ${why}`);
   return new URL('./worker.js', import.meta.url);
 }
 /** How long workers may take to start before load() gives up. */

@@ -3,6 +3,7 @@
 // cross-origin isolated (two response headers); Node always has it.
 import { RuntimeError, FFITypeError } from '../errors.js';
 import { describe } from '../runtime/checks.js';
+import { whyNoWorkerScript } from './pool.js';
 
 export const MAX_THREADS = 256;
 
@@ -17,7 +18,7 @@ export function whyNoThreads() {
       `scripts with the headers ${ISOLATION_HEADERS}`;
   }
   if (typeof Atomics === 'undefined') return 'this engine has no Atomics';
-  return null;
+  return whyNoWorkerScript();
 }
 
 /** The machine's cores, as the engine reports them. */

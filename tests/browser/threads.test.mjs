@@ -49,6 +49,12 @@ test('on an isolated page: the tensor cases (WebGPU included) and worker session
   assert.equal(result.passed, 1 + MORE_SUITES);
 }, { timeout: 360000 });
 
+test('on an isolated page, the classic-script bundle: threads: 2 says to import webffi as an ES module, \'auto\' falls back with a warning', async () => {
+  const result = await runPage(browser.context, page(isolated, 'threads_bundle.html'), { timeout: 60000 });
+  assert.deepEqual(result.failures, [], result.logs.join('\n'));
+  assert.equal(result.passed, 3);
+});
+
 test('on a page without the headers: threads: 2 is a RuntimeError naming them, threads: \'auto\' one thread and one warning', async () => {
   const result = await runPage(browser.context, page(plain, 'threads_plain.html'), { timeout: 60000 });
   assert.deepEqual(result.failures, [], result.logs.join('\n'));
