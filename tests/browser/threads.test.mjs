@@ -6,12 +6,16 @@
 // refuses TextDecoder and encodeInto on shared views), a trapping task,
 // and the core, error, tensor (WebGPU included) and session suites on the
 // threaded core, the session workers' runtimes threaded too (pools started
-// inside module Workers). On a page without the headers: a
+// inside module Workers), and a tab on the threaded core serving TVM RPC
+// through a proxy. On a page without the headers: a
 // RuntimeError naming them for threads: n, and the single-threaded core
 // with one warning for threads: 'auto'.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
 import { startServer, launchChromium, runPage } from './harness.mjs';
+import { startProxy } from '../support/rpc_proxy.mjs';
+import { connectRPC, RPCTensor } from '../../js/index.js';
 import { coreTests } from '../support/core_suite.mjs';
 import { errorTests } from '../support/errors_suite.mjs';
 import { tensorCases } from '../support/tensor_cases.mjs';
@@ -53,6 +57,39 @@ test('on an isolated page, the classic-script bundle: threads: 2 says to import 
   const result = await runPage(browser.context, page(isolated, 'threads_bundle.html'), { timeout: 60000 });
   assert.deepEqual(result.failures, [], result.logs.join('\n'));
   assert.equal(result.passed, 3);
+});
+
+test('an isolated tab on the threaded core serves TVM RPC through a proxy: calls, CPU and WebGPU tensors', async () => {
+  const proxy = await startProxy({ root: fileURLToPath(new URL('../../', import.meta.url)), isolated: true });
+  const tab = await browser.context.newPage();
+  const logs = [];
+  tab.on('pageerror', (e) => logs.push(e.message));
+  try {
+    await tab.goto(proxy.webUrl(`tests/browser/pages/rpc_device.html?proxy=${encodeURIComponent(proxy.wsUrl)}&key=mt&threads=2`));
+    await tab.waitForFunction(() => window.__rpc?.ready || window.__rpc?.errors.length, null, { timeout: 120000 });
+    assert.deepEqual(await tab.evaluate(() => window.__rpc.errors), [], logs.join('\n'));
+    for (let i = 0; i < 100 && !proxy.waiting().includes('mt'); i++) await new Promise((r) => setTimeout(r, 20));
+    const s = await connectRPC(`127.0.0.1:${proxy.tcpPort}`, 'mt', { timeout: 60000 });
+    try {
+      assert.equal(await s.call('page.threads', []), 2);
+      assert.equal(await s.call('page.describe', ['ü'.repeat(40)]), `chromium:${'ü'.repeat(40)}`);
+      const big = new Float32Array(1 << 20).map((_, i) => Math.sin(i));
+      const onCpu = await s.tensor(big);
+      assert.deepEqual(await onCpu.data(), big);
+      const a = await s.tensor(new Float32Array([1, 2, 3, 4, 5, 6]), { shape: [2, 3], device: 'webgpu' });
+      const b = await s.tensor(new Float32Array([1, 0, 0, 1, 1, 1]), { shape: [3, 2], device: 'webgpu' });
+      const y = await s.call('webgpu.matmul', [a, b]);
+      assert.ok(y instanceof RPCTensor);
+      assert.deepEqual(await y.data(), new Float32Array([4, 5, 10, 11]));
+      for (const x of [onCpu, a, b, y]) x.dispose();
+    } finally {
+      await s.close();
+    }
+    assert.deepEqual(await tab.evaluate(() => window.__rpc.errors), []);
+  } finally {
+    await tab.close();
+    await proxy.close();
+  }
 });
 
 test('on a page without the headers: threads: 2 is a RuntimeError naming them, threads: \'auto\' one thread and one warning', async () => {

@@ -44,7 +44,11 @@ async function trackerPutter(address) {
   };
 }
 
-export async function startProxy({ tracker = null, root = null } = {}) {
+// `isolated`: its web server sends the two headers that make a page
+// cross-origin isolated (threads: load({ threads })).
+export async function startProxy({ tracker = null, root = null, isolated = false } = {}) {
+  const pageHeaders = isolated
+    ? { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } : {};
   const servers = new Map(); // key (with a tracker: match key) -> peer waiting
   const peers = new Set();
   let put = null;
@@ -117,7 +121,7 @@ export async function startProxy({ tracker = null, root = null } = {}) {
     } catch {
       return res.writeHead(404).end();
     }
-    res.writeHead(200, { 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream' }).end(body);
+    res.writeHead(200, { ...pageHeaders, 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream' }).end(body);
   });
   // tornado's check_origin: an Origin header, when sent, must name this server
   const verifyClient = ({ req }) => {
