@@ -41,7 +41,9 @@ function spawn(url) {
     post: (m) => worker.postMessage(m),
     listen: (fn) => {
       worker.onmessage = (event) => fn(event.data);
-      worker.onerror = (event) => fn({ cmd: 'failed', message: event.message ?? 'the worker script failed to load' });
+      // (a browser says no more than that it failed: say what to check)
+      worker.onerror = (event) => fn({ cmd: 'failed', message: event.message ?? `the worker script ${url} failed to load ` +
+        '(is it there, and served with the same Cross-Origin-Embedder-Policy header as the page?)' });
     },
     terminate: () => worker.terminate(),
   };

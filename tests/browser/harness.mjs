@@ -35,12 +35,13 @@ export const ISOLATION_HEADERS = Object.freeze({
  * Serves the repository over http://127.0.0.1 (browsers cannot fetch wasm
  * from file://); `mounts` serve other folders under a path prefix
  * ({ '/models/': dir }); `isolated` sends ISOLATION_HEADERS with every
- * response (by default none are sent).
+ * response (by default none are sent), or, a function, with the responses
+ * for the paths it returns true for.
  */
 export async function startServer({ root = repoRoot, mounts = {}, isolated = false } = {}) {
-  const extra = isolated ? ISOLATION_HEADERS : {};
   const server = createServer(async (req, res) => {
     let path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    const extra = (typeof isolated === 'function' ? isolated(path) : isolated) ? ISOLATION_HEADERS : {};
     let base = root;
     for (const [prefix, dir] of Object.entries(mounts)) {
       if (path.startsWith(prefix)) {

@@ -98,6 +98,31 @@ test('on a page without the headers: threads: 2 is a RuntimeError naming them, t
   assert.equal(result.passed, 4);
 });
 
+test('an isolated page whose worker script comes without the headers: load({ threads: 2 }) rejects at once saying what to check', async () => {
+  const partial = await startServer({ isolated: (path) => !path.endsWith('/js/threads/worker.js') });
+  const tab = await browser.context.newPage();
+  try {
+    await tab.goto(partial.url('tests/browser/pages/blank.html'));
+    const outcome = await tab.evaluate(async () => {
+      const webffi = await import('/js/index.js');
+      const t0 = performance.now();
+      try {
+        await webffi.load({ threads: 2, logger: { log() {}, warn() {} } });
+        return { loaded: true };
+      } catch (e) {
+        return { name: e.constructor.name, message: e.message, ms: performance.now() - t0, isolated: crossOriginIsolated };
+      }
+    });
+    assert.equal(outcome.isolated, true);
+    assert.equal(outcome.name, 'RuntimeError', JSON.stringify(outcome));
+    assert.match(outcome.message, /^webffi: a worker of the thread pool failed: the worker script http:\/\/127\.0\.0\.1:\d+\/js\/threads\/worker\.js failed to load \(is it there, and served with the same Cross-Origin-Embedder-Policy header as the page\?\)$/);
+    assert.ok(outcome.ms < 20000, `took ${outcome.ms} ms`);
+  } finally {
+    await tab.close();
+    await partial.close();
+  }
+});
+
 test('the isolated server sends both headers on every file; the plain one neither', async () => {
   for (const path of ['tests/browser/pages/threads.html', 'js/threads/worker.js', 'dist/webffi-mt.wasm']) {
     const headers = (await fetch(isolated.url(path))).headers;
