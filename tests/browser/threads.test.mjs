@@ -21,7 +21,7 @@ import { errorTests } from '../support/errors_suite.mjs';
 import { tensorCases } from '../support/tensor_cases.mjs';
 import { sessionTests } from '../support/session_suite.mjs';
 
-const OWN = 7; // the page's own tests, before the suites
+const OWN = 8; // the page's own tests, before the suites
 const SUITES = Object.keys(coreTests({}, null)).length + Object.keys(errorTests({})).length;
 const MORE_SUITES = Object.keys(tensorCases(null, {})).length + Object.keys(sessionTests({}, {})).length;
 
