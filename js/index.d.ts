@@ -1707,6 +1707,16 @@ export interface LoadOptions {
    * missing. webffi never destroys it, and does not replace it once lost.
    */
   gpuDevice?: HostGPUDevice;
+  /**
+   * Threads for C's parallel-for (`TVMBackendParallelLaunch`), the
+   * caller's included: `n` loads the threaded core (`dist/webffi-mt.wasm`,
+   * or a `wasm` built with `webffi build --threads`) with `n - 1` workers
+   * started now, or rejects with a RuntimeError naming the two headers a
+   * page needs where threads cannot exist; `'auto'` takes every core where
+   * threads can exist, else warns once and loads the single-threaded core.
+   * Default 1: the single-threaded core (docs/threads.md).
+   */
+  threads?: number | 'auto';
 }
 
 /**
@@ -1847,6 +1857,11 @@ export interface Runtime {
   [Symbol.dispose](): void;
   /** Whether dispose() was called. */
   readonly disposed: boolean;
+  /**
+   * The threads a parallel launch (`TVMBackendParallelLaunch`) runs on,
+   * the caller's included: 1 on the single-threaded core.
+   */
+  readonly threads: number;
   /** Device backends: discovered at load, initialised on first use. */
   readonly backends: Backends;
   /** The GPUDevice webffi's WebGPU backend uses (null before it is initialised, after a loss or dispose()). */

@@ -40,7 +40,7 @@ test('npm pack ships LICENSE, NOTICE and every file the package.json points at',
   const walk = (v) => (typeof v === 'string' ? targets.push(v) : Object.values(v).forEach(walk));
   walk(pkg.exports);
   // and the prebuilt runtime `webffi build` links, with its stamp and the modules reading them
-  const wanted = ['LICENSE', 'NOTICE', 'dist/libwebffi.a', 'dist/libwebffi.json', 'bin/prebuilt_runtime.mjs',
+  const wanted = ['LICENSE', 'NOTICE', 'dist/libwebffi.a', 'dist/libwebffi-mt.a', 'dist/libwebffi.json', 'bin/prebuilt_runtime.mjs',
     'bin/object_symbols.mjs', ...targets.map((t) => t.replace(/^\.\//, '').replace('*', 'index.js'))];
   assert.deepEqual(wanted.filter((f) => !packed.has(f)), []);
   assert.match(readFileSync(join(root, 'LICENSE'), 'utf8'), /^\s*Apache License\s+Version 2\.0, January 2004/);
@@ -114,7 +114,7 @@ test('prepack refuses a missing dist/ or one without its source hash', (t) => {
   rmSync(join(dir, 'dist'), { recursive: true });
   const none = prepack(dir);
   assert.equal(none.status, 1);
-  assert.match(none.stderr, /dist\/webffi\.wasm, dist\/webffi\.lines, dist\/libwebffi\.a, dist\/libwebffi\.json, dist\/webffi\.cjs, dist\/webffi\.iife\.js, dist\/sources\.sha256 missing/);
+  assert.match(none.stderr, /dist\/webffi\.wasm, dist\/webffi\.lines, dist\/libwebffi\.a, dist\/libwebffi\.json, dist\/webffi\.cjs, dist\/webffi\.iife\.js, dist\/webffi-mt\.wasm, dist\/libwebffi-mt\.a, dist\/sources\.sha256 missing/);
 });
 
 test('sideEffects names the modules that register at import, and bundlers keep them', async () => {
