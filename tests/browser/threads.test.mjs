@@ -1,15 +1,18 @@
-// The threaded core (load({ threads })) in real headless Chromium. On a page
-// served with Cross-Origin-Opener-Policy: same-origin and
-// Cross-Origin-Embedder-Policy: require-corp: two threads, the parallel
-// kernels (bit-identical sums, a task's error, a JS callback refused on a
-// worker), long and UTF-8 strings through the shared memory (Chromium
-// refuses TextDecoder and encodeInto on shared views), a trapping task,
-// and the core, error, tensor (WebGPU included) and session suites on the
-// threaded core, the session workers' runtimes threaded too (pools started
-// inside module Workers), and a tab on the threaded core serving TVM RPC
-// through a proxy. On a page without the headers: a
-// RuntimeError naming them for threads: n, and the single-threaded core
-// with one warning for threads: 'auto'.
+// The threaded core (load({ threads })) in real headless Chromium.
+//
+// On a page served with Cross-Origin-Opener-Policy: same-origin and
+// Cross-Origin-Embedder-Policy: require-corp: two threads, or every core
+// for 'auto'; the parallel kernels (bit-identical sums, a task's error, a JS
+// callback refused on a worker, a trapping task); long and UTF-8 strings
+// through the shared memory (Chromium refuses TextDecoder and encodeInto
+// on shared views); the core, error, tensor (WebGPU included) and session
+// suites on the threaded core, the session workers' runtimes threaded too
+// (pools started inside module Workers); a tab on the threaded core serving
+// TVM RPC through a proxy; the classic-script bundle, which cannot start
+// the pool; a worker script served without the headers.
+//
+// On a page without the headers: threads: n is a RuntimeError naming them,
+// threads: 'auto' the single-threaded core with one warning.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
