@@ -201,7 +201,11 @@ export interface TensorCacheOptions {
    * `false` or `'none'`: not kept.
    */
   cache?: false | 'none' | 'cache-api' | string | { dir: string | HostURL };
-  /** Replace tensors already in the cache under a name (default: a name already there is an error). */
+  /**
+   * Replace tensors already in the cache under a name, copying into them
+   * (their shape and dtype must match); default: a name already there is a
+   * ValueError, raised before anything is read.
+   */
   override?: boolean;
   /** Aborts the fetches. */
   signal?: HostAbortSignal;
@@ -215,6 +219,20 @@ export interface TensorCacheOptions {
  * missing or short shard, a record whose size does not match its shape, or
  * an unknown format is a ValueError. Resolves with the names added, the
  * record and byte counts, and the index's metadata.
+ *
+ * The index is read once (each field of each record, then only that
+ * snapshot is used: a getter or `onProgress` that changes it later changes
+ * nothing). Shards are read from where the index is and no further than it
+ * says: a dataPath that resolves to another origin or scheme (an http index
+ * naming `file:`, another host or port, `https:`, `data:`) is refused before
+ * anything is read; a response is counted while it streams and stops at the
+ * first byte past the shard's `nbytes`; a local shard must be a regular file
+ * of at most that size (a directory, `/dev/zero` or a pipe is refused);
+ * the index itself is at most 64 MiB. A name the cache already holds is
+ * refused before anything is read unless `override` is set (then its shape
+ * and dtype must match: the library copies into the tensor it holds).
+ * Local read failures are webffi's ValueError naming the URL and the reason
+ * (missing, a directory, a path too long).
  *
  * @group Weights
  * @example

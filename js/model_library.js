@@ -5,6 +5,7 @@
 // called by hand too (docs/model-libraries.md).
 import { makeError } from './errors.js';
 import { optionsOf, describe } from './runtime/checks.js';
+import { typedArrayParts, arrayBufferLength } from './buffers.js';
 import { combineNeeds, missingNeeds, shaderNeeds } from './backends/webgpu/tvm_shaders.js';
 
 const CPU = 1;
@@ -21,19 +22,149 @@ for (const k of ['float8_e4m3fn', 'float8_e5m2', 'float8_e4m3', 'float8_e4m3fnuz
 const isNode = () => typeof globalThis.process?.getBuiltinModule === 'function';
 const nodeModule = (name) => globalThis.process.getBuiltinModule(name);
 
-/** The bytes at url: fetched, or read from the file system for file: URLs in Node. */
-async function readURL(url, signal) {
+/** The most bytes a tensor cache's index (tensor-cache.json) may have. */
+const INDEX_LIMIT = 64 << 20;
+
+/** The error for bytes that go on past what was declared (read no further). */
+const tooLong = (what, limit) => makeError('ValueError', `tensor cache: ${what} has more than the ${limit} bytes ${what.startsWith('shard') ? 'the index says' : 'an index may have'}`);
+
+/** What a failed read of a file: URL says, as webffi's error (Node's codes named, never rethrown raw). */
+function fileError(e, url) {
+  if (e?.name === 'AbortError' || e?.kind) return e;
+  const why = {
+    ENOENT: 'does not exist',
+    ENOTDIR: 'does not exist (a part of its path is not a directory)',
+    EISDIR: 'is a directory, not a file',
+    ENAMETOOLONG: 'cannot be read: its path is too long for the file system',
+    EACCES: 'cannot be read: permission denied',
+    EPERM: 'cannot be read: permission denied',
+    ELOOP: 'cannot be read: too many symbolic links',
+  }[e?.code] ?? `cannot be read (${e?.code ?? e?.message ?? e})`;
+  const error = makeError('ValueError', `tensor cache: ${url.href} ${why}`);
+  if (e?.code === 'ENOENT' || e?.code === 'ENOTDIR') error[MISSING] = true;
+  return error;
+}
+const MISSING = Symbol('missing');
+
+/**
+ * A regular file's bytes, at most `limit` of them (a file: URL in Node):
+ * anything else (a directory, a device such as /dev/zero, a pipe) is
+ * refused before a byte is read, and a file over the limit too.
+ */
+async function readFileBounded(url, limit, what, signal) {
+  const fs = nodeModule('node:fs/promises');
+  const { O_RDONLY, O_NONBLOCK = 0 } = nodeModule('node:fs').constants;
+  let handle;
+  try {
+    signal?.throwIfAborted();
+    handle = await fs.open(url, O_RDONLY | O_NONBLOCK); // a pipe must not block the open
+    const stat = await handle.stat();
+    if (stat.isDirectory()) throw Object.assign(new Error('EISDIR'), { code: 'EISDIR' });
+    if (!stat.isFile()) throw makeError('ValueError', `tensor cache: ${url.href} is not a regular file`);
+    if (stat.size > limit) throw tooLong(what, limit);
+    const bytes = new Uint8Array(stat.size); // a file that grows meanwhile is read to its size then
+    let at = 0;
+    while (at < bytes.length) {
+      signal?.throwIfAborted();
+      const { bytesRead } = await handle.read(bytes, at, bytes.length - at, at);
+      if (bytesRead === 0) break;
+      at += bytesRead;
+    }
+    return at === bytes.length ? bytes : bytes.subarray(0, at);
+  } catch (e) {
+    throw fileError(e, url);
+  } finally {
+    await handle?.close();
+  }
+}
+
+/**
+ * A response's body, at most `limit` bytes: a declared length over it is
+ * refused before the body is read, and the body is counted while it
+ * streams (the read stops at the first byte past the limit).
+ */
+async function readResponse(response, limit, what) {
+  const declared = response.headers?.get?.('content-length');
+  if (declared !== null && declared !== undefined && Number(declared) > limit) {
+    await response.body?.cancel().catch(() => {});
+    throw tooLong(what, limit);
+  }
+  if (!response.body) {
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    if (bytes.byteLength > limit) throw tooLong(what, limit);
+    return bytes;
+  }
+  const reader = response.body.getReader();
+  const chunks = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLong(what, limit);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0];
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.byteLength;
+  }
+  return bytes;
+}
+
+/**
+ * The bytes at url, at most `limit` (`what` names them in errors): fetched,
+ * or read from the file system for file: URLs in Node. Resolves to null for
+ * a file or page that is not there when `optional`.
+ */
+async function readURL(url, limit, what, signal, optional = false) {
   if (url.protocol === 'file:' && isNode()) {
     try {
-      return new Uint8Array(await nodeModule('node:fs/promises').readFile(url, { signal }));
+      return await readFileBounded(url, limit, what, signal);
     } catch (e) {
-      if (e?.code === 'ENOENT') throw makeError('ValueError', `tensor cache: ${url.href} does not exist`);
+      if (optional && e[MISSING]) return null;
       throw e;
     }
   }
-  const response = await fetch(url, { signal });
-  if (!response.ok) throw makeError('ValueError', `tensor cache: cannot fetch ${url.href}: HTTP ${response.status}`);
-  return new Uint8Array(await response.arrayBuffer());
+  let response;
+  try {
+    response = await fetch(url, { signal });
+  } catch (e) {
+    if (e?.name === 'AbortError' || e?.name === 'TimeoutError') throw e;
+    throw makeError('ValueError', `tensor cache: cannot fetch ${url.href} (${e?.cause?.code ?? e?.cause?.message ?? e?.message ?? e})`);
+  }
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => {});
+    if (optional && response.status === 404) return null;
+    throw makeError('ValueError', `tensor cache: cannot fetch ${url.href}: HTTP ${response.status}`);
+  }
+  return readResponse(response, limit, what);
+}
+
+/**
+ * Where a shard is: its dataPath resolved against the index's base, which
+ * must stay where the index is (the same origin; for a file: index, a
+ * file: URL). An index fetched over http cannot send the reader to a local
+ * file, another server or another scheme.
+ */
+function shardURL(base, dataPath) {
+  let url;
+  try {
+    url = new URL(dataPath, base);
+  } catch {
+    throw makeError('ValueError', `tensor cache: shard ${JSON.stringify(dataPath)} is not a URL path`);
+  }
+  const same = base.protocol === 'file:' ? url.protocol === 'file:' : url.protocol === base.protocol && url.origin === base.origin;
+  if (!same) {
+    throw makeError('ValueError',
+      `tensor cache: shard ${JSON.stringify(dataPath)} resolves to ${url.href}, outside the index's origin (${base.protocol === 'file:' ? 'file:' : base.origin}); shards are read only from where the index is`);
+  }
+  return url;
 }
 
 /** A shard store: where fetched shards are kept between visits. */
@@ -43,17 +174,20 @@ function openCache(option) {
     if (!isNode()) throw makeError('ValueError', 'tensor cache: cache.dir needs Node (a directory on disk)');
     const fs = nodeModule('node:fs/promises');
     const path = nodeModule('node:path');
-    const file = (url) => path.join(String(option.dir), encodeURIComponent(url.href));
+    const { pathToFileURL } = nodeModule('node:url');
+    const dir = String(option.dir);
+    // Named by a digest of the URL: any dataPath gives a short, valid file name.
+    const file = (url) => path.join(dir, `${nodeModule('node:crypto').createHash('sha256').update(url.href).digest('hex')}.bin`);
     return {
-      async get(url) {
+      async get(url, nbytes) {
         try {
-          return new Uint8Array(await fs.readFile(file(url)));
+          return await readFileBounded(pathToFileURL(file(url)), nbytes, 'a cached shard');
         } catch {
-          return null;
+          return null; // absent or stale: fetched again
         }
       },
       async put(url, bytes) {
-        await fs.mkdir(String(option.dir), { recursive: true });
+        await fs.mkdir(dir, { recursive: true });
         const tmp = `${file(url)}.${Math.random().toString(36).slice(2)}.tmp`;
         await fs.writeFile(tmp, bytes);
         await fs.rename(tmp, file(url)); // whole or absent: never a torn shard
@@ -65,10 +199,15 @@ function openCache(option) {
   if (typeof globalThis.caches === 'undefined') throw makeError('ValueError', 'tensor cache: the Cache API is not available here');
   let opened = null;
   return {
-    async get(url) {
+    async get(url, nbytes) {
       opened ??= caches.open(name);
       const hit = await (await opened).match(url.href);
-      return hit ? new Uint8Array(await hit.arrayBuffer()) : null;
+      if (!hit) return null;
+      try {
+        return await readResponse(hit, nbytes, 'a cached shard');
+      } catch {
+        return null;
+      }
     },
     async put(url, bytes) {
       opened ??= caches.open(name);
@@ -79,50 +218,107 @@ function openCache(option) {
 
 const isCount = (v) => Number.isSafeInteger(v) && v >= 0;
 
-/** Checks web-llm's tensor-cache.json; returns its shards with their records. */
-function checkIndex(index) {
-  if (!index || typeof index !== 'object' || !Array.isArray(index.records)) {
+/** A caller's list, read once: its length, then each element once. */
+function listOf(v) {
+  if (!Array.isArray(v)) return null;
+  const n = v.length;
+  const out = new Array(n);
+  for (let i = 0; i < n; i++) out[i] = v[i];
+  return out;
+}
+
+/**
+ * Checks web-llm's tensor-cache.json and returns a snapshot of it: every
+ * field is read once from the caller's objects, checked, and kept in
+ * frozen objects of our own, so nothing the caller changes later (a getter,
+ * onProgress, another task) reaches what is allocated and copied.
+ * @returns {{ shards: object[], metadata: object }}
+ */
+function snapshotIndex(index) {
+  const shardList = index && typeof index === 'object' ? listOf(index.records) : null;
+  if (!shardList) {
     throw makeError('ValueError', 'tensor cache: the index has no `records` list (expected tensor-cache.json or ndarray-cache.json)');
   }
+  const metadata = index.metadata ?? {};
   const names = new Set();
-  index.records.forEach((shard, s) => {
+  const shards = shardList.map((shard, s) => {
     const where = `tensor cache: shard ${s}`;
-    if (!shard || typeof shard.dataPath !== 'string' || !shard.dataPath) throw makeError('ValueError', `${where} has no dataPath`);
-    if (!isCount(shard.nbytes)) throw makeError('ValueError', `${where} (${shard.dataPath}) has an invalid nbytes ${describe(shard.nbytes)}`);
-    if (!Array.isArray(shard.records)) throw makeError('ValueError', `${where} (${shard.dataPath}) has no records`);
-    for (const r of shard.records) {
-      const at = `${where} (${shard.dataPath}), record ${r?.name ?? '?'}`;
-      if (!r || typeof r.name !== 'string') throw makeError('ValueError', `${where} (${shard.dataPath}) has a record without a name`);
-      if (names.has(r.name)) throw makeError('ValueError', `${at}: the name appears twice`);
-      names.add(r.name);
-      if (!Array.isArray(r.shape) || !r.shape.every(isCount)) throw makeError('ValueError', `${at}: invalid shape ${describe(r.shape)}`);
-      const bytes = DTYPE_BYTES[r.dtype];
-      if (!bytes) throw makeError('TypeError', `${at}: unsupported dtype ${JSON.stringify(r.dtype)}`);
-      if (!isCount(r.byteOffset) || !isCount(r.nbytes)) throw makeError('ValueError', `${at}: invalid byteOffset or nbytes`);
-      if (r.byteOffset + r.nbytes > shard.nbytes) {
-        throw makeError('ValueError', `${at}: bytes [${r.byteOffset}, ${r.byteOffset + r.nbytes}) lie outside the shard's ${shard.nbytes}`);
+    const dataPath = shard && typeof shard === 'object' ? shard.dataPath : undefined;
+    if (typeof dataPath !== 'string' || !dataPath) throw makeError('ValueError', `${where} has no dataPath`);
+    const shardBytes = shard.nbytes;
+    if (!isCount(shardBytes)) throw makeError('ValueError', `${where} (${dataPath}) has an invalid nbytes ${describe(shardBytes)}`);
+    const recordList = listOf(shard.records);
+    if (!recordList) throw makeError('ValueError', `${where} (${dataPath}) has no records`);
+    const records = recordList.map((r) => {
+      const name = r && typeof r === 'object' ? r.name : undefined;
+      if (typeof name !== 'string') throw makeError('ValueError', `${where} (${dataPath}) has a record without a name`);
+      const at = `${where} (${dataPath}), record ${name}`;
+      if (names.has(name)) throw makeError('ValueError', `${at}: the name appears twice`);
+      names.add(name);
+      const shape = listOf(r.shape);
+      if (!shape || !shape.every(isCount)) throw makeError('ValueError', `${at}: invalid shape ${describe(r.shape)}`);
+      const dtype = r.dtype;
+      const bytes = typeof dtype === 'string' && Object.hasOwn(DTYPE_BYTES, dtype) ? DTYPE_BYTES[dtype] : 0;
+      if (!bytes) throw makeError('TypeError', `${at}: unsupported dtype ${typeof dtype === 'string' ? JSON.stringify(dtype) : describe(dtype)}`);
+      const byteOffset = r.byteOffset;
+      const nbytes = r.nbytes;
+      if (!isCount(byteOffset) || !isCount(nbytes)) throw makeError('ValueError', `${at}: invalid byteOffset or nbytes`);
+      if (byteOffset + nbytes > shardBytes) {
+        throw makeError('ValueError', `${at}: bytes [${byteOffset}, ${byteOffset + nbytes}) lie outside the shard's ${shardBytes}`);
       }
-      const count = r.shape.reduce((a, b) => a * b, 1);
+      const count = shape.reduce((a, b) => a * b, 1);
       const format = r.format ?? 'raw';
       let stored;
       if (format === 'raw') stored = count * bytes;
-      else if (format === 'f32-to-bf16' && r.dtype === 'float32') stored = count * 2;
-      else throw makeError('ValueError', `${at}: unsupported format ${JSON.stringify(format)} for dtype ${r.dtype} (supported: raw, f32-to-bf16 for float32)`);
-      if (stored !== r.nbytes) throw makeError('ValueError', `${at}: ${r.nbytes} bytes stored, its shape and format need ${stored}`);
-    }
+      else if (format === 'f32-to-bf16' && dtype === 'float32') stored = count * 2;
+      else throw makeError('ValueError', `${at}: unsupported format ${typeof format === 'string' ? JSON.stringify(format) : describe(format)} for dtype ${dtype} (supported: raw, f32-to-bf16 for float32)`);
+      if (stored !== nbytes) throw makeError('ValueError', `${at}: ${nbytes} bytes stored, its shape and format need ${stored}`);
+      return Object.freeze({ name, shape: Object.freeze(shape), dtype, byteOffset, nbytes, format, tensorBytes: count * bytes });
+    });
+    return Object.freeze({ dataPath, nbytes: shardBytes, records: Object.freeze(records) });
   });
-  return index.records;
+  return { shards, metadata };
 }
 
 /** The bytes a record holds, as its dtype's bytes (bf16 widened to float32). */
 function decodeRecord(bytes, r) {
   const stored = bytes.subarray(r.byteOffset, r.byteOffset + r.nbytes);
-  if ((r.format ?? 'raw') === 'raw') return stored;
+  if (r.format === 'raw') return stored;
   const n = r.nbytes / 2;
   const out = new Uint32Array(n);
   const dv = new DataView(stored.buffer, stored.byteOffset, stored.byteLength);
   for (let i = 0; i < n; i++) out[i] = dv.getUint16(2 * i, true) << 16;
   return new Uint8Array(out.buffer);
+}
+
+/**
+ * Refuses, before anything is read or allocated, a record whose name the
+ * cache already holds: without `override` (the library's own refusal
+ * aborts its call and keeps the tensor passed to it), and with `override`
+ * when the shape or dtype differ (the library copies into the tensor it
+ * has). A core without `vm.builtin.tensor_cache.get` is not asked.
+ */
+function checkCached(rt, shards, override) {
+  const get = rt.getGlobal('vm.builtin.tensor_cache.get', { optional: true });
+  if (!get) return;
+  for (const shard of shards) {
+    for (const r of shard.records) {
+      const held = get(r.name);
+      if (held === null || held === undefined) continue;
+      try {
+        if (!override) {
+          throw makeError('ValueError', `tensor cache: ${r.name} is already in the cache (pass override: true to replace the cached tensors)`);
+        }
+        const shape = held.shape;
+        if (String(held.dtype) !== r.dtype || shape.length !== r.shape.length || shape.some((d, i) => d !== r.shape[i])) {
+          throw makeError('ValueError',
+            `tensor cache: ${r.name} is cached as ${held.dtype}[${shape}]; override copies into it, and the record is ${r.dtype}[${r.shape}]`);
+        }
+      } finally {
+        held.dispose?.();
+      }
+    }
+  }
 }
 
 /**
@@ -146,28 +342,28 @@ export async function loadTensorCache(rt, source, options) {
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw makeError('ValueError', `loadTensorCache: concurrency must be a positive integer, got ${describe(concurrency)}`);
   const onProgress = opts.onProgress;
   if (onProgress !== undefined && typeof onProgress !== 'function') throw makeError('TypeError', 'loadTensorCache: onProgress must be a function');
+  const override = opts.override === true;
+  const signal = opts.signal;
 
   let index;
   let shardBytes; // dataPath -> bytes, or null to fetch
   let base = null;
   if (typeof source === 'string' || source instanceof URL) {
     base = toBaseURL(source);
-    let text;
-    try {
-      text = await readURL(new URL('tensor-cache.json', base), opts.signal);
-    } catch (e) {
-      if (e?.kind !== 'ValueError') throw e;
-      text = await readURL(new URL('ndarray-cache.json', base), opts.signal); // web-llm's older name
-    }
+    const text = await readURL(new URL('tensor-cache.json', base), INDEX_LIMIT, 'the index', signal, true) ??
+      await readURL(new URL('ndarray-cache.json', base), INDEX_LIMIT, 'the index', signal); // web-llm's older name
     index = parseIndex(new TextDecoder().decode(text));
     shardBytes = null;
   } else if (source && typeof source === 'object' && 'index' in source) {
-    index = typeof source.index === 'string' ? parseIndex(source.index) : source.index;
+    const given = source.index;
+    index = typeof given === 'string' ? parseIndex(given) : given;
     shardBytes = source.shards ?? {};
   } else {
     throw makeError('TypeError', `loadTensorCache: source must be a URL or { index, shards }, got ${describe(source)}`);
   }
-  const shards = checkIndex(index);
+  const { shards, metadata } = snapshotIndex(index);
+  const urls = base ? shards.map((s) => shardURL(base, s.dataPath)) : null;
+  checkCached(rt, shards, override);
   const cache = base ? openCache(opts.cache) : null;
   const totalBytes = shards.reduce((a, s) => a + s.nbytes, 0);
   const totalRecords = shards.reduce((a, s) => a + s.records.length, 0);
@@ -178,17 +374,26 @@ export async function loadTensorCache(rt, source, options) {
   const made = []; // [name, tensor]
   const upload = device.deviceType === CPU ? null : rt.backends.deviceFor(device.deviceType);
 
-  async function shardOf(shard) {
+  async function shardOf(s) {
+    const shard = shards[s];
     if (!base) {
       const b = shardBytes[shard.dataPath];
       if (b === undefined) throw makeError('ValueError', `tensor cache: shard ${shard.dataPath} is missing`);
-      return ArrayBuffer.isView(b) ? new Uint8Array(b.buffer, b.byteOffset, b.byteLength) : new Uint8Array(b);
+      if (ArrayBuffer.isView(b)) {
+        const { buffer, byteOffset, byteLength } = typedArrayParts(b, `tensor cache: shard ${shard.dataPath}`);
+        return new Uint8Array(buffer, byteOffset, byteLength);
+      }
+      if (b instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && b instanceof SharedArrayBuffer)) {
+        arrayBufferLength(b, `tensor cache: shard ${shard.dataPath}`);
+        return new Uint8Array(b);
+      }
+      throw makeError('TypeError', `tensor cache: shard ${shard.dataPath} must be an ArrayBuffer or a typed array, got ${describe(b)}`);
     }
-    const url = new URL(shard.dataPath, base);
-    let bytes = await cache?.get(url);
+    const url = urls[s];
+    let bytes = await cache?.get(url, shard.nbytes);
     if (bytes && bytes.byteLength !== shard.nbytes) bytes = null; // a stale entry: fetch again
     if (!bytes) {
-      bytes = await readURL(url, opts.signal);
+      bytes = await readURL(url, shard.nbytes, `shard ${shard.dataPath}`, signal);
       if (bytes.byteLength === shard.nbytes) await cache?.put(url, bytes);
     }
     return bytes;
@@ -202,10 +407,13 @@ export async function loadTensorCache(rt, source, options) {
       const data = decodeRecord(bytes, r);
       const t = rt.empty(r.shape, r.dtype, device);
       made.push([r.name, t]);
+      if (data.byteLength !== r.tensorBytes || t.nbytes !== r.tensorBytes) {
+        throw makeError('InternalError', `tensor cache: ${r.name}: ${data.byteLength} bytes for a tensor of ${t.nbytes}`);
+      }
       if (upload) {
         upload.upload(t.dataPtr, t.byteOffset, data);
       } else {
-        new Uint8Array(rt.exports.memory.buffer, t.dataPtr + t.byteOffset, data.byteLength).set(data);
+        new Uint8Array(rt.exports.memory.buffer, t.dataPtr + t.byteOffset, r.tensorBytes).set(data);
       }
       progress.loadedRecords++;
     }
@@ -218,16 +426,19 @@ export async function loadTensorCache(rt, source, options) {
     let next = 0;
     const worker = async () => {
       while (next < shards.length) {
-        const shard = shards[next++];
-        place(shard, await shardOf(shard));
+        const s = next++;
+        place(shards[s], await shardOf(s));
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, shards.length) }, worker));
+    // Checked again with nothing awaited before the updates: another load
+    // may have added a name while the shards arrived.
+    checkCached(rt, shards, override);
     const update = rt.getGlobal('vm.builtin.tensor_cache.update');
     const added = [];
     try {
       for (const [name, t] of made) {
-        update(name, t, opts.override === true);
+        update(name, t, override);
         added.push(name);
       }
     } catch (e) {
@@ -235,7 +446,7 @@ export async function loadTensorCache(rt, source, options) {
       for (const name of added) remove(name);
       throw e;
     }
-    return { names: made.map(([name]) => name), records: made.length, bytes: totalBytes, metadata: index.metadata ?? {} };
+    return { names: made.map(([name]) => name), records: made.length, bytes: totalBytes, metadata };
   } finally {
     for (const [, t] of made) t.dispose(); // the cache holds its own references
   }
