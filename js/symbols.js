@@ -4,6 +4,7 @@
 // (load({ debugInfo })). Tables are decoded on the first lookup, when a
 // backtrace is read: loading and raising cost nothing more. The format is
 // described in docs/debugging.md; bin/line_table.mjs writes it.
+import { typedArrayParts, arrayBufferLength } from './buffers.js';
 
 const SECTION = 'webffi.lines';
 const BUILD_ID = 'webffi.build_id';
@@ -237,7 +238,14 @@ export async function readDebugInfo(source, wasmUrl, module, logger) {
       source = String(wasmUrl).replace(/\.wasm(?=$|[?#])/, '.lines');
     }
     if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) {
-      bytes = source instanceof ArrayBuffer ? new Uint8Array(source) : new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+      // A copy: the lines are decoded later (at the first backtrace), and
+      // the caller may reuse or transfer its buffer meanwhile.
+      if (ArrayBuffer.isView(source)) {
+        const { buffer, byteOffset, byteLength } = typedArrayParts(source, 'debugInfo');
+        bytes = new Uint8Array(buffer, byteOffset, byteLength).slice();
+      } else {
+        bytes = new Uint8Array(source, 0, arrayBufferLength(source, 'debugInfo')).slice();
+      }
     } else if (source instanceof URL || typeof source === 'string') {
       const base = globalThis.location?.href;
       const url = base ? new URL(source, base) : new URL(source);

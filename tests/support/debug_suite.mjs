@@ -165,5 +165,15 @@ export const debugTests = {
     assert(/not a webffi line table/.test(warnings[1]), warnings[1]);
     assertEqual((await env.webffi.load({ debugInfo: lines, logger })).getGlobal('testing.add_one', { optional: true }), null);
     assertEqual(warnings.length, 2, 'the right file is taken as bytes too');
+    // the bytes are copied at load: a caller reusing its buffer (or an
+    // ArrayBuffer it transfers) does not take the lines away
+    for (const reuse of [(b) => b.fill(0), (b) => structuredClone(b.buffer, { transfer: [b.buffer] })]) {
+      const mine = lines.slice();
+      const kept = await env.webffi.load({ debugInfo: mine, logger });
+      reuse(mine);
+      const [frame] = framesOf(key(kept).backtrace);
+      assert(/^src\/map\.c$/.test(frame?.file) && frame.line > 0, key(kept).backtrace);
+    }
+    assertEqual(warnings.length, 2);
   },
 };
