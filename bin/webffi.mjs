@@ -358,6 +358,7 @@ function compileArgs(opts, source, object, extra) {
     // a .c file given with --cxx
     if (opts.cxx && !CXX_EXTENSIONS.has(extname(source))) lang.push('-x', 'c++');
     if (extra.includes('-sSIDE_MODULE=1') && cxxModuleLTO(opts)) lang.push('-flto');
+    if (opts.lpadBitcode) lang.push('-Xclang', '-mlink-bitcode-file', '-Xclang', opts.lpadBitcode);
   }
   return [cxx ? 'em++' : 'emcc',
     [opts.opt, '-c', ...extra, ...lang, ...simdFlags(opts), ...(opts.threads ? ['-pthread'] : []),
@@ -365,7 +366,34 @@ function compileArgs(opts, source, object, extra) {
       ...opts.flags, source, '-o', object]];
 }
 
+/**
+ * C++ exceptions on threads (clang 14 with Emscripten 3.1.6): the C++
+ * runtime's libunwind keeps the landing-pad context in a thread-local
+ * variable, but clang's exception lowering declares it as a plain global
+ * of its own when no declaration is in scope, so on a second thread every
+ * catch reads another thread's context (and misses). This declaration,
+ * linked into each C++ object as bitcode, makes clang access it as the
+ * thread-local it is.
+ */
+const LPAD_CONTEXT_IR = `target datalayout = "e-m:e-p:32:32-i64:64-n32:64-S128-ni:1:10:20"
+target triple = "wasm32-unknown-emscripten"
+
+@__wasm_lpad_context = external thread_local global { i32, i8*, i32 }
+@llvm.compiler.used = appending global [1 x i8*] [i8* bitcast ({ i32, i8*, i32 }* @__wasm_lpad_context to i8*)], section "llvm.metadata"
+`;
+
+/** The bitcode above, for threaded C++ code linked into the runtime (null when not needed). */
+function lpadBitcode(opts, work) {
+  if (!opts.threads || opts.module || exceptionsOff(opts) || !cxxLink(opts)) return null;
+  const ir = join(work, 'lpad_context.ll');
+  const bc = join(work, 'lpad_context.bc');
+  writeFileSync(ir, LPAD_CONTEXT_IR);
+  run('emcc', ['-c', '-emit-llvm', '-pthread', ir, '-o', bc]);
+  return bc;
+}
+
 function compileAll(opts, work, extra) {
+  opts.lpadBitcode = lpadBitcode(opts, work);
   const objects = opts.sources.map((source, i) => {
     if (isObject(source)) return source;
     const object = join(work, `${i}_${basename(source)}.o`);

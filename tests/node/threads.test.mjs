@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { load, RuntimeError, ValueError, FFITypeError, MemoryError } from '../../js/index.js';
+import { load, RuntimeError, ValueError, FFITypeError, MemoryError, IndexError } from '../../js/index.js';
 import { THREAD_ENV_IMPORTS } from '../../js/threads/env_imports.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -165,5 +165,20 @@ test('a launch inside a peer\'s request is held to the peer budget on every thre
     }
   } finally {
     x.WebFFIPeerBudgetSet(memory, 0n, 0);
+  }
+});
+
+test('C++ exceptions thrown and caught at once on every thread are never misrouted; a C++ error becomes its JS class', async () => {
+  const rt = await load({ wasm: readFileSync(`${modules}/parallel_cxx_mt.wasm`), threads: 2, logger: quiet });
+  try {
+    const lib = rt.getGlobal('ffi.SystemLib')();
+    const throws = lib.getFunction('throws');
+    let misrouted = 0;
+    for (let round = 0; round < 4; round++) misrouted += Number(throws(100000)); // 2 threads x 100,000 throws, 4 times
+    assert.equal(misrouted, 0);
+    assert.throws(() => lib.getFunction('at')(7), (e) => e instanceof IndexError && e.message === 'task 1: index out of range');
+    assert.equal(lib.getFunction('at')(2), null);
+  } finally {
+    rt.dispose();
   }
 });
