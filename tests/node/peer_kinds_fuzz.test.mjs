@@ -22,6 +22,7 @@ import { webgpuRuntimeBackend } from '../../js/backends/webgpu_runtime.js';
 import { nodeGPU } from '../support/webgpu_node.mjs';
 import { modelPath, ARCTIC_S } from '../support/model_fixture.mjs';
 import { check } from '../support/seeded.mjs';
+import { startProxy } from '../support/rpc_proxy.mjs';
 
 const gpu = nodeGPU(); // one Dawn instance for the file: it must outlive every device
 const quiet = { log() {}, warn() {} };
@@ -318,16 +319,30 @@ async function uncaughtDuring(fn) {
   return seen;
 }
 
-test('listenRPC: any order of server.close(), rt.dispose(), a client leaving or arriving and a call is quiet', { timeout: 600000 }, async (t) => {
+test('a TVM RPC device (listenRPC, or joined to a proxy): any order of closing it, rt.dispose(), a client leaving or arriving and a call is quiet', { timeout: 600000 }, async (t) => {
   const step = fc.constantFrom('close', 'dispose', 'disconnect', 'connect', 'call', 'wait');
-  await check(t, import.meta.url, fc.asyncProperty(fc.constantFrom('webffi', 'tvm-ffi'), fc.array(step, { minLength: 1, maxLength: 7 }), async (kind, steps) => {
+  const mode = fc.constantFrom('listen', 'proxy');
+  await check(t, import.meta.url, fc.asyncProperty(fc.constantFrom('webffi', 'tvm-ffi'), mode, fc.array(step, { minLength: 1, maxLength: 7 }), async (kind, via, steps) => {
     const rt = await loadKind(kind, false);
-    const server = await webffi.listenRPC(rt, { port: 0, onError() {}, trustPeers: kind === 'tvm-ffi' });
-    const target = `127.0.0.1:${server.port}`;
+    const trustPeers = kind === 'tvm-ffi';
+    let target;
+    let close;
+    let proxy = null;
+    if (via === 'listen') {
+      const server = await webffi.listenRPC(rt, { port: 0, onError() {}, trustPeers });
+      target = `127.0.0.1:${server.port}`;
+      close = () => server.close();
+    } else {
+      proxy = await startProxy();
+      const device = webffi.joinRPCProxy(rt, `127.0.0.1:${proxy.tcpPort}`, { key: 'webffi', retryMs: 20, onError() {}, trustPeers });
+      await device.ready;
+      target = `127.0.0.1:${proxy.tcpPort}`;
+      close = () => device.close();
+    }
     const clients = [await webffi.connectRPC(target, 'webffi')];
     const seen = await uncaughtDuring(async () => {
       for (const s of steps) {
-        if (s === 'close') await server.close();
+        if (s === 'close') await close();
         else if (s === 'dispose') rt.dispose();
         else if (s === 'disconnect') await clients.pop()?.close().catch(() => {});
         else if (s === 'connect') await webffi.connectRPC(target, 'webffi').then((c) => clients.push(c), () => {});
@@ -335,10 +350,11 @@ test('listenRPC: any order of server.close(), rt.dispose(), a client leaving or 
         else await sleep(20);
       }
       for (const c of clients) await c.close().catch(() => {});
-      await server.close();
+      await close();
       rt.dispose();
+      await proxy?.close();
     });
-    assert.deepEqual(seen.map((e) => `${e?.name}: ${e?.message}`), [], `uncaught after ${kind} ${steps.join(', ')}`);
+    assert.deepEqual(seen.map((e) => `${e?.name}: ${e?.message}`), [], `uncaught after ${kind} ${via} ${steps.join(', ')}`);
   }), 10);
 });
 
