@@ -8,7 +8,8 @@
 //   heap they may fill is bounded (memoryBytes), the device memory
 //   allocated while one runs is charged until it is freed, whatever asked
 //   for it (deviceTake/deviceGive, called by the device backends), and
-//   timers are bounded (timerMs).
+//   timers are bounded (timerMs: by the C core's RPC engine on webffi's
+//   core, by boundLibraryTimer over a model library).
 // On webffi's core the budget is the C core's (src/peer_budget.c), which
 // counts the heap exactly and is shared with its RPC endpoint. A library TVM
 // compiled carries its own allocator, which webffi cannot count: there the
@@ -41,7 +42,8 @@ export const PEER_DENIED = Object.freeze([
   // KV caches, the py-func registry; TVM's web glue; executables and files
   'vm.builtin.*', 'tvmjs.*', 'relax.*', 'runtime.LoadParams*', 'runtime.SaveParams*', 'cache_flush_*', '__*',
   // timers and profilers that run for as long as they are told (a library's
-  // own runtime.RPCTimeEvaluator; webffi's RPC engine serves a bounded one)
+  // own runtime.RPCTimeEvaluator: exposed, a peer gets boundLibraryTimer's;
+  // webffi's RPC engine serves a bounded one of its own)
   'runtime.RPCTimeEvaluator', 'profiling.*', 'runtime.profiling.*',
 ]);
 
