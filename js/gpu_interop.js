@@ -36,8 +36,7 @@ export function installGPUInterop(runtime, backends, tensorOver) {
    */
   async function tensorFromGPUBuffer(buffer, options) {
     const what = 'tensorFromGPUBuffer';
-    const size = buffer !== null && typeof buffer === 'object' ? buffer.size : undefined; // read once: a getter may change
-    if (typeof size !== 'number' || typeof buffer.usage !== 'number') {
+    if (buffer === null || typeof buffer !== 'object') {
       throw makeError('TypeError', `${what}: expected a GPUBuffer, got ${describe(buffer)}`);
     }
     const opts = optionsOf(options, what);
@@ -59,15 +58,18 @@ export function installGPUInterop(runtime, backends, tensorOver) {
     let count = 1;
     for (const d of dims) count *= d;
     const nbytes = count * elementBytes;
-    if (!(byteOffset + nbytes <= size)) {
-      throw makeError('ValueError',
-        `${what}: a ${dtype} tensor of shape [${dims}] at byteOffset ${byteOffset} needs bytes [${byteOffset}, ${byteOffset + nbytes}), the buffer has ${size}`);
-    }
     const backend = await backends.ensure(WEBGPU);
     if (typeof backend?.importBuffer !== 'function') {
       throw makeError('TypeError', `${what}: the backend serving webgpu:0 (${backend?.name}) cannot take GPUBuffers`);
     }
+    // The size checked is the one the engine gives for the buffer (never its
+    // own `size` property, which may lie), as the allocation records it.
     const allocation = await backend.importBuffer(buffer, dispose, what);
+    const size = allocation.nbytes;
+    if (!(byteOffset + nbytes <= size)) {
+      throw makeError('ValueError',
+        `${what}: a ${dtype} tensor of shape [${dims}] at byteOffset ${byteOffset} needs bytes [${byteOffset}, ${byteOffset + nbytes}), the buffer has ${size}`);
+    }
     return tensorOver(dims, dtype, 'webgpu', byteOffset, (make) => backend.adopt(allocation, make), (h) => backend.holds(h, allocation));
   }
 

@@ -137,6 +137,8 @@ export interface WebGPUAllocation {
   readonly imported: boolean;
   /** Imported: whether free() destroys the buffer. */
   readonly owned: boolean;
+  /** Imported: the buffer's usage as the engine gave it at import (transfers check this). */
+  readonly usage?: number;
   /** Its buffer was handed out (exportBuffer): free() neither reuses nor destroys it. */
   readonly exported: boolean;
 }
@@ -407,8 +409,11 @@ export interface WebGPUBackend {
    * An allocation over another library's GPUBuffer (no copy). Rejects
    * (TypeError / ValueError) what is not a GPUBuffer, a buffer without
    * STORAGE usage, a mapped one, one whose size is not a non-zero multiple of
-   * 4, one made on another device and a destroyed one. owned: free()
-   * destroys the buffer. `what` names the caller in errors.
+   * 4, one made on another device and a destroyed one. Size, usage and map
+   * state are read through the engine's own GPUBuffer accessors, once: a
+   * buffer's own lying properties are not asked, and a Proxy of a GPUBuffer
+   * or an object made from one is a TypeError. owned: free() destroys the
+   * buffer. `what` names the caller in errors.
    */
   importBuffer(buffer: GPUBuffer, owned?: boolean, what?: string): Promise<WebGPUAllocation>;
   /** The allocation's GPUBuffer, for another library: recorded work is submitted first; the allocation becomes `exported`. */

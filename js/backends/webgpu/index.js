@@ -95,6 +95,7 @@ class DeviceState {
     this.bytesAllocated = 0;
     this.tail = new Uint8Array(4); // scratch for a write's last partial word
     this.probeLayout = null; // importBuffer's bind group layout, made on first use
+    this.bufferGetters = null; // the engine's GPUBuffer accessors (size, usage, mapState), read on first import
   }
 }
 
@@ -254,24 +255,37 @@ class WebGPUBackend {
    */
   async importBuffer(buffer, owned = false, what = 'importBuffer') {
     const s = this.#current(what);
-    if (!isGPUBuffer(buffer)) {
-      throw this.#makeError('TypeError', `${what}: expected a GPUBuffer, got ${typeName(buffer)}`);
+    // Read through the engine's own accessors, once: a buffer whose own
+    // properties lie, a Proxy of one or an object deriving from one cannot
+    // answer through them (they are refused here, not by the engine later).
+    const facts = buffer !== null && typeof buffer === 'object' ? engineBufferFacts(s, buffer) : null;
+    if (!facts) {
+      let name;
+      try {
+        name = typeName(buffer);
+      } catch {
+        name = 'Object'; // a Proxy whose traps throw
+      }
+      throw this.#makeError('TypeError', `${what}: expected a GPUBuffer, got ${name === 'GPUBuffer'
+        ? 'an object that only looks like one (a Proxy of a GPUBuffer, or an object made from one)' : name}`);
     }
-    if (!(buffer.usage & BufferUsage.STORAGE)) {
+    const { size, usage, mapState } = facts;
+    if (!(usage & BufferUsage.STORAGE)) {
       throw this.#makeError('ValueError',
-        `${what}: the buffer's usage (0x${buffer.usage.toString(16)}) lacks STORAGE (0x80); webffi's kernels bind tensors as storage buffers`);
+        `${what}: the buffer's usage (0x${usage.toString(16)}) lacks STORAGE (0x80); webffi's kernels bind tensors as storage buffers`);
     }
-    if (buffer.mapState !== 'unmapped') {
-      throw this.#makeError('ValueError', `${what}: the buffer is ${buffer.mapState === 'mapped' ? 'mapped' : 'being mapped'}; unmap it first`);
+    if (mapState !== 'unmapped') {
+      throw this.#makeError('ValueError', `${what}: the buffer is ${mapState === 'mapped' ? 'mapped' : 'being mapped'}; unmap it first`);
     }
-    const size = buffer.size; // read once: what is checked is what the allocation records
     if (!(size >= 4) || size % 4) {
       throw this.#makeError('ValueError', `${what}: the buffer has ${size} bytes; storage buffers need a non-zero multiple of 4`);
     }
     const problem = await this.#probe(s, buffer);
     if (problem) throw this.#makeError('ValueError', `${what}: ${problem}`);
     if (s.lost) throw this.#lostError(s, what);
-    return new WebGPUAllocation(s, buffer, size, true, owned);
+    const allocation = new WebGPUAllocation(s, buffer, size, true, owned);
+    allocation.usage = usage; // as the engine gave it: transfers check this, not the buffer's own property
+    return allocation;
   }
 
   /**
@@ -569,8 +583,8 @@ class WebGPUBackend {
 
   /** An imported buffer may lack the usage a transfer needs (webffi's own have them all). */
   #requireUsage(handle, bit, name, what) {
-    if (!(handle.buffer.usage & bit)) {
-      throw this.#makeError('ValueError', `${what}: the imported buffer's usage (0x${handle.buffer.usage.toString(16)}) lacks ${name}`);
+    if (!(handle.usage & bit)) {
+      throw this.#makeError('ValueError', `${what}: the imported buffer's usage (0x${handle.usage.toString(16)}) lacks ${name}`);
     }
   }
 
@@ -646,9 +660,30 @@ function firstLine(text) {
   return String(text).split('\n')[0];
 }
 
-function isGPUBuffer(v) {
-  return v !== null && typeof v === 'object' && typeof v.size === 'number' && typeof v.usage === 'number' &&
-    typeof v.mapAsync === 'function' && typeof v.destroy === 'function';
+/**
+ * size, usage and mapState of `buffer` as the engine has them (its own
+ * GPUBuffer accessors, taken from a buffer this device made), or null when
+ * it is not a GPUBuffer of this implementation (the accessors refuse it).
+ */
+function engineBufferFacts(s, buffer) {
+  if (!s.bufferGetters) {
+    const made = s.device.createBuffer({ size: 4, usage: BufferUsage.STORAGE });
+    const getters = {};
+    for (const name of ['size', 'usage', 'mapState']) {
+      for (let o = Object.getPrototypeOf(made); o !== null && !getters[name]; o = Object.getPrototypeOf(o)) {
+        getters[name] = Object.getOwnPropertyDescriptor(o, name)?.get;
+      }
+    }
+    made.destroy();
+    s.bufferGetters = getters;
+  }
+  const { size, usage, mapState } = s.bufferGetters;
+  try {
+    const facts = { size: size.call(buffer), usage: usage.call(buffer), mapState: mapState.call(buffer) };
+    return typeof facts.size === 'number' && typeof facts.usage === 'number' ? facts : null;
+  } catch {
+    return null; // Illegal invocation (browsers), Invalid argument (Dawn in Node)
+  }
 }
 
 function isGPUDevice(v) {
