@@ -49,6 +49,31 @@ export function typedArrayParts(v, what) {
   return { buffer, byteOffset: taByteOffset.call(v), byteLength, length: taLength.call(v) };
 }
 
+const dvBuffer = getter(DataView.prototype, 'buffer');
+const dvByteLength = getter(DataView.prototype, 'byteLength');
+const dvByteOffset = getter(DataView.prototype, 'byteOffset');
+
+/**
+ * A Uint8Array over the bytes of any ArrayBuffer view (a typed array or a
+ * DataView), read through the engine's accessors. A detached one is a
+ * TypeError of ours.
+ */
+export function viewBytes(v, what) {
+  let buffer;
+  try {
+    buffer = taBuffer.call(v);
+  } catch {
+    buffer = null; // not a typed array: a DataView
+  }
+  if (buffer !== null) {
+    const { byteOffset, byteLength } = typedArrayParts(v, what);
+    return new Uint8Array(buffer, byteOffset, byteLength);
+  }
+  buffer = dvBuffer.call(v);
+  if (isDetached(buffer)) throw new FFITypeError(`${what}: the DataView is detached (its ArrayBuffer was transferred)`);
+  return new Uint8Array(buffer, dvByteOffset.call(v), dvByteLength.call(v));
+}
+
 /** An ArrayBuffer's length; a detached one is a TypeError. */
 export function arrayBufferLength(v, what) {
   if (isDetached(v)) throw new FFITypeError(`${what}: the ArrayBuffer is detached (it was transferred)`);

@@ -10,6 +10,7 @@ import {
   handshakeBytes, deviceOf, dtypeOf, utf8,
 } from './wire.js';
 import { openTransport } from './transport.js';
+import { viewBytes, arrayBufferLength } from '../buffers.js';
 import { RPC_LIMITS } from './endpoint.js';
 import { PacketReader } from './packet_reader.js';
 
@@ -171,7 +172,7 @@ export class RPCTensor extends RPCObject {
   /** Writes a typed array (of the same byte size) into the tensor. */
   async set(values) {
     this.handle;
-    const bytes = ArrayBuffer.isView(values) ? new Uint8Array(values.buffer, values.byteOffset, values.byteLength) : null;
+    const bytes = ArrayBuffer.isView(values) ? viewBytes(values, 'RPCTensor.set') : null; // a detached one is our TypeError
     if (!bytes || bytes.byteLength !== this.nbytes) {
       throw makeError('ValueError', `RPCTensor.set: ${bytes ? bytes.byteLength : 'no'} bytes for a tensor of ${this.nbytes}`);
     }
@@ -461,7 +462,8 @@ export class RPCSession {
     if (v instanceof DataType) { w.u32(T.DataType); w.dtype(v); return w.u32(0); }
     if (v instanceof Uint8Array || v instanceof ArrayBuffer) {
       w.u32(T.ByteArrayPtr);
-      return w.lenBytes(v instanceof ArrayBuffer ? new Uint8Array(v) : v);
+      // through the engine's accessors: a detached one is our TypeError
+      return w.lenBytes(v instanceof ArrayBuffer ? new Uint8Array(v, 0, arrayBufferLength(v, 'RPC argument')) : viewBytes(v, 'RPC argument'));
     }
     if (v instanceof RPCObject) {
       if (v.session !== this) throw new FFITypeError('RPC: a remote object of another session');
@@ -582,6 +584,7 @@ export class RPCSession {
   /** A tensor on the server holding a copy of a typed array. */
   async tensor(values, { shape, dtype, device = CPU } = {}) {
     if (!ArrayBuffer.isView(values)) throw new FFITypeError('RPCSession.tensor: values is a typed array');
+    viewBytes(values, 'RPCSession.tensor'); // a detached one is our TypeError, before the device allocates
     const dt = dtype ?? DTYPE_OF_ARRAY.get(values.constructor) ?? 'uint8';
     const dims = [...(shape ?? [values.length])].map(Number);
     const { bits, lanes } = dtypeOf(dt);
