@@ -19,7 +19,9 @@ class ContainerObject extends FFIObject {
 
   toString() {
     if (!this[PTR]) return `${this.typeKey} <disposed>`;
-    return this[RUNTIME].global('ffi.ReprPrint')(this);
+    // a core without ffi.ReprPrint (model libraries do not register it): the type key, as upstream's repr of an unknown object
+    const repr = this[RUNTIME].global('ffi.ReprPrint', true);
+    return repr ? repr(this) : this.typeKey;
   }
 }
 

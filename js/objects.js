@@ -175,7 +175,9 @@ export class FFIObject {
   /** The core's ReprPrint form, e.g. `testing.TestIntPair(a=1, b=2)`. */
   toString() {
     if (!this[PTR]) return `${this.typeKey} <disposed>`;
-    return this[RUNTIME].global('ffi.ReprPrint')(this);
+    // a core without ffi.ReprPrint (model libraries do not register it): the type key, as upstream's repr of an unknown object
+    const repr = this[RUNTIME].global('ffi.ReprPrint', true);
+    return repr ? repr(this) : this.typeKey;
   }
 
   /** util.inspect / console.log: the type key and the reflected fields, e.g. `testing.TestIntPair { a: 1, b: 2 }`. */

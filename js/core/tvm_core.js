@@ -78,10 +78,16 @@ const STATIC_TYPES = {
 /** Types later 0.1.x releases added: looked up, present or not. */
 const LATER_TYPES = ['ffi.List', 'ffi.Dict'];
 
-/** The C stack was unwound by abort() -> proc_exit: a C++ throw nothing could catch. */
-class LibraryAbort extends Error {
-  constructor(code) {
-    super(`the library called exit(${code})`);
+/**
+ * The C stack was unwound by abort() -> proc_exit: a C++ throw nothing could
+ * catch. A RuntimeError of webffi's: where no entry catches it (the
+ * library's start function runs at instantiation) it is the error load()
+ * rejects with.
+ */
+class LibraryAbort extends RuntimeError {
+  constructor(code, printed, starting) {
+    super(`webffi: the tvm-ffi library ${starting ? 'failed to initialise: it ' : ''}called exit(${code})` +
+      (printed ? `; it printed: ${printed.slice(0, 4096).trim()}` : ''));
     this.code = code;
   }
 }
@@ -91,30 +97,78 @@ class LibraryAbort extends Error {
 // are dropped when errors are made, and the list is bounded.
 const MAX_JS_ERRORS = 64;
 
+const HEADER = 'Traceback (most recent call last):\n';
+const FATAL = '[FATAL] ';
+/** The most of one printed error block kept (its kind and frames come first). */
+const BLOCK_LIMIT = 16 << 20;
+/** The most frames kept from one printed traceback. */
+const MAX_FRAMES = 256;
+
+/** Where the first error block in `text` starts (a header at a line start), or -1. */
+function firstBlock(text) {
+  let best = -1;
+  for (const mark of [HEADER, FATAL]) {
+    let i = text.indexOf(mark);
+    while (i > 0 && text.charCodeAt(i - 1) !== 10) i = text.indexOf(mark, i + 1);
+    if (i >= 0 && (best < 0 || i < best)) best = i;
+  }
+  return best;
+}
+
 /**
- * The kind, message and backtrace of the last traceback in `text` (as
- * upstream prints it: `Traceback (most recent call last):`, frames oldest
- * first, `KIND: MESSAGE`), or of a `[FATAL] FILE:LINE: MESSAGE` line.
+ * text from `from` without the `n` newlines the library printed after the
+ * message (the message's own are kept; no regexp: one is quadratic on runs
+ * of newlines).
  */
-export function parseLibraryError(text) {
-  const at = text.lastIndexOf('Traceback (most recent call last):\n');
-  if (at >= 0) {
-    const lines = text.slice(at).split('\n').slice(1);
+function trimmedTail(text, from, n) {
+  let end = text.length;
+  while (n-- > 0 && end > from && text.charCodeAt(end - 1) === 10) end--;
+  return text.slice(from, end);
+}
+
+/**
+ * The kind, message and backtrace of the error block the library printed
+ * (as upstream prints an error before throwing it: `Traceback (most recent
+ * call last):`, frames oldest first, `KIND: MESSAGE` to the end; or TVM's
+ * `[FATAL] FILE:LINE: MESSAGE`), read from `from` (by default the first
+ * block in `text`). The kind and the frames come from before the message:
+ * text a caller passed, which the message may quote, can neither choose the
+ * kind nor add frames. Linear in the text's length.
+ */
+export function parseLibraryError(text, from = firstBlock(text)) {
+  if (from < 0) return null;
+  if (text.startsWith(HEADER, from)) {
     const frames = [];
-    let i = 0;
-    for (; i < lines.length; i++) {
-      if (lines[i].startsWith('  File "')) frames.push(lines[i]);
-      else if (!lines[i].startsWith('    ')) break; // a frame's source line is indented further
+    let i = from + HEADER.length;
+    while (i < text.length) {
+      let end = text.indexOf('\n', i);
+      if (end < 0) end = text.length;
+      if (text.startsWith('  File "', i)) {
+        if (frames.length < MAX_FRAMES) frames.push(text.slice(i, end));
+      } else if (!text.startsWith('    ', i)) {
+        break; // a frame's source line is indented further
+      }
+      i = end + 1;
     }
-    const rest = lines.slice(i).join('\n').replace(/\n+$/, '');
+    const rest = trimmedTail(text, Math.min(i, text.length), 1); // upstream ends the block with one
+    const lineEnd = rest.indexOf('\n');
     const colon = rest.indexOf(': ');
-    const kind = colon > 0 && /^[A-Za-z_][\w.]*$/.test(rest.slice(0, colon)) ? rest.slice(0, colon) : 'RuntimeError';
-    const message = colon > 0 && kind !== 'RuntimeError' || rest.startsWith('RuntimeError: ') ? rest.slice(colon + 2) : rest;
+    const named = colon > 0 && colon <= 128 && (lineEnd < 0 || colon < lineEnd) && /^[A-Za-z_][\w.]*$/.test(rest.slice(0, colon));
+    const kind = named ? rest.slice(0, colon) : 'RuntimeError';
+    const message = named ? rest.slice(colon + 2) : rest;
     return { kind, message, backtrace: frames.reverse().map((f) => `${f}\n`).join('') };
   }
-  const fatal = /\[FATAL\] (.*?):(\d+): ([\s\S]*?)\n*$/.exec(text);
-  if (fatal) {
-    return { kind: 'InternalError', message: fatal[3], backtrace: `  File "${fatal[1]}", line ${fatal[2]}, in <unknown>\n` };
+  if (text.startsWith(FATAL, from)) {
+    let lineEnd = text.indexOf('\n', from);
+    if (lineEnd < 0) lineEnd = text.length;
+    const head = /^(.*?):(\d+): /.exec(text.slice(from + FATAL.length, lineEnd));
+    if (head) {
+      return {
+        kind: 'InternalError',
+        message: trimmedTail(text, from + FATAL.length + head[0].length, 2), // TVM's LOG(FATAL) ends with two
+        backtrace: `  File "${head[1]}", line ${head[2]}, in <unknown>\n`,
+      };
+    }
   }
   return null;
 }
@@ -125,8 +179,13 @@ export function parseLibraryError(text) {
  */
 export function tvmLibraryCore({ logger, hooks }) {
   let stderr = ''; // what the library printed to stderr during the current entry
+  let block = -1; // where in stderr the library's latest error block starts (-1: none)
+  let dropped = 0; // bytes of that block past BLOCK_LIMIT, not kept
   let depth = 0; // entries in progress
+  let started = false; // _initialize has returned
   const flushStderr = () => {
+    block = -1;
+    dropped = 0;
     if (!stderr) return;
     const text = stderr.replace(/\n$/, '');
     stderr = '';
@@ -139,6 +198,20 @@ export function tvmLibraryCore({ logger, hooks }) {
   const wasi = createWasi({
     write(fd, text) {
       if (fd === 2) {
+        // The library prints an error block in one write just before it
+        // throws (TVM's [FATAL] in several, the first "[FATAL] "): what was
+        // printed before it is output, logged now; the block is kept whole
+        // up to BLOCK_LIMIT, whatever its size, for the error it becomes.
+        if (depth > 0 && (text.startsWith(HEADER) || text.startsWith(FATAL))) {
+          flushStderr();
+          block = 0;
+        }
+        if (block >= 0) {
+          const room = BLOCK_LIMIT - stderr.length;
+          if (text.length > room) dropped += text.length - Math.max(room, 0);
+          if (room > 0) stderr += text.length > room ? text.slice(0, room) : text;
+          return;
+        }
         stderr += text;
         if (depth === 0 || stderr.length > 1 << 20) flushStderr();
         return;
@@ -153,7 +226,7 @@ export function tvmLibraryCore({ logger, hooks }) {
   const base = wasi.imports;
   const wasiImports = new Proxy({
     proc_exit(code) {
-      throw new LibraryAbort(code);
+      throw new LibraryAbort(code, stderr, !started);
     },
   }, { get: (target, name) => target[name] ?? base[name] });
   // The Functions made for JS handles, both ways: the deleter names the
@@ -188,8 +261,22 @@ export function tvmLibraryCore({ logger, hooks }) {
       let raisedSeq = 0; // counts errors JS raised into C
       let lastRaised = 0; // the last of them (held by jsErrors)
 
-      /** Runs a core call as an entry: the C stack pointer restored however it ends. */
-      const enter = (f, onAbort) => function coreEntry(...args) {
+      /** What an abort leaves for moveFromRaised: the entry's printed text and where its error block is. */
+      const abortOf = (seq) => {
+        const abort = { text: stderr, block, dropped, jsRaised: raisedSeq !== seq ? lastRaised : 0 };
+        stderr = '';
+        block = -1;
+        dropped = 0;
+        return abort;
+      };
+      /**
+       * Runs a core call as an entry: the C stack pointer restored however
+       * it ends. `raises`: its failure (onAbort) is a -1 the runtime answers
+       * with moveFromRaised, which takes the abort; an entry whose failure
+       * is a null pointer (allocation, type info) leaves nothing pending,
+       * or the next error raised would come out as this stale one.
+       */
+      const enter = (f, onAbort, raises = true) => function coreEntry(...args) {
         const sp = stackSave();
         const seq = raisedSeq;
         depth++;
@@ -198,8 +285,12 @@ export function tvmLibraryCore({ logger, hooks }) {
         } catch (e) {
           stackRestore(sp);
           if (!(e instanceof LibraryAbort)) throw e;
-          pending = { text: stderr, jsRaised: raisedSeq !== seq ? lastRaised : 0 };
-          stderr = '';
+          const abort = abortOf(seq);
+          if (raises) {
+            pending = abort;
+          } else if (abort.text) {
+            stderr = abort.text; // logged as the library's output
+          }
           return onAbort;
         } finally {
           if (--depth === 0) flushStderr();
@@ -207,10 +298,20 @@ export function tvmLibraryCore({ logger, hooks }) {
       };
       try {
         enter(() => x._initialize?.())();
+      } catch (e) {
+        // a trap in _initialize: the library cannot run, and says why
+        throw new RuntimeError(`webffi: the tvm-ffi library failed to initialise: it trapped (${e?.message ?? e})`, { cause: e });
       } finally {
         flushStderr();
       }
-      if (pending) throw new RuntimeError(`webffi: the tvm-ffi library failed to initialise: ${pending.text || 'it aborted'}`);
+      if (pending) throw new RuntimeError(`webffi: the tvm-ffi library failed to initialise: ${pending.text.slice(0, 4096) || 'it aborted'}`);
+      started = true;
+      if (typeof x.TVMFFIGetVersion !== 'function') {
+        const old = ['TVMFFIObjectFree', 'TVMFFINDArrayCreateView'].filter((n) => typeof x[n] === 'function');
+        throw new RuntimeError('webffi: the library carries a tvm-ffi from before 0.1 (it has no TVMFFIGetVersion' +
+          (old.length ? `, and exports ${old.join(', ')}` : '') + '); webffi drives tvm-ffi 0.1.x libraries: ' +
+          'web-llm model libraries from web-llm-models/v0_2_80 on');
+      }
 
       const u8 = () => new Uint8Array(memory.buffer);
       const dv = () => new DataView(memory.buffer);
@@ -224,14 +325,13 @@ export function tvmLibraryCore({ logger, hooks }) {
         } catch (e) {
           stackRestore(sp);
           if (!(e instanceof LibraryAbort)) throw e;
-          pending = { text: stderr, jsRaised: raisedSeq !== seq ? lastRaised : 0 };
-          stderr = '';
+          pending = abortOf(seq);
           return -1;
         } finally {
           if (--depth === 0) flushStderr();
         }
       };
-      const alloc = enter(x.TVMWasmAllocSpace, 0);
+      const alloc = enter(x.TVMWasmAllocSpace, 0, false);
       const functionCreate = enter(x.TVMFFIWasmFunctionCreate, -1);
       /** A Function the library makes for JS handle h, its address written at outPtr. */
       function functionFromJS(h, outPtr) {
@@ -297,17 +397,19 @@ export function tvmLibraryCore({ logger, hooks }) {
 
       /** Makes the error of an abort: the one JS raised, or one from what the library printed. */
       function abortError(abort, outPtr) {
-        if (abort.jsRaised && !parseLibraryError(abort.text)) {
+        const printed = parseLibraryError(abort.text, abort.block >= 0 ? abort.block : undefined);
+        if (abort.jsRaised && !printed) {
           x.TVMFFIObjectIncRef(abort.jsRaised);
           dv().setUint32(outPtr, abort.jsRaised, true);
           return;
         }
-        const parsed = parseLibraryError(abort.text) ?? {
+        const parsed = printed ?? {
           kind: 'RuntimeError',
           message: 'the library threw a C++ exception without printing it (it is built without exception ' +
-            'catching: the exception ended the call)' + (abort.text ? `; it printed: ${abort.text.trim()}` : ''),
+            'catching: the exception ended the call)' + (abort.text ? `; it printed: ${abort.text.slice(0, 65536).trim()}` : ''),
           backtrace: '',
         };
+        if (printed && abort.dropped) parsed.message += ` [... ${abort.dropped} more characters printed, not kept]`;
         const parts = [parsed.kind, parsed.message, parsed.backtrace].map(byteArray);
         const rc = errorCreate(parts[0][0], parts[1][0], parts[2][0], outPtr);
         for (const [, release] of parts) release();
@@ -319,7 +421,7 @@ export function tvmLibraryCore({ logger, hooks }) {
         exports: x,
         /** The exports each run as an entry (for the runtime's cold paths). */
         entries: Object.fromEntries(Object.entries(x).map(([name, f]) =>
-          [name, typeof f === 'function' ? enter(f, name === 'TVMFFIGetTypeInfo' ? 0 : -1) : f])),
+          [name, typeof f === 'function' ? (name === 'TVMFFIGetTypeInfo' ? enter(f, 0, false) : enter(f, -1)) : f])),
         meta,
         heapAlloc: alloc,
         heapFree: free,

@@ -80,11 +80,16 @@ export function install(state) {
     typeKeyOf(wrapper) {
       return typeof wrapper === 'function' ? 'ffi.Function' : state.typeKey(wrapper.typeIndex);
     },
-    /** A global function kept for the runtime's lifetime (container operations). */
-    global(name) {
+    /**
+     * A global function kept for the runtime's lifetime (container
+     * operations); `optional`: null when it is not registered (not kept:
+     * it may be registered later).
+     */
+    global(name, optional = false) {
       let f = cachedGlobals.get(name);
       if (f === undefined) {
         const p = state.lookupGlobal(name);
+        if (!p && optional) return null;
         if (!p) throw makeError('ValueError', `Cannot find global function ${name}`);
         f = state.makeCallable(p, false);
         cachedGlobals.set(name, f);
