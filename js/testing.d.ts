@@ -40,9 +40,32 @@ import type { Runtime } from './index.js';
 export const TESTING_MODULE_URL: { readonly href: string };
 
 /**
+ * The same fixtures built for the threaded core
+ * (`dist/webffi_testing-mt.wasm`): what `loadTesting` loads into a runtime
+ * whose `threads` is more than 1.
+ *
+ * @group Test fixtures
+ * @example
+ * ```ts
+ * import { load } from 'webffi';
+ * import { loadTesting, THREADED_TESTING_MODULE_URL } from 'webffi/js/testing.js';
+ * const rt = await loadTesting(await load({ threads: 2 }));
+ * console.log(THREADED_TESTING_MODULE_URL.href.endsWith('/dist/webffi_testing-mt.wasm'), rt.threads,
+ *   rt.getGlobal('testing.add_one')(41));
+ * rt.dispose();
+ * ```
+ * <!-- doc: output -->
+ * ```text
+ * true 2 42
+ * ```
+ */
+export const THREADED_TESTING_MODULE_URL: { readonly href: string };
+
+/**
  * Loads the test fixtures (the `testing.*` globals and types, which the
  * runtime itself does not have) into a runtime; resolves to it. `source`
- * defaults to TESTING_MODULE_URL (pass the URL a bundler gave the asset, or
+ * defaults to TESTING_MODULE_URL, or THREADED_TESTING_MODULE_URL on the
+ * threaded core (pass the URL a bundler gave the asset, or
  * the module's bytes). Loading them twice into one runtime returns the
  * module already loaded.
  *
