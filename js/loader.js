@@ -207,14 +207,16 @@ export async function load(options) {
     ? webffiCore({ wasi: createWasi({ write: logWrite(logger) }), hooks, backtraces, threads: threading })
     : tvmLibraryCore({ logger, hooks });
   let instance;
+  let attached;
   try {
     instance = await WebAssembly.instantiate(module, core.imports);
+    registerInstance(instance, module, debugInfo);
+    attached = core.attach(instance);
   } catch (e) {
-    threading?.pool.terminate();
+    threading?.pool.terminate(); // a load that fails leaves no workers behind
     throw e;
   }
-  registerInstance(instance, module, debugInfo);
-  const { runtime, imports: impl } = createRuntime(core.attach(instance), { logger, backtraces });
+  const { runtime, imports: impl } = createRuntime(attached, { logger, backtraces });
   Object.assign(hooks, impl);
   if (runtime.coreKind !== WEBFFI_CORE) registerDeviceFallbacks(runtime);
   const backends = createBackendRegistry(runtime);

@@ -8,6 +8,7 @@ packages=(
   cmake make gcc libc6-dev            # native build
   clang-14 lld-14 libclang-rt-14-dev  # sanitizers, libFuzzer (libclang_rt.fuzzer), wasm32 clang
   emscripten binaryen                 # the shipping wasm build
+  node-acorn                          # Emscripten's JS optimizer, run by the threaded core's link
   wasi-libc libclang-rt-14-dev-wasm32 # the clang + wasi-libc build
   chromium                            # browser tests (driven by playwright-core)
   libegl1 libegl-mesa0 libgl1-mesa-dri # WebGPU in Node: Dawn on Mesa llvmpipe
