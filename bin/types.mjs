@@ -59,11 +59,15 @@ export class UsageError extends Error {}
  * call (`in`) or coming out (`out`); `objects` maps the type keys declared
  * here to their interface names.
  */
-export function tsType(schema, dir, objects = new Map()) {
-  const t = schema?.type;
-  const args = schema?.args ?? [];
-  const inner = (i) => tsType(args[i], dir, objects);
+export function tsType(schema, dir, objects = new Map(), depth = 0) {
   const isIn = dir === 'in';
+  // A schema nested past MAX_SCHEMA_DEPTH (or with more than MAX_SCHEMA_ARGS
+  // arguments) is typed loosely there: that entry degrades, the file stays whole.
+  if (depth > MAX_SCHEMA_DEPTH || schema === null || typeof schema !== 'object') return isIn ? 'FFIInput' : 'any';
+  const t = schema.type;
+  const args = Array.isArray(schema.args) ? schema.args : [];
+  if (args.length > MAX_SCHEMA_ARGS) return isIn ? 'FFIInput' : 'any';
+  const inner = (i) => tsType(args[i], dir, objects, depth + 1);
   switch (t) {
     case 'Any': return isIn ? 'FFIInput' : 'any';
     case 'None': return isIn ? 'null | undefined' : 'void';
@@ -82,19 +86,19 @@ export function tsType(schema, dir, objects = new Map()) {
     case 'ffi.Object': return 'FFIObject';
     case 'ffi.Module': return 'ModuleObject';
     case 'ffi.Error': return 'Error';
-    case 'ffi.Array': return isIn ? `ArrayObject | ${array(args[0], objects)}` : 'ArrayObject';
+    case 'ffi.Array': return isIn ? `ArrayObject | ${array(args[0], objects, depth + 1)}` : 'ArrayObject';
     case 'ffi.List': return 'ListObject';
     case 'ffi.Map': return isIn ? 'MapObject | Map<FFIInput, FFIInput> | { [key: string]: FFIInput }' : 'MapObject';
     case 'ffi.Dict': return 'DictObject';
     case 'ffi.Shape': return isIn ? 'ShapeObject | (number | bigint)[]' : 'ShapeObject';
     case 'ffi.Tensor': return isIn ? 'Tensor | TensorView | DLTensorRef | TensorData' : 'Tensor';
     case 'DLTensor*': return isIn ? 'Tensor | TensorView | DLTensorRef | TensorData' : 'TensorView';
-    case 'Tuple': return isIn ? `[${args.map((a) => tsType(a, dir, objects)).join(', ')}]` : 'ArrayObject';
+    case 'Tuple': return isIn ? `[${args.map((a) => tsType(a, dir, objects, depth + 1)).join(', ')}]` : 'ArrayObject';
     case 'Optional': return `${paren(inner(0))} | null${isIn ? ' | undefined' : ''}`;
     case 'Union':
-    case 'Variant': return args.length ? [...new Set(args.map((a) => tsType(a, dir, objects)))].join(' | ') : 'any';
+    case 'Variant': return args.length ? [...new Set(args.map((a) => tsType(a, dir, objects, depth + 1)))].join(' | ') : 'any';
     default:
-      if (objects.has(t)) return objects.get(t);
+      if (typeof t === 'string' && objects.has(t)) return objects.get(t);
       if (typeof t === 'string' && t.includes('.')) return 'FFIObject'; // another object type
       return isIn ? 'FFIInput' : 'any';
   }
@@ -105,13 +109,18 @@ function paren(t) {
 }
 
 /** A JS array argument for an ffi.Array of element schema e. */
-function array(e, objects) {
-  return e === undefined ? 'FFIInput[]' : `${paren(tsType(e, 'in', objects))}[]`;
+function array(e, objects, depth) {
+  return e === undefined ? 'FFIInput[]' : `${paren(tsType(e, 'in', objects, depth))}[]`;
 }
+
+/** How deep a type schema is followed, and how many arguments one may have, before it is typed loosely. */
+export const MAX_SCHEMA_DEPTH = 32;
+export const MAX_SCHEMA_ARGS = 256;
 
 /** A function schema's parameters and result: `(_0: number | bigint) => string`. */
 export function tsSignature(schema, objects, { dropSelf = false } = {}) {
-  if (schema?.type !== 'ffi.Function' || !Array.isArray(schema.args) || schema.args.length === 0) {
+  if (schema?.type !== 'ffi.Function' || !Array.isArray(schema.args) || schema.args.length === 0 ||
+    schema.args.length > MAX_SCHEMA_ARGS) {
     return '(...args: FFIInput[]) => any';
   }
   const [ret, ...params] = schema.args;
@@ -135,13 +144,40 @@ export function schemaOf(metadata) {
   }
 }
 
-const quote = (s) => JSON.stringify(s);
-const propName = (s) => (/^[A-Za-z_$][\w$]*$/.test(s) ? s : quote(s));
+const quote = (s) => JSON.stringify(String(s));
+
+// Words an identifier may not be, or that mean something where a member
+// name starts (`new(...)` is a construct signature, not a method "new").
+const RESERVED = new Set(('break case catch class const continue debugger default delete do else enum export extends ' +
+  'false finally for function if import in instanceof new null return super switch this throw true try typeof var ' +
+  'void while with implements interface let package private protected public static yield any unknown never string ' +
+  'number boolean symbol bigint object undefined declare abstract async await get set readonly type keyof infer is ' +
+  'asserts module namespace require global of satisfies accessor out constructor').split(' '));
+const PLAIN = /^[A-Za-z_$][\w$]*$/;
+/** A member name: bare when a plain identifier, quoted otherwise. */
+const propName = (s) => (PLAIN.test(s) && !RESERVED.has(s) ? s : quote(s));
+
+/** Text inside a JSDoc comment: it cannot close the comment; lines kept as comment lines. */
+export function docText(text) {
+  return String(text).replace(/\*\//g, '*\\/').split(/\r\n|[\r\n\u2028\u2029]/).join('\n   * ');
+}
+
+/** Text inside a `//` comment or a one-line JSDoc: no line ends, cannot close a comment. */
+export function lineText(text) {
+  return String(text).replace(/\*\//g, '*\\/').replace(/\r\n|[\r\n\u2028\u2029]/g, ' ');
+}
+
+/** A valid TypeScript type name made from `text` (other characters become _). */
+function identifier(text) {
+  let s = String(text).replace(/[^\w$]/g, '_');
+  if (!/^[A-Za-z_$]/.test(s)) s = `_${s}`;
+  return RESERVED.has(s) ? `_${s}` : s;
+}
 
 /** `my_ffi_extension` -> `MyFfiExtension`. */
 export function pascalCase(text) {
   const words = String(text).split(/[^A-Za-z0-9]+/).filter(Boolean);
-  const name = words.map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+  const name = words.map((w) => w[0].toUpperCase() + w.slice(1)).join('').slice(0, 128);
   return /^[A-Za-z_$]/.test(name) ? name : `M${name}`;
 }
 
@@ -209,7 +245,7 @@ function file(what, from, body) {
   const used = IMPORTS.filter((name) => new RegExp(`\\b${name}\\b`).test(body) &&
     !new RegExp(`(interface|type) ${name}\\b`).test(body));
   return [
-    `// ${what}, from the type schemas in its tvm-ffi metadata.`,
+    `// ${lineText(what)}, from the type schemas in its tvm-ffi metadata.`,
     '// Written by `webffi types`; do not edit.',
     ...(used.length ? [`import type { ${used.join(', ')} } from '${from}';`] : []),
     '',
@@ -217,59 +253,117 @@ function file(what, from, body) {
   ].join('\n');
 }
 
-/** Declarations for a module (readModule's result). */
+/** What FFIObject declares: a field or method of that name would not type-check, and is left out. */
+const BASE_MEMBERS = new Set(['constructor', 'dispose', 'disposed', 'typeKey', 'typeIndex', 'handle', 'toString']);
+
+/** `entry()`, or `fallback` when it cannot be written (a schema that breaks the writer degrades one entry). */
+function guarded(entry, fallback) {
+  try {
+    return entry();
+  } catch {
+    return fallback;
+  }
+}
+
+/**
+ * Declarations for a module (readModule's result). Every name and text
+ * from the module is escaped where it goes: type names are identifiers made
+ * unique, member names bare or quoted, comments cannot be closed or broken
+ * across lines by what they quote.
+ */
 export function moduleDeclarations(info, { name, from = 'webffi' } = {}) {
+  const keys = new Set();
+  info = { ...info, types: info.types.filter((t) => !keys.has(String(t.key)) && keys.add(String(t.key))) };
   const N = name ?? pascalCase(info.name);
+  const title = lineText(info.name);
   const objects = new Map();
-  const className = (key) => key.split('.').pop().replace(/[^\w$]/g, '_');
+  const taken = new Set([...IMPORTS, ...RESERVED, `${N}Functions`, `${N}Globals`, `${N}Types`, `${N}Module`, `With${N}`]);
+  const className = (key) => identifier(String(key).split('.').pop());
   for (const t of info.types) {
     let n = className(t.key);
-    if ([...objects.values()].includes(n)) n = pascalCase(t.key);
+    if (taken.has(n) || taken.has(`${n}Class`)) n = identifier(pascalCase(t.key));
+    for (let k = 2; taken.has(n) || taken.has(`${n}Class`); k++) n = `${identifier(pascalCase(t.key))}_${k}`;
+    taken.add(n);
+    taken.add(`${n}Class`);
     objects.set(t.key, n);
   }
+  const loose = '(...args: FFIInput[]) => any';
   const out = [];
-  out.push(`/** The functions \`${info.name}\` exports, by name (\`getFunction\`). */`);
+  out.push(`/** The functions \`${title}\` exports, by name (\`getFunction\`). */`);
   out.push(`export interface ${N}Functions {`);
+  const seen = new Set();
   for (const f of info.functions) {
-    if (f.doc) out.push(`  /** ${f.doc.replace(/\*\//g, '* /').split('\n').join('\n   * ')} */`);
-    out.push(`  ${propName(f.name)}: ${tsSignature(f.schema, objects)};`);
+    if (seen.has(String(f.name))) continue;
+    seen.add(String(f.name));
+    if (f.doc) out.push(`  /** ${docText(f.doc)} */`);
+    out.push(`  ${propName(f.name)}: ${guarded(() => tsSignature(f.schema, objects), loose)};`);
   }
   out.push('}', '');
-  out.push(`/** The global functions \`${info.name}\` registers, by name (\`getGlobal\`). */`);
+  out.push(`/** The global functions \`${title}\` registers, by name (\`getGlobal\`). */`);
   out.push(`export interface ${N}Globals {`);
-  for (const g of info.globals) out.push(`  ${quote(g.name)}: ${tsSignature(g.schema, objects)};`);
+  seen.clear();
+  for (const g of info.globals) {
+    if (seen.has(String(g.name))) continue;
+    seen.add(String(g.name));
+    out.push(`  ${quote(g.name)}: ${guarded(() => tsSignature(g.schema, objects), loose)};`);
+  }
   out.push('}', '');
+  const declared = new Map(info.types.map((t) => [t.key, t]));
   for (const t of info.types) {
     const n = objects.get(t.key);
-    const base = t.parent && objects.has(t.parent) ? objects.get(t.parent) : 'FFIObject';
-    out.push(`/** \`${t.key}\` objects. */`);
+    const base = t.parent && objects.has(t.parent) && t.parent !== t.key ? objects.get(t.parent) : 'FFIObject';
+    // members an ancestor declared here (or FFIObject) already has are its own
+    const inherited = new Set(BASE_MEMBERS);
+    for (let p = declared.get(t.parent), hops = 0; p && p !== t && hops < 256; p = declared.get(p.parent), hops++) {
+      for (const f of p.fields) inherited.add(String(f.name));
+      for (const m of p.methods) if (!m.isStatic) inherited.add(String(m.name));
+    }
+    const mine = new Set();
+    const member = (memberName) => {
+      const k = String(memberName);
+      if (inherited.has(k) || mine.has(k)) return false;
+      mine.add(k);
+      return true;
+    };
+    out.push(`/** \`${lineText(t.key)}\` objects. */`);
     out.push(`export interface ${n} extends ${base} {`);
     for (const f of t.fields) {
-      out.push(`  ${f.writable ? '' : 'readonly '}${propName(f.name)}: ${f.schema ? tsType(f.schema, 'out', objects) : 'any'};`);
+      if (!member(f.name)) continue;
+      const type = f.schema ? guarded(() => tsType(f.schema, 'out', objects), 'any') : 'any';
+      out.push(`  ${f.writable ? '' : 'readonly '}${propName(f.name)}: ${type};`);
     }
     for (const m of t.methods.filter((m) => !m.isStatic)) {
-      out.push(`  ${propName(m.name)}${methodSignature(m.schema, objects, true)};`);
+      if (!member(m.name)) continue;
+      out.push(`  ${propName(m.name)}${guarded(() => methodSignature(m.schema, objects, true), '(...args: FFIInput[]): any')};`);
     }
     out.push('}');
-    out.push(`/** The class of \`${t.key}\` (\`objectClass\`): \`new\` runs its __ffi_init__. */`);
+    out.push(`/** The class of \`${lineText(t.key)}\` (\`objectClass\`): \`new\` runs its __ffi_init__. */`);
     out.push(`export interface ${n}Class {`);
     const init = t.methods.find((m) => m.isStatic && m.name === '__ffi_init__');
-    if (init) out.push(`  new ${methodSignature(init.schema, objects, false, n)};`);
+    if (init) out.push(`  new ${guarded(() => methodSignature(init.schema, objects, false, n), `(...args: FFIInput[]): ${n}`)};`);
     out.push(`  readonly prototype: ${n};`, '  readonly name: string;');
+    const statics = new Set(['prototype', 'name']);
     for (const m of t.methods.filter((m) => m.isStatic)) {
-      out.push(`  ${propName(m.name)}${methodSignature(m.schema, objects, false, m.name === '__ffi_init__' ? n : null)};`);
+      if (statics.has(String(m.name))) continue;
+      statics.add(String(m.name));
+      const returns = m.name === '__ffi_init__' ? n : null;
+      out.push(`  ${propName(m.name)}${guarded(() => methodSignature(m.schema, objects, false, returns), `(...args: FFIInput[]): ${returns ?? 'any'}`)};`);
     }
     out.push('}', '');
   }
-  out.push(`/** The object types \`${info.name}\` registers, by type key (\`objectClass\`). */`);
+  out.push(`/** The object types \`${title}\` registers, by type key (\`objectClass\`). */`);
   out.push(`export interface ${N}Types {`);
   for (const t of info.types) out.push(`  ${quote(t.key)}: ${objects.get(t.key)}Class;`);
   out.push('}', '');
   out.push(`/** The module with its functions typed: \`await rt.loadModule(...) as ${N}Module\`. */`);
   out.push(`export interface ${N}Module extends ModuleObject {`);
-  out.push(`  getFunction<K extends string>(name: K, options?: { queryImports?: boolean; optional?: boolean }): K extends keyof ${N}Functions ? Handle & ${N}Functions[K] : FFIFunction | null;`);
+  // ModuleObject's three overloads, typed (an empty Functions too must extend them)
+  const typed = `K extends keyof ${N}Functions ? Handle & ${N}Functions[K] : FFIFunction`;
+  out.push(`  getFunction<K extends string>(name: K, options?: { queryImports?: boolean; optional?: false }): ${typed};`);
+  out.push(`  getFunction<K extends string>(name: K, options: { queryImports?: boolean; optional: true }): (${typed}) | null;`);
+  out.push(`  getFunction<K extends string>(name: K, options?: { queryImports?: boolean; optional?: boolean }): (${typed}) | null;`);
   out.push('}', '');
-  out.push(`/** A runtime with \`${info.name}\` loaded: its globals and classes typed (\`rt as With${N}\`). */`);
+  out.push(`/** A runtime with \`${title}\` loaded: its globals and classes typed (\`rt as With${N}\`). */`);
   out.push(`export type With${N}<R extends Runtime = Runtime> = Omit<R, 'getGlobal' | 'objectClass'> & {`);
   out.push(`  getGlobal<K extends string>(name: K): K extends keyof ${N}Globals ? Handle & ${N}Globals[K] : GlobalOf<RuntimeGlobals, K>;`);
   out.push(`  getGlobal<K extends string>(name: K, options: { optional: true }): (K extends keyof ${N}Globals ? Handle & ${N}Globals[K] : GlobalOf<RuntimeGlobals, K>) | null;`);
@@ -291,7 +385,7 @@ function methodSignature(schema, objects, isInstance, returns = null) {
 export function runtimeDeclarations(globals, { from = './index.js' } = {}) {
   const out = ['/** The global functions the runtime registers, by name (`getGlobal`). */'];
   out.push('export interface RuntimeGlobals {');
-  for (const g of globals) out.push(`  ${quote(g.name)}: ${tsSignature(g.schema, new Map())};`);
+  for (const g of globals) out.push(`  ${quote(g.name)}: ${guarded(() => tsSignature(g.schema, new Map()), '(...args: FFIInput[]) => any')};`);
   out.push('}', '');
   return file("The runtime's own global functions", from, out.join('\n'));
 }
