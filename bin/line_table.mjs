@@ -775,7 +775,14 @@ class Writer {
 
 const encoder = new TextEncoder();
 
-function encodeTable({ codeStart, buildId, strings, rows, funcs }) {
+/**
+ * The table's bytes from its parts: strings, rows [address, file (string
+ * index + 1, 0: none), line, column], functions { low, high, name, scopes:
+ * [{ depth, name, callFile, callLine, callColumn, ranges: [[low, high]] }] }
+ * (names and files as string indices + 1). lineTableFromDwarf's last step;
+ * tests make tables of their own with it.
+ */
+export function encodeTable({ codeStart, buildId, strings, rows, funcs }) {
   const w = new Writer();
   w.bytes(MAGIC);
   w.uleb(codeStart);

@@ -229,6 +229,27 @@ function wasmRun(frames, from = 0) {
 }
 
 // ------------------------------------------------------------ symbolising
+/** The most source frames one wasm frame shows (a line table may nest inlined calls without end). */
+const MAX_SOURCE_FRAMES = 16;
+/** The most characters of one function or file name shown. */
+const MAX_NAME = 512;
+// line ends, other control characters, quotes and backslashes: what could
+// break a line of e.stack or e.backtrace into two, or end an ABI line's
+// quoted file early (escaped as in a JSON string)
+const UNPRINTABLE = /[\x00-\x1f\x7f\x85\u2028\u2029"\\]/g;
+
+/**
+ * A function or file name from a line table (a module's data, not trusted)
+ * as it goes into e.stack and e.backtrace: on one line, control characters,
+ * quotes and backslashes escaped, at most MAX_NAME characters.
+ */
+function printableName(text) {
+  if (text === null || text === undefined) return text ?? null;
+  let t = String(text);
+  if (t.length > MAX_NAME) t = `${t.slice(0, MAX_NAME)}...`;
+  return t.replace(UNPRINTABLE, (c) => (c === '"' || c === '\\' ? `\\${c}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+}
+
 /** Instance -> position -> source frames (null: no table covers it); wasm frames recur. */
 const symbolised = new WeakMap();
 const noInstance = {};
@@ -251,7 +272,7 @@ function sourceEntries(frame) {
   const wholeMachinery = ERROR_MACHINERY.test(frame.name);
   if (sources === null || sources.every((s) => s.file === null)) {
     entries = [{
-      func: frame.display, file: null, line: 0, column: 0, inlined: false,
+      func: printableName(frame.display), file: null, line: 0, column: 0, inlined: false,
       hidden: wholeMachinery || RUNTIME_FRAME.test(frame.name), machinery: wholeMachinery,
     }];
   } else {
@@ -261,8 +282,15 @@ function sourceEntries(frame) {
     entries = sources.map((s) => {
       const machinery = (s.func !== null && ERROR_MACHINERY.test(s.func)) || (!s.inlined && wholeMachinery);
       const plumbing = s.inlined && s.file !== null && PLUMBING_FILE.test(s.file);
-      return { ...s, func: s.func ?? frame.name, hidden: machinery || plumbing, machinery };
+      return { ...s, func: printableName(s.func || frame.name), file: printableName(s.file), hidden: machinery || plumbing, machinery };
     });
+    if (entries.length > MAX_SOURCE_FRAMES) {
+      // the innermost calls and the function itself, the ones between counted
+      const left = entries.length - MAX_SOURCE_FRAMES + 1;
+      entries = [...entries.slice(0, MAX_SOURCE_FRAMES - 2), {
+        func: `<${left} inlined calls left out>`, file: null, line: 0, column: 0, inlined: true, hidden: false, machinery: false,
+      }, entries[entries.length - 1]];
+    }
   }
   byPosition.set(cacheKey, entries);
   return entries;
@@ -329,6 +357,7 @@ function stackLines(frames, from, to, limit) {
       continue;
     }
     for (const s of shownFrames(f)) {
+      if (lines.length >= limit) break;
       if (s.file === null) lines.push(`    at ${s.func} (${f.location})`);
       else lines.push(`    at ${s.func}${s.inlined ? ' [inlined]' : ''} (${s.file}:${s.line}${s.column > 0 ? `:${s.column}` : ''})`);
     }
