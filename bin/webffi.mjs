@@ -576,8 +576,8 @@ async function buildModule(opts, work) {
     module_abi_version: defined('webffi/module.h', 'WEBFFI_MODULE_ABI_VERSION'),
     tvm_ffi_version: ['MAJOR', 'MINOR', 'PATCH'].map((part) =>
       defined('tvm/ffi/c_api.h', `TVM_FFI_VERSION_${part}`)),
-    // which runtime it loads into: the threaded one (load({ threads })) or the other
-    threads: opts.threads,
+    // a module for the threaded runtime (load({ threads })) says so
+    ...(opts.threads ? { threads: true } : {}),
   });
   const linked = withLineTable(readFileSync(opts.out), opts.flags, note);
   writeFileSync(opts.out, withCustomSection(withModuleName(linked, opts.name), 'webffi.module', declaration));

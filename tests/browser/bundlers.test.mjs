@@ -74,16 +74,22 @@ function assertAppWorked(run) {
 }
 
 /**
- * The bundler emitted the wasm itself: two .wasm in its output, the shipped
- * runtime and fixtures module bytes; returns their names.
+ * The bundler emitted the wasm itself: four .wasm in its output, the shipped
+ * runtime and fixtures module bytes and their threaded builds (load({ threads })
+ * and loadTesting name them too; a page fetches only what it uses); returns
+ * the names of the first two.
  */
 function assertEmittedWasm(out) {
   const wasm = filesUnder(out).filter((f) => f.endsWith('.wasm'));
-  assert.equal(wasm.length, 2, `two wasm in ${out}: ${wasm}`);
-  const runtime = wasm.find((f) => shippedWasm.equals(readFileSync(join(out, f))));
-  const testing = wasm.find((f) => shippedTesting.equals(readFileSync(join(out, f))));
+  assert.equal(wasm.length, 4, `four wasm in ${out}: ${wasm}`);
+  const emitted = (bytes) => wasm.find((f) => bytes.equals(readFileSync(join(out, f))));
+  const runtime = emitted(shippedWasm);
+  const testing = emitted(shippedTesting);
   assert.ok(runtime !== undefined, `one of ${wasm} is dist/webffi.wasm`);
   assert.ok(testing !== undefined, `one of ${wasm} is dist/webffi_testing.wasm`);
+  for (const file of ['dist/webffi-mt.wasm', 'dist/webffi_testing-mt.wasm']) {
+    assert.ok(emitted(readFileSync(join(root, file))) !== undefined, `one of ${wasm} is ${file}`);
+  }
   return { runtime, testing };
 }
 
