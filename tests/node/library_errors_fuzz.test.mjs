@@ -115,8 +115,14 @@ test('an allocation that aborts inside the library leaves no stale error: the ne
   }
   const echo = lib.getGlobal('testing.echo');
   assert.throws(() => echo(new Uint8Array(ABORT_AT - 1)), (e) => e instanceof webffi.MemoryError, 'the allocation failed');
+  // A JS error raised straight back through the library's C ABI (no C++
+  // throw in between to replace what is pending): it must be itself, not
+  // the allocation's abort ("threw a C++ exception without printing it").
   const mine = new RangeError('mine');
-  assert.throws(() => lib.getGlobal('testing.apply')(() => { throw mine; }), (e) => e === mine, 'a JS error, not the stale abort');
+  lib.registerGlobal('app.fails', () => { throw mine; });
+  assert.throws(() => lib.getGlobal('app.fails')(), (e) => e === mine, 'a JS error, not the stale abort');
+  assert.throws(() => echo(new Uint8Array(ABORT_AT - 1)), (e) => e instanceof webffi.MemoryError);
+  assert.throws(() => lib.getGlobal('testing.apply')(() => { throw mine; }), (e) => e === mine);
   assert.throws(() => lib.getGlobal('testing.add_one')('x'), (e) => e.kind === 'TypeError' && /Mismatched type/.test(e.message));
   assert.deepEqual([...echo(new Uint8Array([1, 2, 3]))], [1, 2, 3]);
   lib.dispose();
