@@ -34,6 +34,12 @@ export function coreKindOf(module, where) {
         throw new RuntimeError(`webffi: ${where} is a tvm-ffi library without the export \`${need}\` that webffi drives it through; ${SUPPORTED}`);
       }
     }
+    if (!exports.has('TVMFFIGetVersion')) {
+      // refused before it is instantiated (its start function never runs)
+      const old = ['TVMFFIObjectFree', 'TVMFFINDArrayCreateView'].filter((n) => exports.has(n));
+      throw new RuntimeError(`webffi: ${where} carries a tvm-ffi from before 0.1 (it has no TVMFFIGetVersion` +
+        (old.length ? `, and exports ${old.join(', ')}` : '') + `); webffi drives tvm-ffi 0.1.x libraries: ${SUPPORTED}`);
+    }
     return TVM_FFI_LIBRARY;
   }
   if (imported.has('env.TVMWasmPackedCFunc') || exports.has('TVMFuncCall')) {
