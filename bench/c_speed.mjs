@@ -42,10 +42,7 @@ const chromium = !process.argv.includes('--no-chromium');
 const BUILDS = {
   scalar: { flags: ['--module', '--no-simd'], file: 'c_speed_scalar.wasm' },
   simd: { flags: ['--module'], file: 'c_speed_simd.wasm' },
-  // -lexports.js: with threads, Emscripten 3.1.6 minifies the names of a
-  // link's imports and exports at -O3 and -Os (not -O2), which no loader
-  // but its own JS knows; naming that library turns the minifying off
-  threads: { flags: ['--threads', '-lexports.js'], file: 'c_speed_mt.wasm', linked: true },
+  threads: { flags: ['--threads'], file: 'c_speed_mt.wasm', linked: true },
 };
 
 const ROWS = [

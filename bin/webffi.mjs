@@ -777,7 +777,12 @@ function buildSystemLib(opts, work, emscripten) {
   }
   // the user's link flags (-Wl,..., -l..., -L..., -sSETTING) reach the link too
   const userLink = userLinkFlags(opts);
-  const link = [opts.opt, '-mmutable-globals', `-I${include}`, ...objects, ...runtime,
+  // A threaded link at -O3/-Os/-Oz lets Emscripten 3.1.6 shorten the
+  // names of the wasm's imports and exports (its own JS would rename them
+  // back; webffi's loader reads them as they are): it links at -O2 instead,
+  // the sources keep the level asked for.
+  const linkOpt = opts.threads && !['-O0', '-O1', '-O2'].includes(opts.opt) ? '-O2' : opts.opt;
+  const link = [linkOpt, '-mmutable-globals', `-I${include}`, ...objects, ...runtime,
     ...runtimeLinkFlags(opts.threads), ...abi.filter((f) => !userLink.includes(f)), ...userLink, ...debugLink(opts.flags)];
   // A command program is a reactor too (so the host sets up module loading
   // before main runs): it exports main and exit (which flushes stdio).

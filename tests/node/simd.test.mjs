@@ -143,7 +143,7 @@ test('-c compiles objects with SIMD by default (the target_features they declare
   }
 });
 
-test('the benchmark kernels (bench/kernels/c_speed.c) compute the same bits with and without SIMD, in 1 or 3 tasks', async (t) => {
+test('the benchmark kernels (bench/kernels/c_speed.c) compute the same bits with and without SIMD, asked for 1 or 3 tasks (the single-threaded core runs a launch as one task; tests/node/threads.test.mjs splits one)', async (t) => {
   const dir = scratch(t);
   const kernels = `${root}bench/kernels`;
   const rt = await load();

@@ -4,7 +4,9 @@
 // and mismatched options, cores and modules are refused saying what to do.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
@@ -180,5 +182,21 @@ test('C++ exceptions thrown and caught at once on every thread are never misrout
     assert.equal(lib.getFunction('at')(2), null);
   } finally {
     rt.dispose();
+  }
+});
+
+test('webffi build --threads at -O3 and -Os writes a core load() recognises', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'webffi-threads-'));
+  try {
+    for (const opt of ['-O3', '-Os']) {
+      const out = join(dir, `parallel${opt}.wasm`);
+      const built = spawnSync(process.execPath, [`${root}bin/webffi.mjs`, 'build', '--threads', opt,
+        `${root}tests/modules/parallel.c`, '-o', out], { encoding: 'utf8' });
+      assert.equal(built.status, 0, built.stderr);
+      const names = WebAssembly.Module.imports(new WebAssembly.Module(readFileSync(out))).map((i) => `${i.module}.${i.name}`);
+      assert.ok(names.includes('env.__pthread_create_js') && names.includes('webffi.call_js'), `${opt}: ${names.slice(0, 5)}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
