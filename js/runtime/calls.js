@@ -61,16 +61,13 @@ export function install(state) {
   // growths in a word of memory (on any thread) that is compared instead.
   const growth = core.growthCounter == null ? -1 : core.growthCounter >> 2;
   let grown = growth < 0 ? 0 : I32[growth];
-  const fresh = growth < 0
-    ? () => {
-      if (U8.length === 0) renew();
+  const fresh = () => {
+    if (U8.length === 0) renew();
+    else if (growth >= 0 && I32[growth] !== grown) {
+      grown = I32[growth];
+      renew();
     }
-    : () => {
-      if (I32[growth] !== grown) {
-        grown = I32[growth];
-        renew();
-      }
-    };
+  };
 
   const heapAlloc = state.guard(core.heapAlloc);
   const heapFree = state.guard(core.heapFree);
