@@ -8,6 +8,8 @@ import { createWasi } from '../wasi.js';
 // Emscripten 3.1.6's struct pthread: where the thread's stack top and size are.
 const PTHREAD_STACK = 44;
 const PTHREAD_STACK_SIZE = 48;
+/** The size of the core's trap text (wf_par_trap_text in src/parallel.c). */
+const TRAP_TEXT_BYTES = 256;
 
 const port = globalThis.process?.getBuiltinModule?.('node:worker_threads')?.parentPort ?? globalThis;
 const post = (message) => port.postMessage(message);
@@ -75,9 +77,12 @@ function run({ pthread, start, arg }) {
 function report(e, index) {
   const message = String(e?.message ?? e).slice(0, 200);
   try {
-    const text = x.WebFFIParallelTrapText();
-    const bytes = new TextEncoder().encode(message);
-    new Uint8Array(memory.buffer, text, bytes.length + 1).set([...bytes, 0]);
+    // the core's buffer holds TRAP_TEXT_BYTES with its NUL (src/parallel.c);
+    // 200 UTF-16 units may encode to 600 bytes, so the bytes are cut to fit
+    const bytes = new TextEncoder().encode(message).subarray(0, TRAP_TEXT_BYTES - 1);
+    const text = new Uint8Array(memory.buffer, x.WebFFIParallelTrapText(), TRAP_TEXT_BYTES);
+    text.set(bytes);
+    text[bytes.length] = 0;
     x.WebFFIParallelWorkerTrapped(index);
   } finally {
     post({ cmd: 'trapped', message });
