@@ -593,9 +593,7 @@ export function serve(target, port, options = {}) {
         return;
       }
       case 'close':
-        // The peer is done: what it held goes (a forwarder's own session lives on).
-        table.clear();
-        resolved?.peerClosed?.();
+        peerGone();
         return;
       default:
     }
@@ -712,14 +710,19 @@ export function serve(target, port, options = {}) {
       // unhandled rejection that ends the worker
     });
   };
-  const stop = transport.listen(onMessageSafely, () => {});
+  // The peer is done or its port closed: nobody waits for its calls (their
+  // signals abort) and what it held goes (a forwarder's own session lives on).
+  function peerGone() {
+    for (const call of inFlight.values()) call.cancel();
+    inFlight.clear();
+    table.clear();
+    resolved?.peerClosed?.();
+  }
+  const stop = transport.listen(onMessageSafely, peerGone);
   return {
     close() {
       stop();
-      for (const call of inFlight.values()) call.cancel();
-      inFlight.clear();
-      table.clear();
-      resolved?.peerClosed?.();
+      peerGone();
       releaseLock?.();
     },
     /** Objects the peer holds remote handles to. */

@@ -25,3 +25,37 @@ test('the CommonJS bundle has the codec and sessions', () => {
   assert.equal(typeof cjs.connect, 'function');
   assert.equal(typeof cjs.serve, 'function');
 });
+
+test("a peer that closes, or whose port closes, aborts its served calls' signals", async () => {
+  const { MessageChannel } = await import('node:worker_threads');
+  const rt = await webffi.load();
+  for (const how of ['session.close()', 'port.close()']) {
+    const { port1, port2 } = new MessageChannel();
+    let started;
+    const running = new Promise((resolve) => { started = resolve; });
+    const aborted = new Promise((resolve) => {
+      webffi.serve(rt, port1, {
+        functions: {
+          'my.wait'() {
+            this.signal.addEventListener('abort', () => resolve(how));
+            started();
+            return new Promise(() => {}); // answers only by being cancelled
+          },
+        },
+      });
+    });
+    const session = await webffi.connect(port2);
+    const call = session.call('my.wait', []).catch((e) => e);
+    await running;
+    if (how === 'session.close()') session.close();
+    else port2.close();
+    let timer;
+    const outcome = await Promise.race([aborted, new Promise((resolve) => { timer = setTimeout(resolve, 5000, 'not aborted'); })]);
+    clearTimeout(timer);
+    port1.close();
+    port2.close();
+    assert.equal(outcome, how);
+    assert.ok((await call) instanceof Error, 'the caller is answered with an error');
+  }
+  rt.dispose();
+});
