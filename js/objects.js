@@ -10,6 +10,12 @@ export const INTERNALS = Symbol('webffi.internals');
 export const AS_POD = Symbol('webffi.asPod');
 /** A getter naming the value codec (by type key) that encodes a non-handle value, e.g. a DLTensor* view. */
 export const BY_VALUE_AS = Symbol('webffi.byValueAs');
+/**
+ * A wrapper's finalizer cell { p } once registered (js/runtime/lifetimes.js),
+ * null before; UNTRACKED for a wrapper the runtime keeps (never registered).
+ */
+export const CELL = Symbol('webffi.cell');
+export const UNTRACKED = { p: 0 };
 /** A method ending a borrow: the runtime calls it on callback arguments when the callback returns. */
 export const RELEASE = Symbol('webffi.release');
 
@@ -164,7 +170,8 @@ export class FFIObject {
     this[PTR] = ptr;
     this.typeIndex = typeIndex;
     this.webffiHandle = CLONE_GUARD;
-    runtime.track(this, ptr);
+    this[CELL] = null;
+    runtime.track(this);
   }
 
   /** The object's address; throws once disposed. */

@@ -330,6 +330,7 @@ export function createTensorSupport(runtime, devices) {
       const v = this[RAW_VIEW]('view()');
       new ViewOf(v, this); // eslint-disable-line no-new
       this.#viewed = true;
+      hooks.register(this); // dispose() now leaves the reference to the finalizer
       return v;
     }
 

@@ -11,7 +11,7 @@
 //   toFFI                a JS value as a handle
 // What the by-value codec reads in bulk is in bulk_read.js.
 import { Device, DataType, IntValue, FloatValue } from '../values.js';
-import { FFIObject, PTR, RUNTIME, AS_POD, RELEASE, functionPrototype, runtimeOf, stampRuntime, isHandle } from '../objects.js';
+import { FFIObject, PTR, RUNTIME, CELL, UNTRACKED, AS_POD, RELEASE, functionPrototype, runtimeOf, stampRuntime, isHandle } from '../objects.js';
 import { FFIError, MemoryError, OverflowError, FFITypeError, ValueError } from '../errors.js';
 import { Nesting, MAX_ALLOC, describe, oversized, typedArrayParts, arrayBufferLength } from './checks.js';
 
@@ -840,7 +840,8 @@ export function install(state) {
     stampRuntime(f, hooks);
     f[RUNTIME] = hooks;
     f[PTR] = obj;
-    if (track) hooks.track(f, obj);
+    f[CELL] = track ? null : UNTRACKED;
+    if (track) hooks.track(f);
     return f;
   }
 

@@ -1,16 +1,39 @@
 // Wrapper lifetimes: every handle owns one strong reference, released by
 // dispose()/a scope, or by the FinalizationRegistry when the wrapper is
 // collected. The hooks object here is what wrappers reach as this[RUNTIME].
-import { PTR, runtimeOf } from '../objects.js';
+//
+// Registering with the finalizer is most of what a short-lived handle
+// costs, so it is put off until it is needed:
+//   - a handle made inside rt.scope() belongs to that scope, which disposes
+//     it: it is never registered (the scope's result, if it leaves the last
+//     scope, joins the pending list below);
+//   - any other handle joins a pending list, which is registered at the next
+//     checkpoint: when PENDING_MAX handles wait, or in a microtask once the
+//     running JS job ends. A handle disposed before then is skipped.
+// Until its checkpoint the list holds the handle strongly, so one that is
+// dropped is collected (and released) a job later than it would be.
+// Registration gives the wrapper a cell { p } as the held value, with no
+// unregister token (the token's weak map made registration 4x dearer and
+// collection slower still): dispose() empties the cell instead of
+// unregistering, and the finalizer releases only a cell that still holds
+// its address.
+import { PTR, CELL, runtimeOf } from '../objects.js';
 import { describe } from './checks.js';
 import { containerClasses } from '../containers.js';
 import { ModuleObject } from '../module_object.js';
 import { ValueError, FFITypeError, makeError } from '../errors.js';
 
+/** Handles waiting for their registration; more are registered at once. */
+const PENDING_MAX = 256;
+
 export function install(state) {
   const { L, hooks } = state;
   const decref = state.decref;
-  const finalizer = new FinalizationRegistry((p) => {
+  // held: a wrapper's cell, or the address of an object held for a JS value
+  // (raise.js: an ffi.Error kept for its JS error)
+  const finalizer = new FinalizationRegistry((held) => {
+    const p = typeof held === 'number' ? held : held.p;
+    if (p === 0) return; // disposed or handed off after its registration
     try {
       decref(p);
     } catch {
@@ -39,6 +62,41 @@ export function install(state) {
     for (const p of ps) decref(p);
   }
 
+  // Handles not yet registered (see the header), and whether a microtask
+  // will register them.
+  const pending = new Array(PENDING_MAX).fill(null);
+  let npending = 0;
+  let flushQueued = false;
+  function register(wrapper) {
+    const p = wrapper[PTR];
+    if (p !== 0 && wrapper[CELL] === null) {
+      const cell = { p };
+      wrapper[CELL] = cell;
+      finalizer.register(wrapper, cell);
+    }
+  }
+  function defer(wrapper) {
+    if (npending === PENDING_MAX) registerPending();
+    pending[npending++] = wrapper;
+    if (!flushQueued) {
+      flushQueued = true;
+      queueMicrotask(checkpoint);
+    }
+  }
+  function registerPending() {
+    const n = npending;
+    npending = 0;
+    for (let i = 0; i < n; i++) {
+      register(pending[i]);
+      pending[i] = null;
+    }
+  }
+  function checkpoint() {
+    flushQueued = false;
+    registerPending();
+  }
+  state.registerPending = registerPending;
+
   function foreign(v, owner) {
     if (owner === undefined) {
       return new FFITypeError(`Cannot use a ${describe(v)} as a webffi handle: it is not one (a Proxy or a copy of a handle is not a handle)`);
@@ -54,14 +112,26 @@ export function install(state) {
   state.foreign = foreign;
 
   Object.assign(hooks, {
-    track(wrapper, p) {
-      finalizer.register(wrapper, p, wrapper);
-      if (scopes.length) scopes[scopes.length - 1].push(wrapper);
+    track(wrapper) {
+      if (scopes.length !== 0) scopes[scopes.length - 1].push(wrapper);
+      else defer(wrapper);
     },
     release(wrapper, p) {
-      finalizer.unregister(wrapper);
+      const cell = wrapper[CELL];
+      if (cell !== null) cell.p = 0;
       if (state.callbackDepth() === 0) decref(p);
       else releaseLater(p);
+    },
+    /**
+     * Registers a wrapper with the finalizer now, if it is not yet: for one
+     * whose reference may outlive dispose() (a tensor with views).
+     */
+    register,
+    /** Takes the reference away from a wrapper (handed to C): nothing releases it here any more. */
+    forget(wrapper) {
+      const cell = wrapper[CELL];
+      if (cell !== null) cell.p = 0;
+      wrapper[PTR] = 0;
     },
     /**
      * The object address of one of this runtime's handles. Another runtime's
@@ -125,9 +195,15 @@ export function install(state) {
       return result;
     } finally {
       scopes.pop();
-      for (const h of created) if (h !== result) h.dispose();
-      if (result !== undefined && isHandle(result) && scopes.length) {
-        scopes[scopes.length - 1].push(result);
+      for (let i = 0, n = created.length; i < n; i++) {
+        const h = created[i];
+        if (h !== result) h.dispose();
+      }
+      // the result leaves this scope: the enclosing one takes it, or
+      // outside every scope it waits for registration as any other handle
+      if (result !== undefined && isHandle(result)) {
+        if (scopes.length !== 0) scopes[scopes.length - 1].push(result);
+        else if (result[CELL] === null && runtimeOf(result) === hooks) defer(result);
       }
     }
   };

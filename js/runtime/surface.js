@@ -187,8 +187,7 @@ export function install(state) {
        */
       handOff(wrapper) {
         const p = hooks.ptrOf(wrapper);
-        state.finalizer.unregister(wrapper);
-        wrapper[PTR] = 0;
+        hooks.forget(wrapper);
         state.queueDecref(p);
         const typeIndex = wrapper.typeIndex;
         return stampRuntime({ [AS_POD]: () => [p, typeIndex] }, hooks);

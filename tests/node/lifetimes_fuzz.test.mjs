@@ -213,3 +213,176 @@ test('kept views, pointers and borrowed arrays never reach memory their owner ga
     { op: 'collect', forget: true }, { op: 'make', kind: 2, n: 1000 }, { op: 'reuse', i: 0, k: 2 }]);
   await check(t, import.meta.url, fc.asyncProperty(fc.array(op, { minLength: 5, maxLength: 40 }), run), 400);
 });
+
+// Handle lifetimes under deferred registration (js/runtime/lifetimes.js):
+// handles of three kinds (an Array, a Function, a Tensor wrapper, each a new
+// reference to a root object whose use count the core reports) made, kept,
+// dropped and disposed at random, in and out of nested scopes (a scope's
+// result escaping it, a scope that throws), inside JS callbacks C calls,
+// hundreds in one job (past the pending list), with memory grown and
+// collections in between. At every step no handle still held has lost its
+// reference (each root's count is at least 1 + its live handles), every
+// live handle still works, a disposed one is a ValueError naming its type,
+// and a scope disposed exactly what it made; after a collection every
+// dropped handle's reference is given back (the count is exactly 1 + live),
+// however it was made.
+const useCount = g('testing.object_use_count');
+const ROOTS = [
+  { key: 'ffi.Array', root: rt.toFFI([1, 2]), works: (h) => h.length === 2 },
+  { key: 'ffi.Function', root: rt.toFFI((v) => v), works: (h) => h(5) === 5 },
+  { key: 'ffi.Tensor', root: rt.tensor(new Float32Array([7, 7])), works: (h) => h.toTypedArray()[1] === 7 },
+];
+
+const leaf = fc.oneof(
+  { arbitrary: fc.record({ op: fc.constant('make'), r: fc.nat(2), keep: fc.boolean() }), weight: 8 },
+  { arbitrary: fc.record({ op: fc.constant('dispose'), i: fc.nat() }), weight: 4 },
+  { arbitrary: fc.record({ op: fc.constant('drop'), i: fc.nat() }), weight: 4 },
+  { arbitrary: fc.record({ op: fc.constant('many'), r: fc.nat(2), n: fc.integer({ min: 100, max: 600 }), keep: fc.nat(3) }), weight: 1 },
+  { arbitrary: fc.record({ op: fc.constant('grow'), mib: fc.integer({ min: 2, max: 16 }) }), weight: 1 },
+  { arbitrary: fc.record({ op: fc.constant('viewInScope'), n: fc.integer({ min: 1, max: 2000 }) }), weight: 1 },
+);
+const { block } = fc.letrec((tie) => ({
+  block: fc.oneof({ maxDepth: 3, depthIdentifier: 'block' },
+    leaf,
+    fc.record({ op: fc.constant('scope'), body: fc.array(tie('block'), { maxLength: 8 }), ret: fc.option(fc.nat()), throws: fc.boolean() }),
+    fc.record({ op: fc.constant('callback'), body: fc.array(tie('block'), { maxLength: 6 }) })),
+}));
+const topOp = fc.oneof(
+  { arbitrary: block, weight: 12 },
+  { arbitrary: fc.record({ op: fc.constant('collect') }), weight: 1 },
+);
+
+async function runHandles(ops) {
+  const kept = []; // { h, r } held by this test
+  const views = []; // { v, want }: arrays from view() of tensors a scope disposed
+  const made = []; // per open scope: the handles made in it (and results of scopes in it)
+  const checkAll = () => {
+    for (let r = 0; r < ROOTS.length; r++) {
+      let live = 0;
+      for (const e of kept) if (e.r === r && !e.h.disposed) live++;
+      const n = useCount(ROOTS[r].root);
+      if (n < 1 + live) assert.fail(`${ROOTS[r].key}: use count ${n} below the ${1 + live} still held`);
+    }
+    for (const { h, r } of kept) {
+      const { key, works } = ROOTS[r];
+      if (h.disposed) {
+        assert.throws(() => echo(h), (e) => e instanceof webffi.ValueError && e.message === `Cannot use a disposed \`${key}\``);
+      } else {
+        assert.ok(works(h), `a live ${key} handle stopped working`);
+      }
+    }
+    for (const { v, want } of views) {
+      if (v.length !== 0 && v[v.length - 1] !== want) assert.fail(`a view of a disposed tensor reads ${v[v.length - 1]}, not ${want}`);
+    }
+  };
+  const madeHere = (h) => {
+    if (made.length) made[made.length - 1].push(h);
+  };
+  const exec = (o) => {
+    switch (o.op) {
+      case 'make': {
+        const h = echo(ROOTS[o.r].root);
+        madeHere(h);
+        if (o.keep) kept.push({ h, r: o.r });
+        return h;
+      }
+      case 'dispose':
+        if (kept.length) kept[o.i % kept.length].h.dispose();
+        return null;
+      case 'drop':
+        if (kept.length) kept.splice(o.i % kept.length, 1);
+        return null;
+      case 'many': {
+        for (let k = 0; k < o.n; k++) {
+          const h = echo(ROOTS[o.r].root);
+          madeHere(h);
+          if (k < o.keep) kept.push({ h, r: o.r });
+        }
+        return null;
+      }
+      case 'grow':
+        rt.empty([o.mib << 18], 'float32').dispose();
+        return null;
+      case 'viewInScope': {
+        const want = o.n % 251;
+        rt.scope(() => {
+          const t = rt.empty([o.n], 'float32');
+          t.set(new Float32Array(o.n).fill(want));
+          views.push({ v: t.view(), want });
+        });
+        rt.empty([o.n], 'float32').set(new Float32Array(o.n).fill(-1)); // memory given back would be reused here
+        return null;
+      }
+      case 'scope': {
+        const mine = [];
+        made.push(mine);
+        let result;
+        let threw = false;
+        try {
+          result = rt.scope(() => {
+            const results = [];
+            for (const b of o.body) {
+              const h = exec(b);
+              if (h) results.push(h);
+            }
+            if (o.throws) throw new Error('scope body');
+            const live = results.filter((h) => !h.disposed);
+            return o.ret !== null && live.length ? live[o.ret % live.length] : undefined;
+          });
+        } catch (e) {
+          if (e.message !== 'scope body') throw e;
+          threw = true;
+        } finally {
+          made.pop();
+        }
+        for (const h of mine) {
+          if (h !== result) assert.ok(h.disposed, 'a handle made in a scope outlived it');
+        }
+        if (result !== undefined) {
+          assert.ok(!threw && !result.disposed, 'the scope\'s result was disposed');
+          madeHere(result); // the enclosing scope takes it
+        }
+        return result ?? null;
+      }
+      case 'callback': {
+        let out = null;
+        const cb = rt.toFFI((x) => {
+          for (const b of o.body) {
+            const h = exec(b);
+            if (h) out = h;
+          }
+          checkAll();
+          return x;
+        });
+        assert.equal(g('testing.apply')(cb, 3), 3);
+        cb.dispose();
+        return out;
+      }
+      case 'collect':
+        return null;
+      default:
+        throw new Error(`unknown op ${o.op}`);
+    }
+  };
+  for (const o of ops) {
+    exec(o);
+    checkAll();
+    if (o.op === 'collect') {
+      const expected = (r) => 1 + kept.filter((e) => e.r === r && !e.h.disposed).length;
+      for (let k = 0; k < 60 && ROOTS.some((_, r) => useCount(ROOTS[r].root) !== expected(r)); k++) {
+        collect();
+        await settle();
+      }
+      for (let r = 0; r < ROOTS.length; r++) assert.equal(useCount(ROOTS[r].root), expected(r), `${ROOTS[r].key}: dropped handles were not all released`);
+      checkAll();
+    }
+  }
+  for (const { h } of kept) h.dispose();
+  assert.equal(rt.poisoned, null);
+}
+
+test('handles kept, dropped and disposed in and out of scopes and callbacks keep their references exactly as long as they are held', { timeout: 600000 }, async (t) => {
+  await runHandles([{ op: 'scope', body: [{ op: 'make', r: 0, keep: true }, { op: 'make', r: 2, keep: false }], ret: 1, throws: false },
+    { op: 'collect' }]);
+  await check(t, import.meta.url, fc.asyncProperty(fc.array(topOp, { minLength: 3, maxLength: 25 }).map((a) => [...a, { op: 'collect' }]), runHandles), 150);
+});
