@@ -12,8 +12,8 @@ const quick = args.has('--quick');
 if (!args.has('--browser-only')) {
   // ORT's 28 MB wasm in V8's optimizing tier stalls a small machine for minutes; the handoffs do not run ORT's kernels.
   v8.setFlagsFromString('--liftoff-only');
-  const { nodeGPU, browserLikeWebGPU } = await import('../tests/support/webgpu_node.mjs');
-  globalThis.webffiBenchGPU = browserLikeWebGPU(nodeGPU(process.env.WEBFFI_DAWN_BACKEND ?? 'opengles')); // outlives its devices
+  const { installWebGPU } = await import('../js/node_gpu.js');
+  installWebGPU({ backend: process.env.WEBFFI_DAWN_BACKEND ?? 'opengles' }); // navigator.gpu for ORT and tfjs
   const { load } = await import('../js/index.js');
   const ort = await import('onnxruntime-web/webgpu');
   const tf = await import('@tensorflow/tfjs-core');

@@ -114,7 +114,7 @@ function vulkanLoaderFound() {
  * would only print Dawn's "Couldn't load Vulkan" warning). WEBFFI_DAWN_BACKEND=name
  * picks one.
  */
-function dawnGPU(create) {
+export function dawnGPU(create) {
   const chosen = process.env.WEBFFI_DAWN_BACKEND;
   const opengles = () => {
     process.env.EGL_PLATFORM ??= 'surfaceless';

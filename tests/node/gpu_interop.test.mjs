@@ -2,17 +2,16 @@
 // and from onnxruntime-web and TensorFlow.js on the same GPUDevice, the
 // checks on imported buffers and adopted devices, and who frees what.
 // Chromium runs the same chains, plus the libraries' own devices and
-// transformers.js (tests/browser/gpu_interop.test.mjs). In Node neither ORT
-// nor tfjs can make a device of its own here (both ask for a core-level
-// adapter, which llvmpipe under Dawn's OpenGL ES backend lacks), so they run
-// on webffi's device, or on one the test makes as another library would.
+// transformers.js (tests/browser/gpu_interop.test.mjs). Here ORT and tfjs run
+// on webffi's device, or on one the test makes as another library would;
+// their own devices are gpu_interop_own_devices.test.mjs.
 import { test, after } from 'node:test';
 import v8 from 'node:v8';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { load } from '../../js/index.js';
 import { createWebGPUBackend } from '../../js/backends/webgpu/index.js';
-import { nodeGPU, browserLikeWebGPU } from '../support/webgpu_node.mjs';
+import { installWebGPU } from 'webffi/node-gpu';
 import { assertThrows } from '../browser/harness_page.mjs';
 import { randomFloats, assertClose } from '../support/numeric.mjs';
 import { tinyBertFiles } from '../support/tiny_bert.mjs';
@@ -25,15 +24,16 @@ import {
 // V8's optimizing tier (the event loop stalls meanwhile); the baseline tier
 // runs the tests' tiny models fast enough. Set before any wasm is compiled.
 v8.setFlagsFromString('--liftoff-only');
-// Dawn's instance must outlive every device made from it: held for the whole file.
-const gpu = browserLikeWebGPU(nodeGPU());
+// What a Node user does (webffi/node-gpu): navigator.gpu and the WebGPU globals for ORT and tfjs, an
+// adapter at the compatibility level when asked for the default one, shared views copied before writeBuffer.
+const gpu = installWebGPU({ backend: 'opengles' });
 const ort = await import('onnxruntime-web/webgpu');
 const tf = await import('@tensorflow/tfjs-core');
 const { WebGPUBackend } = await import('@tensorflow/tfjs-backend-webgpu');
 ort.env.wasm.numThreads = 1;
 ort.env.logLevel = 'error';
-// ORT asks navigator.gpu for an adapter at the default (core) level unless given one.
-ort.env.webgpu.adapter = await gpu.requestAdapter({ featureLevel: 'compatibility' });
+// ORT asks navigator.gpu for an adapter (no feature level) even when given a device: none is set here,
+// installWebGPU's compatibility-level answer is what it gets.
 
 const quiet = { log() {}, warn() {} };
 const rt = await load({ logger: quiet });
@@ -59,6 +59,33 @@ async function otherDevice() {
   const adapter = await gpu.requestAdapter({ featureLevel: 'compatibility' });
   return adapter.requestDevice();
 }
+
+test('webffi/node-gpu: navigator.gpu, the WebGPU globals, a compatibility-level answer, shared views copied before writes', async () => {
+  assert.equal(navigator.gpu, gpu);
+  assert.equal(String(gpu), '[object GPU]');
+  assert.equal(typeof GPUBufferUsage.STORAGE, 'number');
+  assert.ok(device instanceof GPUDevice, 'webffi found the installed navigator.gpu');
+  // no core-level adapter on Dawn's OpenGL ES backend: asked as ORT asks, the compatibility level answers;
+  // a request that names its level gets what that level has
+  assert.equal(await gpu.requestAdapter({ featureLevel: 'core' }), null);
+  const adapter = await gpu.requestAdapter({ powerPreference: undefined });
+  assert.ok(adapter && typeof adapter.requestDevice === 'function');
+  // writes from shared memory (what ORT's threaded wasm passes): views with offsets and sizes in
+  // elements, a DataView and the buffer itself in bytes, all read back as written
+  const target = device.createBuffer({ size: 32, usage: 0x8 | 0x1 }); // COPY_DST | MAP_READ
+  const shared = new SharedArrayBuffer(64);
+  new Uint8Array(shared).forEach((_, i, a) => { a[i] = i; });
+  device.queue.writeBuffer(target, 0, new Float32Array(shared, 4, 6), 1, 2); // bytes 8..16
+  device.queue.writeBuffer(target, 8, new DataView(shared, 16), 4, 8);       // bytes 20..28
+  device.queue.writeBuffer(target, 16, shared, 40, 8);                        // bytes 40..48
+  device.queue.writeBuffer(target, 24, new Uint32Array(shared, 48, 2));       // bytes 48..56
+  await target.mapAsync(GPUMapMode.READ);
+  const range = (a, b) => Array.from({ length: b - a }, (_, i) => a + i);
+  assert.deepEqual(Array.from(new Uint8Array(target.getMappedRange())),
+    [...range(8, 16), ...range(20, 28), ...range(40, 48), ...range(48, 56)]);
+  target.destroy();
+  for (const bad of [null, 1, { backend: 3 }, { gpu: {} }]) assert.throws(() => installWebGPU(bad), TypeError);
+});
 
 test('rt.gpuDevice is the device webffi uses (null before its backend is initialised)', async () => {
   const fresh = await load({ logger: quiet });

@@ -6,7 +6,7 @@ import v8 from 'node:v8';
 import assert from 'node:assert/strict';
 import { load } from '../../js/index.js';
 import { RelaxVM } from '../../js/model_library.js';
-import { nodeGPU, browserLikeWebGPU } from '../support/webgpu_node.mjs';
+import { installWebGPU } from 'webffi/node-gpu';
 import { modelPath, ARCTIC_S, makeTensorCache, makeInputs } from '../support/model_fixture.mjs';
 import { onnxModel } from '../support/onnx_model.mjs';
 import { assertClose } from '../support/numeric.mjs';
@@ -14,11 +14,10 @@ import { assertThrows } from '../browser/harness_page.mjs';
 import { readFileSync } from 'node:fs';
 
 v8.setFlagsFromString('--liftoff-only'); // see gpu_interop.test.mjs: ORT's wasm in V8's optimizing tier stalls this machine
-const gpu = browserLikeWebGPU(nodeGPU()); // held for the whole file: Dawn's instance must outlive its devices
+const gpu = installWebGPU({ backend: 'opengles' }); // navigator.gpu and the WebGPU globals, as a Node user does
 const ort = await import('onnxruntime-web/webgpu');
 ort.env.wasm.numThreads = 1;
 ort.env.logLevel = 'error';
-ort.env.webgpu.adapter = await gpu.requestAdapter({ featureLevel: 'compatibility' });
 const wasm = readFileSync(modelPath(ARCTIC_S));
 const quiet = { log() {}, warn() {} };
 const disposers = [];
