@@ -17,7 +17,7 @@ import { createTensorSupport } from './tensor.js';
 import { registerInstance, readDebugInfo } from './symbols.js';
 import { createBackendRegistry } from './backends/registry.js';
 import { discoverBackends, autoloadEnabled } from './backends/discover.js';
-import { webgpuRuntimeBackend } from './backends/webgpu_runtime.js';
+import { importWebGPU } from './backends/webgpu_module.js';
 import { installGPUInterop, checkLibraryNeeds } from './gpu_interop.js';
 
 const isNodeFileUrl = (url) => url.protocol === 'file:';
@@ -226,6 +226,7 @@ export async function load(options) {
   const { gpuDevice } = options;
   if (gpuDevice !== undefined) {
     // The caller's device: adopted (and checked) now, so a device that falls short fails load().
+    const { webgpuRuntimeBackend } = await importWebGPU();
     backends.register(webgpuRuntimeBackend(null, { device: gpuDevice }), 'load({ gpuDevice })');
     await backends.init('webgpu');
     if (runtime.coreKind !== WEBFFI_CORE) checkLibraryNeeds(runtime, gpuDevice);

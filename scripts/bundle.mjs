@@ -6,6 +6,7 @@
 // they were built from (checked by `npm pack`).
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { relative, resolve, sep } from 'node:path';
 import { build } from 'esbuild';
 import { ARCHIVE, emscriptenVersion, writeStamp } from '../bin/prebuilt_runtime.mjs';
 import { HASH_FILE, sourceHash } from './source_hash.mjs';
@@ -45,29 +46,88 @@ try {
 }
 `);
 
-// The script bundle swaps js/locate.js (import.meta.url) for its own.
-const locateScript = {
-  name: 'locate',
-  setup(b) {
-    b.onResolve({ filter: /\/locate\.js$/ }, () => ({ path: `${root}js/bundle/locate_script.js` }));
-  },
+// The script bundle (dist/webffi.iife.js, one global `webffi`) and its parts
+// that load on first use, each a classic script next to it:
+// dist/webffi.rpc.js (TVM RPC: js/bundle/rpc_lazy.js stands in for it) and
+// dist/webffi.webgpu.js (the WebGPU backend, loaded where the host has
+// WebGPU: js/bundle/webgpu_lazy.js). A part's imports of modules the bundle
+// holds resolve to the bundle's own (js/bundle/chunks.js), so nothing is
+// in both. The bundle swaps js/locate.js (import.meta.url) for its own.
+export const PARTS = {
+  rpc: `${root}js/bundle/rpc_part.js`,
+  webgpu: `${root}js/backends/webgpu_runtime.js`,
 };
+const SWAPS = [
+  // [importer, what it imports, what the bundle uses instead]
+  [/\/js\/index\.js$/, /\/rpc\/(client|tracker|server|endpoint)\.js$/, `${root}js/bundle/rpc_lazy.js`],
+  [/./, /\/webgpu_module\.js$/, `${root}js/bundle/webgpu_lazy.js`],
+  [/./, /\/locate\.js$/, `${root}js/bundle/locate_script.js`],
+];
+const rel = (path) => relative(root, path).split(sep).join('/');
+
+/** The bundle's plugin: the swaps, and the registry of modules its parts share (virtual `webffi:shared`). */
+const scriptPlugin = (shared) => ({
+  name: 'webffi-script',
+  setup(b) {
+    b.onResolve({ filter: /^webffi:shared$/ }, () => ({ path: 'shared', namespace: 'webffi-shared' }));
+    b.onLoad({ filter: /.*/, namespace: 'webffi-shared' }, () => ({
+      resolveDir: root,
+      contents: `${shared.map((p, i) => `import * as m${i} from ${JSON.stringify(`${root}${p}`)};`).join('\n')}
+export default { ${shared.map((p, i) => `${JSON.stringify(p)}: m${i}`).join(', ')} };\n`,
+    }));
+    b.onResolve({ filter: /\.js$/ }, (args) => {
+      for (const [importer, what, instead] of SWAPS) {
+        if (importer.test(args.importer) && what.test(args.path)) return { path: instead };
+      }
+      return undefined;
+    });
+  },
+});
+
+/** A part's plugin: modules the bundle holds stay outside it, as require('webffi-shared:js/...'). */
+const partPlugin = (bundled) => ({
+  name: 'webffi-part',
+  setup(b) {
+    b.onResolve({ filter: /\.js$/ }, async (args) => {
+      if (args.pluginData?.inner) return undefined;
+      const r = await b.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, importer: args.importer, pluginData: { inner: true } });
+      if (r.errors.length) return r;
+      const path = rel(r.path);
+      if (bundled?.has(path) && !Object.values(PARTS).includes(r.path)) return { path: `webffi-shared:${path}`, external: true };
+      return { path: r.path };
+    });
+  },
+});
+
 // Minified for the page that downloads it (keepNames: class and function
 // names stay what messages and devtools show), with a linked source map
 // that only devtools fetch.
+const common = {
+  bundle: true, target: 'es2022', logLevel: 'warning', legalComments: 'none', minify: true, keepNames: true,
+  platform: 'browser', metafile: true,
+};
+const inputsOf = (r) => new Set(Object.keys(r.metafile.inputs).filter((p) => !p.includes(':')).map((p) => rel(resolve(root, p))));
+// What each part needs, and what the bundle holds without them: the
+// modules shared are those in both.
+const partInputs = {};
+for (const [name, entry] of Object.entries(PARTS)) {
+  partInputs[name] = inputsOf(await build({ ...common, entryPoints: [entry], format: 'esm', write: false, plugins: [partPlugin(null)], logLevel: 'silent', outdir: `${root}dist` }));
+}
+const alone = inputsOf(await build({
+  ...common, entryPoints: [`${root}js/bundle/script.js`], format: 'iife', globalName: 'webffi', write: false,
+  outfile: `${root}dist/webffi.iife.js`, plugins: [scriptPlugin([])], logLevel: 'silent',
+}));
+const shared = [...new Set(Object.values(partInputs).flatMap((s) => [...s].filter((p) => alone.has(p))))].sort();
 await build({
-  entryPoints: [`${root}js/index.js`],
-  bundle: true,
-  target: 'es2022',
-  logLevel: 'warning',
-  legalComments: 'none',
-  minify: true,
-  keepNames: true,
-  sourcemap: 'linked',
-  format: 'iife',
-  platform: 'browser',
-  globalName: 'webffi',
-  outfile: `${root}dist/webffi.iife.js`,
-  plugins: [locateScript],
+  ...common, entryPoints: [`${root}js/bundle/script.js`], format: 'iife', globalName: 'webffi', sourcemap: 'linked',
+  outfile: `${root}dist/webffi.iife.js`, plugins: [scriptPlugin(shared)],
 });
+for (const name of Object.keys(PARTS)) {
+  await build({
+    ...common, entryPoints: [PARTS[name]], format: 'cjs', sourcemap: 'linked', outfile: `${root}dist/webffi.${name}.js`,
+    plugins: [partPlugin(alone)],
+    banner: { js: `(globalThis[Symbol.for("webffi.part")]||function(){throw new Error("webffi: dist/webffi.${name}.js is a part of dist/webffi.iife.js, which loads it")})(${JSON.stringify(name)},function(require,module,exports){` },
+    footer: { js: '});' },
+  });
+}
 writeFileSync(`${root}${HASH_FILE}`, `${sourceHash(root)}\n`);

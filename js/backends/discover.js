@@ -5,7 +5,7 @@
 // the package holding the entry module, else the working directory), and backends that
 // scripts push onto the global queue `globalThis.webffiBackends` (browser;
 // before or after the runtime loads).
-import { webgpuRuntimeBackend } from './webgpu_runtime.js';
+import { importWebGPU } from './webgpu_module.js';
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node;
 const QUEUE = 'webffiBackends';
@@ -32,16 +32,18 @@ export async function discoverBackends(registry, { appDir, logger, importPackage
   if (!webgpu) {
     // the WebGPU backend was registered by the caller
   } else if (gpu) {
-    registry.register(webgpuRuntimeBackend(() => gpu), 'webgpu');
+    const backend = await webgpuBackend(logger);
+    if (backend) registry.register(backend(() => gpu), 'webgpu');
   } else if (!isNode) {
     registry.explainMissing?.('webgpu', 'this browser exposes no WebGPU (navigator.gpu is undefined): it needs a ' +
       'secure context (https, or http on localhost) and a browser that has WebGPU');
   }
   if (isNode && !gpu) {
     const dawn = webgpu ? await importPackage('webgpu') : null;
-    if (dawn) {
-      registry.register(webgpuRuntimeBackend(() => dawnGPU(dawn.create)), 'webgpu');
-    } else if (webgpu) {
+    const backend = dawn && await webgpuBackend(logger);
+    if (backend) {
+      registry.register(backend(() => dawnGPU(dawn.create)), 'webgpu');
+    } else if (webgpu && !dawn) {
       // Said when a tensor asks for WebGPU, not at every load.
       registry.explainMissing?.('webgpu', 'WebGPU in Node comes from the `webgpu` package: npm install webgpu');
     }
@@ -58,6 +60,20 @@ export async function discoverBackends(registry, { appDir, logger, importPackage
     }
   }
   drainQueue(registry);
+}
+
+/**
+ * The WebGPU backend's maker, imported on a host that has WebGPU; null (one
+ * warning) when its code cannot be loaded (the script bundle's
+ * dist/webffi.webgpu.js missing), which never fails load().
+ */
+async function webgpuBackend(logger) {
+  try {
+    return (await importWebGPU()).webgpuRuntimeBackend;
+  } catch (e) {
+    logger.warn?.(`webffi: backend webgpu could not be registered: ${e?.message ?? e}`);
+    return null;
+  }
 }
 
 /** The global queue: drained now, and later pushes go to every loaded runtime. */

@@ -3,7 +3,8 @@
 // importScripts does not say, but the script's URL is in its own stack.
 const stackUrl = () => /((?:https?|file|blob):[^\s()]+?)(?::\d+){1,2}\)?\s*$/m.exec(new Error().stack ?? '')?.[1];
 
-const scriptUrl = (typeof document !== 'undefined' && document.currentScript?.src) ||
+/** This script's own URL, taken while it runs (the parts it loads later sit next to it: js/bundle/chunks.js). */
+export const scriptUrl = (typeof document !== 'undefined' && document.currentScript?.src) ||
   stackUrl() || globalThis.location?.href;
 
 export const defaultWasmUrl = () => new URL('webffi.wasm', scriptUrl);

@@ -11,8 +11,11 @@ import {
 } from './wire.js';
 import { openTransport } from './transport.js';
 import { viewBytes, arrayBufferLength } from '../buffers.js';
-import { RPC_LIMITS } from './endpoint.js';
+import { RPC_LIMITS } from './constants.js';
 import { PacketReader } from './packet_reader.js';
+// serve(session, port) forwards a worker session to an RPC session (its
+// adapter registers there): wherever a session can exist, so can serve it.
+import './chain.js';
 
 const CPU = deviceOf('cpu');
 // the default stream, sent as TVM's client sends it (OpaquePtr 0)

@@ -7,14 +7,9 @@ import { PEER_DENIED } from '../session.js';
 import { makeError, FFITypeError } from '../errors.js';
 import { moduleLoader } from '../dylink.js';
 import { createLibraryEndpoint } from './library_endpoint.js';
+import { RPC_LIMITS } from './constants.js';
 
-/** Defaults of a served device's limits (each can be set per server). */
-export const RPC_LIMITS = Object.freeze({
-  maxPacketBytes: 64 * 1024 * 1024,
-  maxHandles: 65536,
-  maxDeviceBytes: 1024 * 1024 * 1024,
-  maxUploadBytes: 256 * 1024 * 1024,
-});
+export { RPC_LIMITS };
 
 const WEBGPU = 15;
 const DIRECT_FEED = 4096; // chunks at least this large are written into the endpoint's input

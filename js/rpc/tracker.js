@@ -8,12 +8,10 @@ import { makeError, FFITypeError } from '../errors.js';
 import { openTransport } from './transport.js';
 import { connectRPC } from './client.js';
 import { PacketReader } from './packet_reader.js';
+import { RPC_TRACKER_MAGIC, TRACKER_CODE } from './constants.js';
 
-export const RPC_TRACKER_MAGIC = 0x2f271;
-/** TVM's TrackerCode. */
-export const TRACKER_CODE = Object.freeze({
-  FAIL: -1, SUCCESS: 0, PING: 1, STOP: 2, PUT: 3, REQUEST: 4, UPDATE_INFO: 5, SUMMARY: 6, GET_PENDING_MATCHKEYS: 7,
-});
+export { RPC_TRACKER_MAGIC, TRACKER_CODE };
+
 const MAX_MESSAGE = 1 << 20; // as TVM's tracker bounds its messages
 const UTF8 = new TextDecoder();
 

@@ -114,11 +114,12 @@ test('prepack refuses a missing dist/ or one without its source hash', (t) => {
   rmSync(join(dir, 'dist'), { recursive: true });
   const none = prepack(dir);
   assert.equal(none.status, 1);
-  assert.match(none.stderr, /dist\/webffi\.wasm, dist\/webffi\.lines, dist\/libwebffi\.a, dist\/libwebffi\.json, dist\/webffi\.cjs, dist\/webffi\.iife\.js, dist\/webffi-mt\.wasm, dist\/libwebffi-mt\.a, dist\/sources\.sha256 missing/);
+  assert.match(none.stderr, /dist\/webffi\.wasm, dist\/webffi\.lines, dist\/libwebffi\.a, dist\/libwebffi\.json, dist\/webffi\.cjs, dist\/webffi\.iife\.js, dist\/webffi\.rpc\.js, dist\/webffi\.webgpu\.js, dist\/webffi-mt\.wasm, dist\/libwebffi-mt\.a, dist\/sources\.sha256 missing/);
 });
 
 test('sideEffects names the modules that register at import, and bundlers keep them', async () => {
-  assert.deepEqual(pkg.sideEffects, ['./js/tensor_codec.js', './js/rpc/chain.js', './dist/webffi.cjs', './dist/webffi.iife.js']);
+  assert.deepEqual(pkg.sideEffects, ['./js/tensor_codec.js', './js/rpc/chain.js', './dist/webffi.cjs', './dist/webffi.iife.js',
+    './dist/webffi.rpc.js', './dist/webffi.webgpu.js']);
   // What registers something at import is listed: a top-level call into another module's registry.
   const registering = readdirSync(join(root, 'js'), { recursive: true }).filter((f) => String(f).endsWith('.js'))
     .filter((f) => /^register\w*\(/m.test(readFileSync(join(root, 'js', String(f)), 'utf8'))).map((f) => `./js/${f}`);
@@ -134,6 +135,24 @@ globalThis.x = [serve, connectRPC, decodeValue];\n`);
       write: false, metafile: true, loader: { '.wasm': 'file' }, outdir: join(dir, 'out'), logLevel: 'silent' });
     const inputs = Object.keys(r.metafile.inputs);
     assert.ok(inputs.some((i) => i.endsWith('js/rpc/chain.js')), inputs.join(' '));
+    assert.ok(inputs.some((i) => i.endsWith('js/tensor_codec.js')), inputs.join(' '));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a bundle of a page that calls only load() holds no TVM RPC and no dist/ script parts', async () => {
+  const { build } = await import('esbuild');
+  const dir = mkdtempSync(join(tmpdir(), 'webffi-one-function-'));
+  try {
+    writeFileSync(join(dir, 'main.js'), `import { load } from ${JSON.stringify(`${root}js/index.js`)};
+globalThis.start = async () => (await load()).getGlobal('ffi.ArraySize')([1, 2]);\n`);
+    const r = await build({ entryPoints: [join(dir, 'main.js')], bundle: true, format: 'esm', platform: 'browser',
+      write: false, metafile: true, loader: { '.wasm': 'file' }, outdir: join(dir, 'out'), logLevel: 'silent' });
+    // what the output holds (metafile.inputs lists every file read, dropped or not)
+    const inputs = Object.values(r.metafile.outputs).flatMap((o) => Object.entries(o.inputs))
+      .filter(([, v]) => v.bytesInOutput > 0).map(([i]) => i);
+    assert.deepEqual(inputs.filter((i) => /js\/rpc\/|js\/bundle\//.test(i)), []);
     assert.ok(inputs.some((i) => i.endsWith('js/tensor_codec.js')), inputs.join(' '));
   } finally {
     rmSync(dir, { recursive: true, force: true });
