@@ -1075,7 +1075,7 @@ export class Session {
   #fail(why) {
     if (this.#closed) return;
     const e = typeof why === 'string'
-      ? makeError('RPCError', `webffi session: ${why}${this.#pending.size ? ` (${this.#pending.size} calls were pending)` : ''}`)
+      ? makeError('RPCError', `webffi session: ${why}${this.#pending.size ? ` (${this.#pending.size} ${this.#pending.size === 1 ? 'call was' : 'calls were'} pending)` : ''}`)
       : why;
     this.#closed = e;
     this.#stop();

@@ -178,7 +178,7 @@ test('page -> worker -> Node device: the device dying mid-call, then the worker 
     }, { ws: proxy.wsUrl });
     assert.equal(t.where, 'node device');
     assert.equal(t.pending[0], true);
-    assert.match(t.pending[1], /the worker was terminated or stopped serving \(1 calls were pending\)/);
+    assert.match(t.pending[1], /the worker was terminated or stopped serving \(1 call was pending\)/);
     assert.equal(t.later[0], true);
     assert.match(t.later[1], /the worker was terminated or stopped serving/);
     // the terminated worker's WebSocket went: the Node device ended that session and joined again

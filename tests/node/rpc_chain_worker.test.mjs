@@ -199,7 +199,7 @@ test('the worker terminated: pending calls fail, the device frees the session an
     return 1;
   }, { override: true });
   const pending = remote.getGlobal('demo.killHop')();
-  await assert.rejects(pending, (e) => e instanceof RPCError && /worker exited .*\(1 calls were pending\)/.test(e.message));
+  await assert.rejects(pending, (e) => e instanceof RPCError && /worker exited .*\(1 call was pending\)/.test(e.message));
   assert.ok(terminated, 'the call reached the device');
   await terminated;
   await assert.rejects(t.data(), (e) => e instanceof RPCError && /session that has ended/.test(e.message));

@@ -14,7 +14,7 @@ const env = {
   spawn: (role) => new Worker(workerUrl, { workerData: { role } }),
   kill: (worker) => { worker.terminate(); },
   crashMessage: /^webffi session: the worker exited \(exit code 3\)/,
-  killMessage: /^webffi session: the worker exited \(exit code 1\) \(1 calls were pending\)$/,
+  killMessage: /^webffi session: the worker exited \(exit code 1\) \(1 call was pending\)$/,
 };
 for (const [name, fn] of Object.entries(sessionTests(webffi, env))) test(name, fn);
 

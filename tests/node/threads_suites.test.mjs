@@ -39,6 +39,6 @@ const env = {
   spawn: (role) => new Worker(workerUrl, { workerData: { role, threads: 2 } }),
   kill: (worker) => { worker.terminate(); },
   crashMessage: /^webffi session: the worker exited \(exit code 3\)/,
-  killMessage: /^webffi session: the worker exited \(exit code 1\) \(1 calls were pending\)$/,
+  killMessage: /^webffi session: the worker exited \(exit code 1\) \(1 call was pending\)$/,
 };
 for (const [name, fn] of Object.entries(sessionTests(threaded, env))) test(`threaded core: ${name}`, fn);
