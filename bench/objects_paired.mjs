@@ -11,7 +11,10 @@
 // A last column times webffi's rows on its own core (dist/webffi.wasm),
 // where the webgpu.* kernels live: a kernel output is timed there, against
 // webffi's own empty() on WebGPU.
-// Run: node bench/objects_paired.mjs [--library s|m] [--rounds 9] [--calls 20000]
+// Time is the process's CPU time (process.cpuUsage: user + system, all its
+// threads), so the waits of a machine shared with other jobs do not count;
+// --clock wall takes wall-clock time instead.
+// Run: node bench/objects_paired.mjs [--library s|m] [--rounds 9] [--calls 20000] [--clock cpu|wall]
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { load } from '../js/index.js';
@@ -27,6 +30,7 @@ const { values: args } = parseArgs({
     library: { type: 'string', default: 's' },
     rounds: { type: 'string', default: '9' },
     calls: { type: 'string', default: '20000' },
+    clock: { type: 'string', default: 'cpu' },
   },
 });
 const rounds = Number(args.rounds);
@@ -49,7 +53,7 @@ Object.assign(wasi.imports.env, {
 });
 const tvm = await tvmjs.instantiate(wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength), wasi, () => {});
 tvm.initWebGPU(await (await gpu.requestAdapter({ featureLevel: 'compatibility' })).requestDevice());
-tvm.beginScope(); // every row's objects live in tvmjs's scope
+tvm.beginScope(); // what the rows hold (functions, arguments); each round opens its own inside
 
 const str16 = '0123456789abcdef';
 const f32 = new Float32Array(4);
@@ -84,6 +88,7 @@ function webffiRows(r) {
     const addScalar = r.getGlobal('webgpu.add_scalar');
     rows.kernel = () => addScalar(x, 1).dispose();
   }
+  rows.floor = floor;
   return rows;
 }
 
@@ -115,6 +120,7 @@ function tvmjsRows() {
     tensor: () => tvm.empty([4], 'float32', cpu).copyFrom(f32).dispose(),
     gpuEmpty: () => tvm.empty([4], 'float32', onGPU).dispose(),
     kernel: () => alloc(shape, dtype, onGPU, 'global').dispose(),
+    floor: null,
   };
 }
 
@@ -129,16 +135,35 @@ const NAMES = {
   tensor: '`rt.tensor(Float32Array(4))` + `dispose()`',
   gpuEmpty: '`rt.empty([4])` on WebGPU + `dispose()`',
   kernel: 'a tensor returned from C (kernel output) + `dispose()`',
+  floor: 'floor: a JS object registered with a FinalizationRegistry, collected',
+};
+// rows whose calls take microseconds run a tenth as many calls
+const FEWER = new Set(['gpuEmpty', 'kernel']);
+
+// What the garbage collector's path costs at least: one registration and
+// one collection of a bare object (no wasm call), the same on both columns.
+const floorRegistry = new FinalizationRegistry(() => {});
+const floor = () => {
+  floorRegistry.register({}, 0);
 };
 
 const ours = webffiRows(rt);
 const ownRows = webffiRows(own);
 const theirs = tvmjsRows();
 
-async function time(f) {
-  const t0 = process.hrtime.bigint();
-  for (let i = 0; i < calls; i++) f();
-  const ns = Number(process.hrtime.bigint() - t0) / calls;
+const cpuNs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) * 1000;
+};
+const now = args.clock === 'wall' ? () => Number(process.hrtime.bigint()) : cpuNs;
+
+/** ns per call of f over n calls; tvmjs's in a scope of the round's own (its end, the disposal of what is left, timed too). */
+async function time(f, n, tvmScope) {
+  const t0 = now();
+  if (tvmScope) tvm.beginScope();
+  for (let i = 0; i < n; i++) f();
+  if (tvmScope) tvm.endScope();
+  const ns = (now() - t0) / n;
   // a turn of the event loop: finalizers and pending registrations run, as between a page's tasks
   await new Promise((resolve) => setImmediate(resolve));
   return ns;
@@ -154,7 +179,7 @@ for (const key of Object.keys(NAMES)) {
     // alternate which goes first, so neither always runs on the other's garbage
     const order = i % 2 ? [['theirs', b], ['ours', a], ['own', c]] : [['ours', a], ['own', c], ['theirs', b]];
     const got = {};
-    for (const [who, f] of order) if (f) got[who] = await time(f);
+    for (const [who, f] of order) if (f) got[who] = await time(f, FEWER.has(key) ? Math.ceil(calls / 10) : calls, who === 'theirs');
     if (i === 0) continue;
     for (const who of ['ours', 'theirs', 'own']) if (got[who] !== undefined) samples[who].push(got[who]);
     if (b) samples.ratio.push(got.theirs / got.ours);
@@ -170,14 +195,14 @@ for (const key of Object.keys(NAMES)) {
 tvm.endScope();
 
 const ns = (v) => (v === null ? '-' : v.toFixed(0)).padStart(8);
-console.log(`same core: ${modelPath(args.library === 'm' ? ARCTIC_M : ARCTIC_S).split('/').pop()}; medians of ${rounds} rounds of ${calls} calls; ns per call`);
+console.log(`same core: ${modelPath(args.library === 'm' ? ARCTIC_M : ARCTIC_S).split('/').pop()}; medians of ${rounds} rounds of ${calls} calls; ns per call (${args.clock === 'wall' ? 'wall clock' : 'process CPU time'})`);
 console.log(`${'call'.padEnd(56)} ${'webffi'.padStart(8)} ${'tvmjs'.padStart(8)} ${'tvmjs/webffi'.padStart(13)}   ${'own core'.padStart(8)}`);
 for (const r of results) {
   console.log(`${NAMES[r.key].padEnd(56)} ${ns(r.ours)} ${ns(r.theirs)} ${(r.ratio === null ? '-' : `${r.ratio.toFixed(2)}x`).padStart(13)}   ${ns(r.own)}`);
 }
 const by = Object.fromEntries(results.map((r) => [r.key, r]));
 console.log(`scope / dispose by hand: ${(by.scope.ours / by.dispose.ours).toFixed(2)}x (same core), ${(by.scope.own / by.dispose.own).toFixed(2)}x (own core)`);
-console.log(`GC / dispose by hand: ${(by.gc.ours / by.dispose.ours).toFixed(2)}x (same core), ${(by.gc.own / by.dispose.own).toFixed(2)}x (own core)`);
+console.log(`GC / dispose by hand: ${(by.gc.ours / by.dispose.ours).toFixed(2)}x (same core), ${(by.gc.own / by.dispose.own).toFixed(2)}x (own core); GC / (dispose + floor): ${(by.gc.ours / (by.dispose.ours + by.floor.ours)).toFixed(2)}x, ${(by.gc.own / (by.dispose.own + by.floor.own)).toFixed(2)}x`);
 console.log(`own core's kernel output is webgpu.add_scalar([4], 1) + dispose(); the same core's, runtime.TVMTensorAllocWithScope on WebGPU`);
 rt.dispose();
 own.dispose();

@@ -41,8 +41,11 @@ export function install(state) {
     }
   });
   state.finalizer = finalizer;
-  const scopes = [];
-  state.scopes = scopes;
+  // The handles the open scopes own, innermost last: scope() owns those
+  // from its start index to the top when it ends.
+  const owned = [];
+  let top = 0;
+  let depth = 0;
   const objectClasses = state.objectClasses; // type index -> wrapper class
   for (const [key, cls] of Object.entries(containerClasses)) objectClasses.set(L.T[key], cls);
   objectClasses.set(L.T_MODULE, ModuleObject);
@@ -113,7 +116,7 @@ export function install(state) {
 
   Object.assign(hooks, {
     track(wrapper) {
-      if (scopes.length !== 0) scopes[scopes.length - 1].push(wrapper);
+      if (depth !== 0) owned[top++] = wrapper;
       else defer(wrapper);
     },
     release(wrapper, p) {
@@ -187,23 +190,32 @@ export function install(state) {
    * disposed when it ends, however it ends.
    */
   state.scope = function scope(fn, isHandle) {
-    const created = [];
-    scopes.push(created);
+    const start = top;
+    depth++;
     let result;
     try {
       result = fn();
       return result;
     } finally {
-      scopes.pop();
-      for (let i = 0, n = created.length; i < n; i++) {
-        const h = created[i];
-        if (h !== result) h.dispose();
-      }
-      // the result leaves this scope: the enclosing one takes it, or
-      // outside every scope it waits for registration as any other handle
-      if (result !== undefined && isHandle(result)) {
-        if (scopes.length !== 0) scopes[scopes.length - 1].push(result);
-        else if (result[CELL] === null && runtimeOf(result) === hooks) defer(result);
+      depth--;
+      const end = top;
+      try {
+        for (let i = start; i < end; i++) {
+          const h = owned[i];
+          if (h !== result) h.dispose();
+        }
+      } finally {
+        // what disposing made (nothing, as a rule) moves down to the enclosing scope
+        let to = start;
+        for (let i = end; i < top; i++) owned[to++] = owned[i];
+        for (let i = to; i < top; i++) owned[i] = null;
+        top = to;
+        // the result leaves this scope: the enclosing one takes it, or
+        // outside every scope it waits for registration as any other handle
+        if (result !== undefined && isHandle(result)) {
+          if (depth !== 0) owned[top++] = result;
+          else if (result[CELL] === null && runtimeOf(result) === hooks) defer(result);
+        }
       }
     }
   };
