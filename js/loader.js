@@ -7,7 +7,7 @@ import { createWasi } from './wasi.js';
 import { createRuntime } from './runtime.js';
 import { coreKindOf, WEBFFI_CORE } from './core/detect.js';
 import { webffiCore } from './core/webffi_core.js';
-import { tvmLibraryCore, registerDeviceFallbacks } from './core/tvm_core.js';
+import { importTVMCore } from './core/tvm_module.js';
 import { defaultWasmUrl, defaultThreadedWasmUrl } from './locate.js';
 import { threadsFor } from './threads/request.js';
 import { startWorkers } from './threads/pool.js';
@@ -190,6 +190,8 @@ export async function load(options) {
   const module = await compile(source, logger, options.wasm === undefined);
   const kind = coreKindOf(module, sourceName(source));
   checkThreading(kind, module, options.threads, threads, sourceName(source));
+  // a library TVM compiled brings its own core: its glue loads with it
+  const tvm = kind === WEBFFI_CORE ? null : await importTVMCore();
   const debugInfo = options.debugInfo === undefined || options.debugInfo === false ? null
     : await readDebugInfo(options.debugInfo, source instanceof URL || typeof source === 'string' ? source : null, module, logger);
   // The runtime is made after instantiation; the imports reach it through this.
@@ -205,7 +207,7 @@ export async function load(options) {
   }
   const core = kind === WEBFFI_CORE
     ? webffiCore({ wasi: createWasi({ write: logWrite(logger) }), hooks, backtraces, threads: threading })
-    : tvmLibraryCore({ logger, hooks });
+    : tvm.tvmLibraryCore({ logger, hooks });
   let instance;
   let attached;
   try {
@@ -218,7 +220,7 @@ export async function load(options) {
   }
   const { runtime, imports: impl } = createRuntime(attached, { logger, backtraces });
   Object.assign(hooks, impl);
-  if (runtime.coreKind !== WEBFFI_CORE) registerDeviceFallbacks(runtime);
+  if (runtime.coreKind !== WEBFFI_CORE) tvm.registerDeviceFallbacks(runtime);
   const backends = createBackendRegistry(runtime);
   const { Tensor, TensorView, tensor, empty, tensorOver } = createTensorSupport(runtime, backends);
   Object.assign(runtime, { backends, Tensor, TensorView, tensor, empty });

@@ -50,17 +50,21 @@ try {
 // that load on first use, each a classic script next to it:
 // dist/webffi.rpc.js (TVM RPC: js/bundle/rpc_lazy.js stands in for it) and
 // dist/webffi.webgpu.js (the WebGPU backend, loaded where the host has
-// WebGPU: js/bundle/webgpu_lazy.js). A part's imports of modules the bundle
-// holds resolve to the bundle's own (js/bundle/chunks.js), so nothing is
-// in both. The bundle swaps js/locate.js (import.meta.url) for its own.
+// WebGPU: js/bundle/webgpu_lazy.js) and dist/webffi.models.js (the core of
+// a library TVM compiled, loaded when load() is given one:
+// js/bundle/tvm_lazy.js). A part's imports of modules the bundle holds
+// resolve to the bundle's own (js/bundle/chunks.js), so nothing is in both.
+// The bundle swaps js/locate.js (import.meta.url) for its own.
 export const PARTS = {
   rpc: `${root}js/bundle/rpc_part.js`,
   webgpu: `${root}js/backends/webgpu_runtime.js`,
+  models: `${root}js/core/tvm_core.js`,
 };
 const SWAPS = [
   // [importer, what it imports, what the bundle uses instead]
   [/\/js\/index\.js$/, /\/rpc\/(client|tracker|server|endpoint)\.js$/, `${root}js/bundle/rpc_lazy.js`],
   [/./, /\/webgpu_module\.js$/, `${root}js/bundle/webgpu_lazy.js`],
+  [/./, /\/tvm_module\.js$/, `${root}js/bundle/tvm_lazy.js`],
   [/./, /\/locate\.js$/, `${root}js/bundle/locate_script.js`],
 ];
 const rel = (path) => relative(root, path).split(sep).join('/');

@@ -12,7 +12,7 @@ const fail = (why) => {
   process.exit(1);
 };
 const missing = ['dist/webffi.wasm', 'dist/webffi.lines', ARCHIVE, STAMP, 'dist/webffi.cjs', 'dist/webffi.iife.js',
-  'dist/webffi.rpc.js', 'dist/webffi.webgpu.js',
+  'dist/webffi.rpc.js', 'dist/webffi.webgpu.js', 'dist/webffi.models.js',
   'dist/webffi-mt.wasm', THREADED_ARCHIVE, HASH_FILE]
   .filter((f) => !existsSync(f));
 if (missing.length) fail(`${missing.join(', ')} missing`);

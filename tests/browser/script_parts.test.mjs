@@ -1,7 +1,8 @@
 // The script bundle's parts (scripts/bundle.mjs): dist/webffi.iife.js holds
 // what every page uses; TVM RPC (dist/webffi.rpc.js) loads on first use and
 // the WebGPU backend (dist/webffi.webgpu.js) at load() where the host has
-// WebGPU, each from the file next to the bundle (no network beyond it). A
+// WebGPU, and the core of a library TVM compiled (dist/webffi.models.js)
+// when load() is given one, each from the file next to the bundle (no network beyond it). A
 // page that uses neither fetches neither; a missing part fails only what
 // needs it, with a message naming the file.
 import { test, before, after } from 'node:test';
@@ -13,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { startServer, launchChromium } from './harness.mjs';
 import { startProxy } from '../support/rpc_proxy.mjs';
 import { connectRPC, RPCTensor } from '../../js/index.js';
+import { MODELS_DIR, ARCTIC_S } from '../support/model_fixture.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 let browser;
@@ -122,5 +124,20 @@ test('a page that uses neither part fetches neither; a missing part fails only w
     } finally {
       await page.close();
     }
+  }
+});
+
+test('a script-tag page loads a model library TVM compiled, its core from the models part', async (t) => {
+  const server = await startServer({ mounts: { '/models/': MODELS_DIR } });
+  t.after(() => server.close());
+  const page = await browser.context.newPage();
+  const scripts = scriptsOf(page);
+  try {
+    await page.goto(server.url(`tests/browser/pages/model_script.html?library=${encodeURIComponent(ARCTIC_S)}`));
+    await page.waitForFunction(() => window.__out, null, { timeout: 120000 });
+    assert.deepEqual(await page.evaluate(() => window.__out), { kind: 'tvm-ffi', shape: '2,3' });
+    assert.deepEqual(scripts.sort(), ['webffi.iife.js', 'webffi.models.js']);
+  } finally {
+    await page.close();
   }
 });

@@ -114,12 +114,12 @@ test('prepack refuses a missing dist/ or one without its source hash', (t) => {
   rmSync(join(dir, 'dist'), { recursive: true });
   const none = prepack(dir);
   assert.equal(none.status, 1);
-  assert.match(none.stderr, /dist\/webffi\.wasm, dist\/webffi\.lines, dist\/libwebffi\.a, dist\/libwebffi\.json, dist\/webffi\.cjs, dist\/webffi\.iife\.js, dist\/webffi\.rpc\.js, dist\/webffi\.webgpu\.js, dist\/webffi-mt\.wasm, dist\/libwebffi-mt\.a, dist\/sources\.sha256 missing/);
+  assert.match(none.stderr, /dist\/webffi\.wasm, dist\/webffi\.lines, dist\/libwebffi\.a, dist\/libwebffi\.json, dist\/webffi\.cjs, dist\/webffi\.iife\.js, dist\/webffi\.rpc\.js, dist\/webffi\.webgpu\.js, dist\/webffi\.models\.js, dist\/webffi-mt\.wasm, dist\/libwebffi-mt\.a, dist\/sources\.sha256 missing/);
 });
 
 test('sideEffects names the modules that register at import, and bundlers keep them', async () => {
   assert.deepEqual(pkg.sideEffects, ['./js/tensor_codec.js', './js/rpc/chain.js', './dist/webffi.cjs', './dist/webffi.iife.js',
-    './dist/webffi.rpc.js', './dist/webffi.webgpu.js']);
+    './dist/webffi.rpc.js', './dist/webffi.webgpu.js', './dist/webffi.models.js']);
   // What registers something at import is listed: a top-level call into another module's registry.
   const registering = readdirSync(join(root, 'js'), { recursive: true }).filter((f) => String(f).endsWith('.js'))
     .filter((f) => /^register\w*\(/m.test(readFileSync(join(root, 'js', String(f)), 'utf8'))).map((f) => `./js/${f}`);
