@@ -17,7 +17,7 @@
 // collection slower still): dispose() empties the cell instead of
 // unregistering, and the finalizer releases only a cell that still holds
 // its address.
-import { PTR, CELL, runtimeOf } from '../objects.js';
+import { PTR, CELL, runtimeOf, isHandle } from '../objects.js';
 import { describe } from './checks.js';
 import { containerClasses } from '../containers.js';
 import { ModuleObject } from '../module_object.js';
@@ -70,6 +70,12 @@ export function install(state) {
   const pending = new Array(PENDING_MAX).fill(null);
   let npending = 0;
   let flushQueued = false;
+  function release(wrapper, p) {
+    const cell = wrapper[CELL];
+    if (cell !== null) cell.p = 0;
+    if (state.callbackDepth() === 0) decref(p);
+    else releaseLater(p);
+  }
   function register(wrapper) {
     const p = wrapper[PTR];
     if (p !== 0 && wrapper[CELL] === null) {
@@ -98,7 +104,6 @@ export function install(state) {
     flushQueued = false;
     registerPending();
   }
-  state.registerPending = registerPending;
 
   function foreign(v, owner) {
     if (owner === undefined) {
@@ -119,12 +124,7 @@ export function install(state) {
       if (depth !== 0) owned[top++] = wrapper;
       else defer(wrapper);
     },
-    release(wrapper, p) {
-      const cell = wrapper[CELL];
-      if (cell !== null) cell.p = 0;
-      if (state.callbackDepth() === 0) decref(p);
-      else releaseLater(p);
-    },
+    release,
     /**
      * Registers a wrapper with the finalizer now, if it is not yet: for one
      * whose reference may outlive dispose() (a tensor with views).
@@ -189,7 +189,7 @@ export function install(state) {
    * Runs fn; every handle created meanwhile (except the value returned) is
    * disposed when it ends, however it ends.
    */
-  state.scope = function scope(fn, isHandle) {
+  state.scope = function scope(fn) {
     const start = top;
     depth++;
     let result;
@@ -198,24 +198,27 @@ export function install(state) {
       return result;
     } finally {
       depth--;
+      // A dispose throws only on a trap (the instance is then poisoned and
+      // releases nothing more): what it leaves above start, the enclosing
+      // scope disposes again, harmlessly.
       const end = top;
-      try {
-        for (let i = start; i < end; i++) {
-          const h = owned[i];
-          if (h !== result) h.dispose();
-        }
-      } finally {
-        // what disposing made (nothing, as a rule) moves down to the enclosing scope
-        let to = start;
-        for (let i = end; i < top; i++) owned[to++] = owned[i];
-        for (let i = to; i < top; i++) owned[i] = null;
-        top = to;
-        // the result leaves this scope: the enclosing one takes it, or
-        // outside every scope it waits for registration as any other handle
-        if (result !== undefined && isHandle(result)) {
-          if (depth !== 0) owned[top++] = result;
-          else if (result[CELL] === null && runtimeOf(result) === hooks) defer(result);
-        }
+      for (let i = start; i < end; i++) {
+        const h = owned[i];
+        owned[i] = null;
+        if (h !== null && h !== result) h.dispose();
+      }
+      // what disposing made (nothing, as a rule) moves down to the enclosing scope
+      let to = start;
+      for (let i = end; i < top; i++) {
+        owned[to++] = owned[i];
+        owned[i] = null;
+      }
+      top = to;
+      // the result leaves this scope: the enclosing one takes it, or
+      // outside every scope it waits for registration as any other handle
+      if (result !== undefined && isHandle(result)) {
+        if (depth !== 0) owned[top++] = result;
+        else if (result[CELL] === null && runtimeOf(result) === hooks) defer(result);
       }
     }
   };

@@ -1,6 +1,6 @@
 // The public surface: the runtime object load() returns, and the internals
 // js/tensor.js and the backends reach through runtime[INTERNALS].
-import { PTR, RUNTIME, INTERNALS, AS_POD, isHandle, runtimeOf, stampRuntime } from '../objects.js';
+import { PTR, RUNTIME, INTERNALS, AS_POD, runtimeOf, stampRuntime } from '../objects.js';
 import { isTrap, DISPOSED } from './poison.js';
 import { moduleLoader, ModuleLoadError } from '../dylink.js';
 import { DataType, Device } from '../values.js';
@@ -56,9 +56,7 @@ export function install(state) {
      * Runs fn; every handle created meanwhile (except the value returned) is
      * disposed when it ends, however it ends.
      */
-    scope(fn) {
-      return state.scope(fn, isHandle);
-    },
+    scope: state.scope,
     toFFI: state.toFFI,
     /**
      * The JS class of a registered type: reflected fields as properties,
