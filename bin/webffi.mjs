@@ -31,6 +31,7 @@ const USAGE = `usage: webffi build [--module | --command] [-o OUT.wasm] [--name 
        webffi build -c [--module] [-o OUT.o] [options] SOURCES...
        webffi run PROGRAM.wasm [ARGS...]
        webffi types MODULE.wasm [-o OUT.d.ts] [--name NAME] [--runtime WASM]
+       webffi model fetch|weights ... (webffi model --help)
        webffi help | -h | --help
 
 build:
@@ -840,6 +841,11 @@ async function runProgram(argv) {
 async function main(argv) {
   if (argv[0] === 'run') {
     await runProgram(argv.slice(1));
+    return;
+  }
+  if (argv[0] === 'model') {
+    const { modelMain } = await import(new URL('./model.mjs', import.meta.url));
+    await modelMain(argv.slice(1));
     return;
   }
   if (argv[0] === 'types') {

@@ -13,7 +13,7 @@
  * import { load } from 'webffi';
  * import { RelaxVM } from 'webffi/js/model_library.js';
  * const rt = await load({ wasm: 'arctic-s.wasm' }); // snowflake-arctic-embed-s, web-llm's library
- * const vm = await RelaxVM.create(rt);              // executable, pipelines, VM on webgpu:0
+ * const vm = await RelaxVM.create(rt);              // executable, VM on webgpu:0
  * await vm.loadParams('arctic-s-weights/');          // tensor-cache.json and its shards
  * const ids = rt.empty([1, 4], 'int32', 'webgpu').set(new Int32Array([101, 7592, 2088, 102]));
  * const mask = rt.empty([1, 4], 'int32', 'webgpu').set(new Int32Array([1, 1, 1, 1]));
@@ -326,8 +326,8 @@ export interface ShaderNeeds {
 export function libraryNeeds(module: ModuleObject): ShaderNeeds;
 
 /**
- * What `RelaxVM.create` takes: the device, progress while the pipelines
- * compile, and whether to compile them ahead.
+ * What `RelaxVM.create` takes: the device, whether to compile every
+ * pipeline ahead, and progress while they compile.
  *
  * @group Relax VM
  * @example
@@ -337,7 +337,7 @@ export function libraryNeeds(module: ModuleObject): ShaderNeeds;
  * import { RelaxVM, type RelaxVMOptions } from 'webffi/js/model_library.js';
  * const rt = await load({ wasm: 'arctic-s.wasm' });
  * let last = { compiled: 0, total: 0 };
- * const options: RelaxVMOptions = { device: 'webgpu', onProgress: (p) => { last = p; } };
+ * const options: RelaxVMOptions = { device: 'webgpu', pipelines: true, onProgress: (p) => { last = p; } };
  * const vm = await RelaxVM.create(rt, options);
  * console.log(last.compiled === last.total && last.total > 0, String(vm.device));
  * rt.dispose();
@@ -350,19 +350,23 @@ export function libraryNeeds(module: ModuleObject): ShaderNeeds;
 export interface RelaxVMOptions {
   /** Where the VM runs (default `'webgpu'`). */
   device?: string | number | Device;
-  /** Called as the WebGPU pipelines compile. */
+  /** Called as the WebGPU pipelines compile ahead (`pipelines: true`). */
   onProgress?: (progress: { compiled: number; total: number }) => void;
   /**
-   * false: compile each pipeline when first used instead of all ahead (a
-   * kernel the model never runs then never costs its compile).
+   * true: compile every kernel's pipeline before `create` resolves (as
+   * tvmjs's asyncLoadWebGPUPipelines does; no dispatch then waits for a
+   * compile). false (the default): each when the VM first runs it, so a
+   * kernel the model never runs never costs its compile, and the VM is
+   * ready sooner.
    */
   pipelines?: boolean;
 }
 
 /**
  * The Relax VM of a model library: the executable loaded from the system
- * library, its WebGPU pipelines compiled ahead (with progress), the VM
- * initialised for `device` with TVM's pooled allocators, and `_metadata`.
+ * library, its kernels checked against the device, the VM initialised for
+ * `device` with TVM's pooled allocators, and `_metadata`; its WebGPU
+ * pipelines compiled as first used (or all ahead: `pipelines: true`).
  * Its functions (`prefill`, `decode`, `embed`, ... as the model has them)
  * are plain FFI functions.
  *
@@ -392,7 +396,7 @@ export interface RelaxVMOptions {
 export class RelaxVM implements Disposable {
   /**
    * Loads the executable, checks the device can run every kernel, compiles
-   * the pipelines (unless `pipelines: false`) and initialises the VM. The
+   * the pipelines ahead with `pipelines: true` and initialises the VM. The
    * runtime must run a model library (a TypeError otherwise).
    */
   static create(rt: Runtime, options?: RelaxVMOptions): Promise<RelaxVM>;
@@ -426,8 +430,8 @@ export class RelaxVM implements Disposable {
  * Compiles the pipelines of every WebGPU kernel of the library
  * asynchronously (in parallel, as tvmjs's asyncLoadWebGPUPipelines does)
  * and hands them to the library, so no dispatch waits for a compile.
- * Resolves with the number of kernels. `RelaxVM.create` calls it; this is
- * for a library driven by hand.
+ * Resolves with the number of kernels. `RelaxVM.create` calls it with
+ * `pipelines: true`; this is for a library driven by hand.
  *
  * @group WebGPU pipelines
  * @example
@@ -450,3 +454,47 @@ export class RelaxVM implements Disposable {
  */
 export function compilePipelines(rt: Runtime, module: ModuleObject,
   onProgress?: (progress: { compiled: number; total: number }) => void): Promise<number>;
+
+/**
+ * Deterministic floats in [-0.5, 0.5) from a 32-bit seed (an LCG: the same
+ * sequence in every engine).
+ *
+ * @group Weights
+ */
+export function seededRandom(seed: number): () => number;
+
+/**
+ * Seeded random weights for a library's parameters (its
+ * `_metadata().params`, or `libraryParams(rt)`) in web-llm's tensor-cache
+ * format, for tests and offline work: norm scales (names ending in
+ * `norm.weight`) 1, the rest uniform in [-scale/2, scale/2), in shards of at
+ * most `shardBytes` (default 32 MiB); records named in `bf16` stored
+ * `f32-to-bf16`. Only float32 parameters are made (a `ValueError`
+ * otherwise). `npx webffi model weights LIBRARY.wasm --out DIR` writes
+ * the same files for a library.
+ *
+ * @group Weights
+ * @example
+ * ```ts
+ * import { seededTensorCache } from 'webffi/js/model_library.js';
+ * const { index, shards, values } = seededTensorCache(
+ *   [{ name: 'w', shape: [2, 3], dtype: 'float32' }, { name: 'ln.norm.weight', shape: [3], dtype: 'float32' }], { seed: 1 });
+ * console.log(index.records[0].dataPath, shards['params_shard_0.bin'].byteLength, [...values.get('ln.norm.weight')!]);
+ * ```
+ * <!-- doc: output -->
+ * ```text
+ * params_shard_0.bin 36 [ 1, 1, 1 ]
+ * ```
+ */
+export function seededTensorCache(
+  params: readonly { name: string; shape: readonly number[]; dtype: string }[],
+  options?: { seed?: number; scale?: number; shardBytes?: number; bf16?: ReadonlySet<string> },
+): { index: any; shards: Record<string, Uint8Array>; values: Map<string, Float32Array> };
+
+/**
+ * The parameters a model library's `_metadata` lists (name, shape, dtype),
+ * read on the CPU: no GPU needed.
+ *
+ * @group Weights
+ */
+export function libraryParams(rt: Runtime): { name: string; shape: number[]; dtype: string }[];

@@ -350,9 +350,7 @@ export async function loadTensorCache(rt, source, options) {
   let base = null;
   if (typeof source === 'string' || source instanceof URL) {
     base = toBaseURL(source);
-    const text = await readURL(new URL('tensor-cache.json', base), INDEX_LIMIT, 'the index', signal, true) ??
-      await readURL(new URL('ndarray-cache.json', base), INDEX_LIMIT, 'the index', signal); // web-llm's older name
-    index = parseIndex(new TextDecoder().decode(text));
+    index = parseIndex(new TextDecoder().decode(await readIndex(base, signal)));
     shardBytes = null;
   } else if (source && typeof source === 'object' && 'index' in source) {
     const given = source.index;
@@ -452,6 +450,18 @@ export async function loadTensorCache(rt, source, options) {
   }
 }
 
+/** The names a tensor cache's index goes by: web-llm's, then its older one. */
+export const INDEX_NAMES = Object.freeze(['tensor-cache.json', 'ndarray-cache.json']);
+
+/** The bytes of the index at base, under the first of INDEX_NAMES that is there; none there names every one looked for. */
+async function readIndex(base, signal) {
+  for (const name of INDEX_NAMES) {
+    const bytes = await readURL(new URL(name, base), INDEX_LIMIT, 'the index', signal, true);
+    if (bytes) return bytes;
+  }
+  throw makeError('ValueError', `tensor cache: no index at ${base.href}: looked for ${INDEX_NAMES.join(' and ')} (neither is there)`);
+}
+
 function toBaseURL(source) {
   const text = String(source);
   const withSlash = text.endsWith('/') ? text : `${text}/`;
@@ -488,17 +498,21 @@ export function libraryNeeds(module) {
 
 /**
  * The Relax VM of a model library: the executable loaded from the system
- * library, its WebGPU pipelines compiled ahead (with progress), the VM
- * initialised for `device` with TVM's pooled allocators, and `_metadata`.
+ * library, its kernels checked against the device, the VM initialised for
+ * `device` with TVM's pooled allocators, and `_metadata`; the WebGPU
+ * pipelines compiled as first used, or all ahead with `pipelines: true`.
  */
 export class RelaxVM {
   /**
    * @param {object} rt a runtime over a tvm-ffi model library
-   * @param {object} [options] { device = 'webgpu', onProgress({ compiled, total }), pipelines = true }
+   * @param {object} [options] { device = 'webgpu', onProgress({ compiled, total }), pipelines = false }
    */
   static async create(rt, options) {
     const opts = optionsOf(options, 'RelaxVM.create');
     if (rt.coreKind !== 'tvm-ffi') throw makeError('TypeError', 'RelaxVM.create: the runtime must run a model library (load({ wasm: library }))');
+    if (opts.pipelines !== undefined && typeof opts.pipelines !== 'boolean') {
+      throw makeError('TypeError', `RelaxVM.create: pipelines must be true (all compiled ahead) or false (each when first used), got ${describe(opts.pipelines)}`);
+    }
     const device = rt.device(opts.device ?? 'webgpu');
     if (device.deviceType !== CPU) await rt.backends.ensure(device);
     const executable = rt.scope(() => rt.getGlobal('ffi.SystemLib')().getFunction('vm_load_executable')());
@@ -507,7 +521,12 @@ export class RelaxVM {
         const gpu = rt.backends.get('webgpu')?.engine?.device;
         const missing = gpu ? missingNeeds(gpu, libraryNeeds(executable)) : [];
         if (missing.length) throw makeError('RuntimeError', `this library needs more than the WebGPU device offers: ${missing.join(', ')}`);
-        if (opts.pipelines !== false) await compilePipelines(rt, executable, opts.onProgress);
+        // Ahead when asked; by default each kernel's pipeline is compiled
+        // when the VM first runs it: a kernel the model never runs costs
+        // nothing (Dawn in Node compiles inside createComputePipelineAsync,
+        // on the calling thread, so compiling all ahead is all paid before
+        // the first call).
+        if (opts.pipelines === true) await compilePipelines(rt, executable, opts.onProgress);
       }
       rt.scope(() => executable.getFunction('vm_initialization')(device.deviceType, device.deviceId, POOLED, CPU, 0, POOLED));
       return new RelaxVM(rt, executable, device);
@@ -589,4 +608,111 @@ export async function compilePipelines(rt, module, onProgress) {
     update.dispose();
   }
   return entries.length;
+}
+
+/** Deterministic floats in [-0.5, 0.5) from a 32-bit seed (an LCG: the same sequence in every engine). */
+export function seededRandom(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 4294967296 - 0.5;
+  };
+}
+
+/**
+ * Seeded random weights for a library's parameters (its `_metadata().params`),
+ * in web-llm's tensor-cache format: norm scales (names ending in
+ * `norm.weight`) 1, the rest uniform in [-scale/2, scale/2), packed into
+ * shards of at most `shardBytes`; records named in `bf16` stored
+ * `f32-to-bf16` (their values rounded down to what bf16 holds). For tests
+ * and offline work: the same seed gives the same bytes everywhere.
+ * @param {{ name: string, shape: number[], dtype: string }[]} params
+ * @param {object} [options] { seed = 42, scale = 0.1, shardBytes = 32 MiB, bf16: Set of names }
+ * @returns {{ index: object, shards: Record<string, Uint8Array>, values: Map<string, Float32Array> }}
+ */
+export function seededTensorCache(params, options) {
+  const opts = optionsOf(options, 'seededTensorCache');
+  const seed = opts.seed ?? 42;
+  const scale = opts.scale ?? 0.1;
+  const shardBytes = opts.shardBytes ?? 32 << 20;
+  const bf16 = opts.bf16 ?? new Set();
+  if (!Number.isSafeInteger(seed)) throw makeError('TypeError', `seededTensorCache: seed must be an integer, got ${describe(seed)}`);
+  if (typeof scale !== 'number' || !Number.isFinite(scale)) throw makeError('TypeError', `seededTensorCache: scale must be a finite number, got ${describe(scale)}`);
+  if (!Number.isSafeInteger(shardBytes) || shardBytes < 1) throw makeError('ValueError', `seededTensorCache: shardBytes must be a positive integer, got ${describe(shardBytes)}`);
+  if (!(bf16 instanceof Set)) throw makeError('TypeError', 'seededTensorCache: bf16 must be a Set of parameter names');
+  const list = listOf(params);
+  if (!list) throw makeError('TypeError', `seededTensorCache: params must be an Array (the library's _metadata().params), got ${describe(params)}`);
+  const next = seededRandom(seed);
+  const shards = {};
+  const index = { metadata: { ParamSize: list.length, ParamBytes: 0 }, records: [] };
+  const values = new Map();
+  let current = null;
+  const close = () => {
+    if (!current) return;
+    const bytes = new Uint8Array(current.size);
+    let at = 0;
+    for (const part of current.parts) {
+      bytes.set(part, at);
+      at += part.byteLength;
+    }
+    shards[current.entry.dataPath] = bytes;
+    current.entry.nbytes = bytes.byteLength;
+    index.records.push(current.entry);
+    current = null;
+  };
+  for (const p of list) {
+    const name = p?.name;
+    if (typeof name !== 'string' || values.has(name)) throw makeError('ValueError', `seededTensorCache: a parameter without a name, or a name twice: ${describe(name)}`);
+    const shape = listOf(p.shape);
+    if (!shape || !shape.every(isCount)) throw makeError('ValueError', `seededTensorCache: ${name} has an invalid shape ${describe(p.shape)}`);
+    if (p.dtype !== 'float32') throw makeError('ValueError', `seededTensorCache: ${name} is ${p.dtype}; only float32 weights are made (a quantized model's weights must be fetched: webffi model fetch)`);
+    const count = shape.reduce((a, b) => a * b, 1);
+    if (count > 1 << 28) throw makeError('ValueError', `seededTensorCache: ${name} has ${count} elements, more than one record holds here`);
+    const data = new Float32Array(count);
+    if (/norm\.weight$/i.test(name)) data.fill(1);
+    else for (let i = 0; i < count; i++) data[i] = next() * scale;
+    let stored;
+    let format = 'raw';
+    if (bf16.has(name)) {
+      // bfloat16: the high half of each float32 (the values then read back exactly)
+      const words = new Uint32Array(data.buffer);
+      const half = new Uint16Array(count);
+      for (let i = 0; i < count; i++) {
+        half[i] = words[i] >>> 16;
+        words[i] = half[i] << 16;
+      }
+      stored = new Uint8Array(half.buffer);
+      format = 'f32-to-bf16';
+    } else {
+      stored = new Uint8Array(data.buffer);
+    }
+    values.set(name, data);
+    if (current && current.size + stored.byteLength > shardBytes) close();
+    if (!current) {
+      const dataPath = `params_shard_${index.records.length}.bin`;
+      current = { entry: { dataPath, format: 'raw-shard', nbytes: 0, records: [] }, parts: [], size: 0 };
+    }
+    current.entry.records.push({
+      name, shape, dtype: 'float32', format, nbytes: stored.byteLength, byteOffset: current.size,
+    });
+    current.parts.push(stored);
+    current.size += stored.byteLength;
+    index.metadata.ParamBytes += stored.byteLength;
+  }
+  close();
+  return { index, shards, values };
+}
+
+/**
+ * The parameters a model library's `_metadata` lists, read on the CPU (no
+ * GPU needed): what `seededTensorCache` takes.
+ * @param {object} rt a runtime over the library (load({ wasm: library }))
+ */
+export function libraryParams(rt) {
+  if (rt.coreKind !== 'tvm-ffi') throw makeError('TypeError', 'libraryParams: the runtime must run a model library (load({ wasm: library }))');
+  return rt.scope(() => {
+    const exec = rt.getGlobal('ffi.SystemLib')().getFunction('vm_load_executable')();
+    exec.getFunction('vm_initialization')(CPU, 0, POOLED, CPU, 0, POOLED);
+    return JSON.parse(exec.getFunction('_metadata')()).params;
+  });
 }

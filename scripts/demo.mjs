@@ -1,9 +1,38 @@
 // The demo: load the runtime in Node, call C functions through the global
-// registry, pass a JS callback into C, show a C error with its kind,
-// message and backtrace, and compute a tensor on WebGPU (or say why not).
+// registry, pass a JS callback into C, show C errors with their kind,
+// message and backtrace (file and line: scripts/demo_errors.c is built with
+// -gline-tables-only), and compute a tensor on WebGPU (or say why not).
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { load, FFIError } from '../js/index.js';
 import { loadTesting } from '../js/testing.js';
 import { buildKernels, buildThreadedKernels } from '../web/build_kernels.mjs';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+
+/**
+ * scripts/demo_errors.c as a module built with -gline-tables-only (its C
+ * frames name file and line), into build/demo/, when missing or older than
+ * its source; null with the reason printed when it does not build.
+ */
+function buildErrorsModule() {
+  const [source, out] = [`${root}scripts/demo_errors.c`, `${root}build/demo/demo_errors.wasm`];
+  const mtime = (f) => {
+    try {
+      return statSync(f).mtimeMs;
+    } catch {
+      return -1;
+    }
+  };
+  if (mtime(out) > Math.max(mtime(source), mtime(`${root}dist/libwebffi.a`))) return out;
+  mkdirSync(`${root}build/demo`, { recursive: true });
+  const r = spawnSync(process.execPath, [`${root}bin/webffi.mjs`, 'build', '--module', '-gline-tables-only', '-O1',
+    '-Wall', '-Wextra', '-Werror', 'scripts/demo_errors.c', '-o', out], { encoding: 'utf8', cwd: root });
+  if (r.status === 0) return out;
+  console.log(`scripts/demo_errors.c did not build (exit ${r.status}): ${r.stderr}${r.stdout}`);
+  return null;
+}
 
 const rt = await load();
 const meta = rt.metadata;
@@ -25,27 +54,35 @@ const arr = rt.toFFI([1, 'two', [3]]);
 console.log(`a JS array as ${arr.typeKey}: ${arr} (length ${arr.length})`);
 arr.dispose();
 
-// A C error arrives as a JS Error subclass chosen by its kind.
-try {
-  rt.getGlobal('testing.test_raise_error')('ValueError', 'raised in C');
-} catch (e) {
-  console.log(`caught ${e.constructor.name} (FFIError: ${e instanceof FFIError}): kind=${e.kind}, message=${e.message}`);
-  console.log(`C backtrace, most recent call first:\n${e.backtrace}`);
-}
-try {
-  addOne('not an int');
-} catch (e) {
-  console.log(`${e} (instanceof TypeError: ${e instanceof TypeError})`);
-}
+// C errors, from a module built with -gline-tables-only (scripts/demo_errors.c):
+// a JS Error subclass chosen by the kind, and C frames with file and line.
+const errorsPath = buildErrorsModule();
+if (errorsPath) {
+  const demo = await rt.loadModule(errorsPath);
+  const checkedSqrt = demo.getFunction('checked_sqrt');
+  console.log(`checked_sqrt(2) = ${checkedSqrt(2)}`);
+  try {
+    checkedSqrt(-1);
+  } catch (e) {
+    console.log(`caught ${e.constructor.name} (FFIError: ${e instanceof FFIError}, instanceof Error: ${e instanceof Error}): ` +
+      `kind=${e.kind}, message=${e.message}`);
+    console.log(`C backtrace, most recent call first:\n${e.backtrace.trimEnd()}`);
+  }
+  try {
+    checkedSqrt('not a number');
+  } catch (e) {
+    console.log(`${e} (instanceof TypeError: ${e instanceof TypeError})\n${e.backtrace.trimEnd()}`);
+  }
 
-// A JS exception thrown in a callback crosses C and comes back as itself.
-const thrown = new RangeError('thrown in a JS callback');
-try {
-  apply(() => {
-    throw thrown;
-  });
-} catch (e) {
-  console.log(`the same JS error came back: ${e === thrown}; frames:\n${e.backtrace}`);
+  // A JS exception thrown in a callback crosses C and comes back as itself.
+  const thrown = new RangeError('thrown in a JS callback');
+  try {
+    demo.getFunction('apply')(() => {
+      throw thrown;
+    });
+  } catch (e) {
+    console.log(`the same JS error came back through C: ${e === thrown}; frames:\n${e.backtrace.trimEnd()}`);
+  }
 }
 
 // Tensors: a typed array into the wasm heap, onto WebGPU (discovered at

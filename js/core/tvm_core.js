@@ -126,12 +126,42 @@ function trimmedTail(text, from, n) {
   return text.slice(from, end);
 }
 
+/** A kind written at text[at] (`ValueError: `, at most 128 characters): its name and length with ': ', or null. */
+function kindAt(text, at, end) {
+  const re = /([A-Z][A-Za-z0-9_]{0,121}Error): /y;
+  re.lastIndex = at;
+  const m = re.exec(text);
+  return m && at + m[0].length <= end ? { name: m[1], length: m[0].length } : null;
+}
+
+/**
+ * The kind of a `[FATAL] FILE:LINE: MESSAGE` block, read as TVM's own
+ * error normaliser reads it: `{Kind: }{Check failed: CONDITION: }{Kind: }
+ * MESSAGE`, the kind a failed check's message names winning over ICHECK's
+ * `InternalError`; with none named, InternalError. `skip` is where the
+ * message goes on after the kinds, `check` the check's text kept before it.
+ */
+function fatalKind(text, at, lineEnd) {
+  const lead = kindAt(text, at, lineEnd);
+  const pos = at + (lead ? lead.length : 0);
+  if (text.startsWith('Check failed:', pos)) {
+    const colon = text.indexOf(':', pos + 13);
+    if (colon >= 0 && colon < lineEnd) {
+      let after = colon + 1;
+      while (text.charCodeAt(after) === 32) after++;
+      const named = kindAt(text, after, lineEnd);
+      if (named) return { kind: named.name, skip: after + named.length - at, check: `${text.slice(pos, colon + 1)} ` };
+    }
+  }
+  return lead ? { kind: lead.name, skip: lead.length, check: '' } : { kind: 'InternalError', skip: 0, check: '' };
+}
+
 /**
  * The kind, message and backtrace of the error block the library printed
  * (as upstream prints an error before throwing it: `Traceback (most recent
  * call last):`, frames oldest first, `KIND: MESSAGE` to the end; or TVM's
- * `[FATAL] FILE:LINE: MESSAGE`), read from `from` (by default the first
- * block in `text`). The kind and the frames come from before the message:
+ * `[FATAL] FILE:LINE: MESSAGE`, its kind as fatalKind reads it), read from
+ * `from` (by default the first block in `text`). The kind and the frames come from before the message:
  * text a caller passed, which the message may quote, can neither choose the
  * kind nor add frames. Linear in the text's length.
  */
@@ -163,9 +193,12 @@ export function parseLibraryError(text, from = firstBlock(text)) {
     if (lineEnd < 0) lineEnd = text.length;
     const head = /^(.*?):(\d+): /.exec(text.slice(from + FATAL.length, lineEnd));
     if (head) {
+      const at = from + FATAL.length + head[0].length;
+      const { kind, skip, check } = fatalKind(text, at, lineEnd);
+      const rest = trimmedTail(text, at + skip, 2); // TVM's LOG(FATAL) ends with two
       return {
-        kind: 'InternalError',
-        message: trimmedTail(text, from + FATAL.length + head[0].length, 2), // TVM's LOG(FATAL) ends with two
+        kind,
+        message: check ? check + rest : rest,
         backtrace: `  File "${head[1]}", line ${head[2]}, in <unknown>\n`,
       };
     }

@@ -5,11 +5,17 @@
 // and caches that cannot be used.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { load, FFIError, RuntimeError, FFITypeError } from '../../js/index.js';
-import { RelaxVM, loadTensorCache, libraryNeeds } from '../../js/model_library.js';
+import { fileURLToPath } from 'node:url';
+import { load, FFIError, RuntimeError, FFITypeError, ValueError } from '../../js/index.js';
+import { RelaxVM, loadTensorCache, libraryNeeds, libraryParams, seededTensorCache } from '../../js/model_library.js';
+import { parseLibraryError } from '../../js/core/tvm_core.js';
+import { progressPrinter } from '../../bin/model.mjs';
+import { startModelServer } from '../support/model_server.mjs';
 import { webgpuRuntimeBackend } from '../../js/backends/webgpu_runtime.js';
 import { missingNeeds, shaderNeeds } from '../../js/backends/webgpu/tvm_shaders.js';
 import { nodeGPU } from '../support/webgpu_node.mjs';
@@ -42,7 +48,7 @@ test('the -s library runs its forward pass on webffi and matches tvmjs in the sa
   const rt = await loadLibrary();
   assert.equal(rt.coreKind, 'tvm-ffi');
   let progress = null;
-  const vm = await RelaxVM.create(rt, { onProgress: (p) => { progress = p; } });
+  const vm = await RelaxVM.create(rt, { pipelines: true, onProgress: (p) => { progress = p; } });
   assert.ok(progress && progress.compiled === progress.total && progress.total >= 30, JSON.stringify(progress));
   const params = vm.metadata.params;
   assert.equal(params.length, 149);
@@ -209,7 +215,8 @@ test('the tensor cache loader takes web-llm\'s formats and refuses bad caches, l
   await bad((c) => { c.index.records[0].records[0].format = 'q4f16'; }, /unsupported format "q4f16"/);
   await bad((c) => { c.index.records[0].records[0].byteOffset = 1e6; }, /lie outside the shard/);
   await bad((c) => { c.index = { nope: 1 }; }, /has no `records` list/);
-  await assert.rejects(loadTensorCache(rt, path.join(tmp, 'no-such-cache')), /does not exist/);
+  await assert.rejects(loadTensorCache(rt, path.join(tmp, 'no-such-cache')),
+    /no index at file:.*no-such-cache\/: looked for tensor-cache\.json and ndarray-cache\.json \(neither is there\)/);
 });
 
 test('a kernel that needs more than the device offers is refused before any dispatch, naming the limit', async () => {
@@ -311,4 +318,199 @@ test('a model runtime as a TVM RPC device: the library\'s own RPC server, only f
   } finally {
     await server.close();
   }
+});
+
+// ---- the package's model tools: `webffi model weights` and `webffi model fetch`
+
+const cli = fileURLToPath(new URL('../../bin/webffi.mjs', import.meta.url));
+/** Runs `webffi ARGS` (asynchronously: the test's own server answers it meanwhile). */
+function webffi(args, env = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+const md5 = (bytes) => createHash('md5').update(bytes).digest('hex');
+const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
+
+test('webffi model weights writes seeded weights from the -s library\'s own metadata, which the runtime loads', async () => {
+  const out = path.join(tmp, 'cli-weights');
+  const r = await webffi(['model', 'weights', modelPath(ARCTIC_S), '--out', out, '--seed', '7', '--shard-mb', '40']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /tensor-cache\.json and 4 shards, 149 records, 126\.7 MiB \(seed 7\)/);
+  const rt = await loadLibrary();
+  const params = libraryParams(rt);
+  assert.equal(params.length, 149);
+  const expected = seededTensorCache(params, { seed: 7, shardBytes: 40 << 20 });
+  assert.deepEqual(JSON.parse(fs.readFileSync(path.join(out, 'tensor-cache.json'), 'utf8')), JSON.parse(JSON.stringify(expected.index)));
+  const loaded = await loadTensorCache(rt, out, { device: 'cpu' });
+  assert.equal(loaded.records, 149);
+  const get = rt.getGlobal('vm.builtin.tensor_cache.get');
+  for (const p of [params[0], params[5], params.at(-1)]) {
+    assert.deepEqual(get(p.name).view(), expected.values.get(p.name), p.name);
+  }
+  assert.notDeepEqual(expected.values.get(params[0].name), seededTensorCache(params.slice(0, 1), { seed: 8 }).values.get(params[0].name), 'another seed, other values');
+  // A library that is not one, and missing arguments
+  const bad = await webffi(['model', 'weights', path.join(tmp, 'none.wasm'), '--out', out]);
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /webffi: model weights: .*none\.wasm/);
+  assert.equal((await webffi(['model', 'weights', modelPath(ARCTIC_S)])).status, 2);
+  rt.dispose();
+});
+
+/** A small model in web-llm's layout: shards with their md5sum, as MLC writes them. */
+function smallModel(seed) {
+  const params = [
+    { name: 'embed.weight', shape: [64, 32], dtype: 'float32' },
+    { name: 'layer.0.weight', shape: [32, 32], dtype: 'float32' },
+    { name: 'layer.0.LayerNorm.weight', shape: [32], dtype: 'float32' },
+    { name: 'layer.1.weight', shape: [32, 48], dtype: 'float32' },
+  ];
+  const cache = seededTensorCache(params, { seed, shardBytes: 8192 });
+  for (const shard of cache.index.records) shard.md5sum = md5(cache.shards[shard.dataPath]);
+  return cache;
+}
+
+test('webffi model fetch: a HuggingFace layout from a local server, checked, an interrupted download resumed, a wrong size refused', async () => {
+  const server = await startModelServer();
+  try {
+    const repo = '/mlc-ai/tiny-MLC/resolve/main/';
+    const cache = smallModel(3);
+    const names = Object.keys(cache.shards);
+    assert.ok(names.length >= 3, `${names.length} shards`);
+    server.routes.set(`${repo}tensor-cache.json`, { body: Buffer.from(JSON.stringify(cache.index)) });
+    for (const [name, bytes] of Object.entries(cache.shards)) server.routes.set(repo + name, { body: bytes });
+    server.routes.set(`${repo}mlc-chat-config.json`, { body: Buffer.from(JSON.stringify({ tokenizer_files: ['tokenizer.json'] })) });
+    server.routes.set(`${repo}tokenizer.json`, { body: Buffer.from('{"model":{}}') });
+    const library = fs.readFileSync(modelPath(ARCTIC_S));
+    server.routes.set('/libs/tiny-webgpu.wasm', { body: library });
+    // The second shard's connection drops halfway the first time.
+    const cut = names[1];
+    server.routes.set(repo + cut, { body: cache.shards[cut], mode: 'cut', cutAt: 3000 });
+    const out = path.join(tmp, 'fetched');
+    const args = ['model', 'fetch', 'mlc-ai/tiny-MLC', '--lib', `${server.url}/libs/tiny-webgpu.wasm`, '--lib-sha256', sha256(library), '--out', out];
+    const env = { HF_ENDPOINT: server.url };
+    const first = await webffi(args, env);
+    assert.equal(first.status, 1, first.stdout + first.stderr);
+    assert.match(first.stderr, new RegExp(`${cut}: the download stopped after 3000 of ${cache.shards[cut].length} bytes .*run again to continue`));
+    assert.equal(fs.statSync(path.join(out, `${cut}.part`)).size, 3000, 'the part kept');
+    assert.ok(!fs.existsSync(path.join(out, 'tensor-cache.json')), 'no index before every shard is there');
+
+    server.routes.get(repo + cut).mode = 'normal';
+    server.log.length = 0;
+    const second = await webffi(args, env);
+    assert.equal(second.status, 0, second.stderr);
+    assert.deepEqual(server.log.filter((l) => l.path === repo + cut).map((l) => l.range), ['bytes=3000-'], 'continued with a Range request');
+    assert.match(second.stderr, new RegExp(`^${cut}: 0\\.0 MiB resumed \\(\\d/5 files\\)$`, 'm'), 'plain progress lines when not a terminal');
+    assert.match(second.stdout, /5 files, 3\.4 MiB \(\d fetched, \d already there\), checked/);
+    for (const [name, bytes] of Object.entries(cache.shards)) assert.deepEqual(fs.readFileSync(path.join(out, name)), Buffer.from(bytes), name);
+    assert.deepEqual(fs.readFileSync(path.join(out, 'tiny-webgpu.wasm')), library);
+    assert.ok(fs.existsSync(path.join(out, 'tokenizer.json')) && fs.existsSync(path.join(out, 'mlc-chat-config.json')));
+    assert.deepEqual(fs.readdirSync(out).filter((f) => f.endsWith('.part')), []);
+
+    // Fetched again: nothing downloaded but the index and config.
+    server.log.length = 0;
+    const third = await webffi(args, env);
+    assert.equal(third.status, 0, third.stderr);
+    assert.deepEqual(server.log.map((l) => l.path).filter((p) => p.endsWith('.bin') || p.endsWith('.wasm')), []);
+
+    // The runtime loads what was fetched.
+    const rt = await loadLibrary({ wasm: path.join(out, 'tiny-webgpu.wasm') });
+    const loaded = await loadTensorCache(rt, out, { device: 'cpu' });
+    assert.equal(loaded.records, 4);
+    assert.deepEqual(rt.getGlobal('vm.builtin.tensor_cache.get')('layer.1.weight').view(), cache.values.get('layer.1.weight'));
+    rt.dispose();
+
+    // A shard whose size is not the index's: refused before a byte is written.
+    const other = '/mlc-ai/wrong-MLC/resolve/main/';
+    const wrong = smallModel(4);
+    server.routes.set(`${other}ndarray-cache.json`, { body: Buffer.from(JSON.stringify(wrong.index)) });
+    for (const [name, bytes] of Object.entries(wrong.shards)) server.routes.set(other + name, { body: bytes });
+    const long = Object.keys(wrong.shards)[0];
+    server.routes.set(other + long, { body: Buffer.concat([wrong.shards[long], Buffer.alloc(5)]) });
+    const wrongOut = path.join(tmp, 'wrong');
+    const refused = await webffi(['model', 'fetch', `${server.url}${other}`, '--out', wrongOut]);
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, new RegExp(`${long}: the server has ${wrong.shards[long].length + 5} bytes, the index says ${wrong.shards[long].length}; refused, nothing written`));
+    assert.ok(!fs.existsSync(path.join(wrongOut, long)) && !fs.existsSync(path.join(wrongOut, `${long}.part`)));
+    assert.ok(!fs.existsSync(path.join(wrongOut, 'ndarray-cache.json')));
+    // The same size, other bytes: the md5sum the index records refuses them.
+    const flipped = Buffer.from(wrong.shards[long]);
+    flipped[7] ^= 1;
+    server.routes.set(other + long, { body: flipped, mode: 'chunked' });
+    const badHash = await webffi(['model', 'fetch', `${server.url}${other}`, '--out', wrongOut]);
+    assert.equal(badHash.status, 1);
+    assert.match(badHash.stderr, new RegExp(`${long}: its md5 is ${md5(flipped)}, the index says ${md5(wrong.shards[long])}; refused`));
+    assert.ok(!fs.existsSync(path.join(wrongOut, long)));
+    // No index at all: both names looked for are named.
+    const none = await webffi(['model', 'fetch', `${server.url}/nothing/here/`, '--out', path.join(tmp, 'none')]);
+    assert.equal(none.status, 1);
+    assert.match(none.stderr, /no index at http:\/\/127\.0\.0\.1:\d+\/nothing\/here\/: looked for tensor-cache\.json and ndarray-cache\.json/);
+  } finally {
+    await server.close();
+  }
+});
+
+test('model fetch progress: one line rewritten in place on a terminal, a line per file otherwise', () => {
+  const writes = [];
+  const tty = progressPrinter({ isTTY: true, columns: 80, write: (s) => writes.push(s) });
+  tty.onProgress({ file: 'a.bin', event: 'bytes', loadedBytes: 1 << 20, totalBytes: 4 << 20, doneFiles: 0, totalFiles: 2 });
+  tty.onProgress({ file: 'a.bin', event: 'file', how: 'downloaded', bytes: 2 << 20, loadedBytes: 2 << 20, totalBytes: 4 << 20, doneFiles: 1, totalFiles: 2 });
+  tty.end();
+  assert.deepEqual(writes, ['\r\x1b[K1.0 MiB of 4.0 MiB 25%, 0/2 files, a.bin', '\r\x1b[K2.0 MiB of 4.0 MiB 50%, 1/2 files, a.bin', '\n']);
+  const lines = [];
+  const plain = progressPrinter({ isTTY: false, write: (s) => lines.push(s) });
+  plain.onProgress({ file: 'a.bin', event: 'bytes', loadedBytes: 1, totalBytes: 4, doneFiles: 0, totalFiles: 2 });
+  plain.onProgress({ file: 'a.bin', event: 'file', how: 'resumed', bytes: 2 << 20, loadedBytes: 2, totalBytes: 4, doneFiles: 1, totalFiles: 2 });
+  plain.end();
+  assert.deepEqual(lines, ['a.bin: 2.0 MiB resumed (1/2 files)\n']);
+});
+
+test('a library\'s failed check comes out as the kind its message names (TVM\'s convention), with the check and the frame', async () => {
+  const rt = await loadLibrary();
+  const vm = await RelaxVM.create(rt);
+  await vm.loadParams(seededTensorCache(vm.metadata.params));
+  const ids = rt.empty([1, 4], 'int32', 'webgpu');
+  const prefill = vm.getFunction('prefill');
+  // Pipelines compiled as first used (the default): prefill compiles the
+  // 15 of the library's 38 kernels it runs (docs/model-libraries.md).
+  const gpuDevice = rt.backends.get('webgpu').engine.device;
+  const proto = Object.getPrototypeOf(gpuDevice);
+  const create = proto.createComputePipeline;
+  let compiled = 0;
+  proto.createComputePipeline = function counted(...a) {
+    compiled++;
+    return create.apply(this, a);
+  };
+  try {
+    const two = rt.empty([1, 2], 'int32', 'webgpu').set(new Int32Array([101, 102]));
+    assert.deepEqual((await prefill(two, two, vm.params).data()).length, 2 * 384);
+  } finally {
+    proto.createComputePipeline = create;
+  }
+  assert.equal(compiled, 15);
+  assert.equal(Object.keys(JSON.parse(vm.executable.getFunction('webgpu.get_fmap')())).length, 38);
+  assert.throws(() => prefill('not a tensor', ids, vm.params), (e) => e instanceof FFITypeError && e.kind === 'TypeError' &&
+    e.message.startsWith('Check failed: (opt_ptr.has_value()) is false: ErrorContext(fn=prefill, loc=param[0]') &&
+    /expect a Tensor but get ffi\.String$/.test(e.message) && /builtin\.cc", line \d+/.test(e.backtrace));
+  assert.throws(() => prefill(ids, ids), (e) => e instanceof ValueError && e.kind === 'ValueError' &&
+    /^Check failed: .*\(3 vs\. 2\) : Invoking function prefill expects 3 arguments/.test(e.message));
+  assert.equal(rt.getGlobal('testing.add_one')(1), 2, 'the runtime goes on');
+  // The parser: ICHECK's InternalError, a check's named kind, a LOG(FATAL) kind, none.
+  const parse = (line) => parseLibraryError(`[FATAL] /src/x.cc:9: ${line}\n\n`);
+  assert.deepEqual(parse('InternalError: Check failed: a == b (1 vs. 2) : ValueError: bad'),
+    { kind: 'ValueError', message: 'Check failed: a == b (1 vs. 2) : bad', backtrace: '  File "/src/x.cc", line 9, in <unknown>\n' });
+  assert.equal(parse('InternalError: Check failed: a == b (1 vs. 2) : plain').kind, 'InternalError');
+  assert.equal(parse('InternalError: Check failed: a == b (1 vs. 2) : plain').message, 'Check failed: a == b (1 vs. 2) : plain');
+  assert.equal(parse('Check failed: x is false: KeyError: k').kind, 'KeyError');
+  assert.equal(parse('IndexError: out of range').kind, 'IndexError');
+  assert.equal(parse('IndexError: out of range').message, 'out of range');
+  assert.equal(parse('no kind: here').kind, 'InternalError');
+  assert.equal(parse('Check failed: x is false: no kind: TypeError: later').kind, 'InternalError', 'only the first word after the check');
+  vm.dispose();
+  rt.dispose();
 });

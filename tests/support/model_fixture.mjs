@@ -16,7 +16,7 @@ export const ARCTIC_M = 'snowflake-arctic-embed-m-q0f32-ctx512_cs512_batch4-webg
 export function modelPath(name) {
   const p = path.join(MODELS_DIR, name);
   if (!fs.existsSync(p)) {
-    throw new Error(`model library ${p} is missing: run \`node scripts/fetch_models.mjs\` (or set WEBFFI_MODELS to a folder that has it)`);
+    throw new Error(`model library ${p} is missing: run \`npx webffi model fetch --lib ${name} --out ${MODELS_DIR}\` (or set WEBFFI_MODELS to a folder that has it)`);
   }
   return p;
 }
@@ -24,13 +24,10 @@ export function modelPath(name) {
 /** The parameters a library's `_metadata` lists (read through webffi on the CPU: no GPU needed). */
 export async function libraryParams(file) {
   const { load } = await import('../../js/index.js');
+  const { libraryParams: paramsOf } = await import('../../js/model_library.js');
   const rt = await load({ wasm: file, autoloadBackends: false, logger: { log() {}, warn() {} } });
   try {
-    return rt.scope(() => {
-      const exec = rt.getGlobal('ffi.SystemLib')().getFunction('vm_load_executable')();
-      exec.getFunction('vm_initialization')(1, 0, 2, 1, 0, 2);
-      return JSON.parse(exec.getFunction('_metadata')()).params;
-    });
+    return paramsOf(rt);
   } finally {
     rt.dispose();
   }
