@@ -104,7 +104,10 @@ test('npm pack yields a package that works from import, require and a script tag
       <script>
         webffi.load().then(async (rt) => {
           await rt.loadModule('node_modules/webffi/dist/webffi_testing.wasm');
-          const ok = rt.getGlobal('testing.add_one')(1) === 2;
+          // the bundle's TVM RPC part, from the file the package put next to it
+          await webffi.loadRPC();
+          const ep = webffi.createRPCEndpoint(rt, { send() {} });
+          const ok = rt.getGlobal('testing.add_one')(1) === 2 && typeof ep.feed === 'function';
           window.__webffiResult = { passed: ok ? 1 : 0, failed: ok ? 0 : 1, failures: ok ? [] : ['add_one'] };
         }, (e) => { window.__webffiResult = { passed: 0, failed: 1, failures: [String(e)] }; });
       </script>`);
