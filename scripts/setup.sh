@@ -26,9 +26,13 @@ if ((${#missing[@]})); then
 fi
 
 # npm dev dependencies, reinstalled when the lock file changes (a copy of the
-# lock file installed last is kept as the stamp).
+# lock file installed last is kept as the stamp). onnxruntime-node (a
+# dependency of @huggingface/transformers, which the tests use in the browser
+# only) would download optional CUDA files at install: not needed, and not
+# reachable offline. Its installer reads ONNXRUNTIME_NODE_INSTALL (an env
+# var, not an .npmrc key, which npm warns about on every command).
 if [ -f package-lock.json ] && ! cmp -s package-lock.json node_modules/.webffi-installed-lock 2>/dev/null; then
   echo "setup: installing npm dev dependencies"
-  npm ci --no-audit --no-fund --loglevel=error
+  ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error
   cp package-lock.json node_modules/.webffi-installed-lock
 fi
