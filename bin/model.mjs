@@ -341,6 +341,7 @@ export async function fetchModel({ repo, lib, libSha256, out, revision, endpoint
   };
 
   const jobs = [];
+  const smallFiles = []; // [name, bytes]: written once every job is done
   let index = null;
   if (base) {
     for (const name of INDEX_NAMES) {
@@ -372,7 +373,7 @@ export async function fetchModel({ repo, lib, libSha256, out, revision, endpoint
         const name = checkFileName(f, 'mlc-chat-config.json tokenizer_files');
         if (!jobs.some((j) => j.name === name)) jobs.push({ name, url: under(name), dest: inside(name) });
       }
-      jobs.smallFiles = [['mlc-chat-config.json', config]];
+      smallFiles.push(['mlc-chat-config.json', config]);
     }
   }
   if (library) {
@@ -410,7 +411,7 @@ export async function fetchModel({ repo, lib, libSha256, out, revision, endpoint
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
   // The index and config last: a folder with its index has every shard, checked.
-  for (const [name, bytes] of jobs.smallFiles ?? []) await fsp.writeFile(inside(name), bytes);
+  for (const [name, bytes] of smallFiles) await fsp.writeFile(inside(name), bytes);
   if (index) await fsp.writeFile(inside(index.name), index.bytes);
   return { out: dir, files, index: index?.name ?? null };
 }
