@@ -8,7 +8,9 @@
  * and the WebGPU classes and constants (`GPUDevice`, `GPUBufferUsage`, ...)
  * as globals. `installWebGPU()` puts them there; webffi's own `load()` then
  * uses the same GPU. A runtime that only uses webffi needs none of this:
- * `load()` finds npm `webgpu` by itself.
+ * `load()` finds npm `webgpu` by itself. The types are WebGPU's own
+ * (@webgpu/types, which npm `webgpu` brings), which build on the DOM
+ * library: `"lib": ["es2022", "dom"]`, as for npm `webgpu`'s types.
  *
  * @example
  * ```ts
