@@ -8,7 +8,7 @@
 //   WEBFFI_WRITE_FIGURES=1 node --test tests/node/doc_figures.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { esbuildPage, page, oneFunctionPage } from '../../bench/bundle_size.mjs';
@@ -34,6 +34,13 @@ const clientPage = () => bundled('client', page('webffi/client'));
 const workerPage = () => bundled('worker', page('webffi'));
 const onePage = () => bundled('one', oneFunctionPage('webffi'));
 
+/** The files of js/threads/ together (sorted by name). */
+const threadsJS = () => {
+  const dir = `${root}js/threads/`;
+  const bytes = Buffer.concat(readdirSync(dir).filter((f) => f.endsWith('.js')).sort().map((f) => readFileSync(dir + f)));
+  return { raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
+};
+
 const KB = (x) => Number(x) * 1000;
 const bytes = (x) => Number(x.replaceAll(',', ''));
 /**
@@ -54,9 +61,10 @@ const FIGURES = [
       ['dist/webffi.models.js', KB, async () => modelsPart().raw], ['dist/webffi.models.js gzipped', KB, async () => modelsPart().gzip]]],
   ['README.md', /`dist\/webffi\.wasm` is ([\d.]+) KB, ([\d.]+) KB\s+with `gzip -9`/,
     [['dist/webffi.wasm', KB, async () => wasm().raw], ['dist/webffi.wasm gzipped', KB, async () => wasm().gzip]]],
-  ['README.md', /the threaded core, `dist\/webffi-mt\.wasm`.*?\| ([\d.]+) KB, ([\d.]+) KB gzipped;/,
+  ['README.md', /the threaded core, `dist\/webffi-mt\.wasm`.*?\| ([\d.]+) KB, ([\d.]+) KB gzipped; ([\d.]+) KB, ([\d.]+) KB gzipped;/,
     [['dist/webffi-mt.wasm', KB, async () => file('dist/webffi-mt.wasm').raw],
-      ['dist/webffi-mt.wasm gzipped', KB, async () => file('dist/webffi-mt.wasm').gzip]]],
+      ['dist/webffi-mt.wasm gzipped', KB, async () => file('dist/webffi-mt.wasm').gzip],
+      ['js/threads/, its files together', KB, async () => threadsJS().raw], ['js/threads/ gzipped', KB, async () => threadsJS().gzip]]],
   ['docs/performance.md', /\| wasm, gzipped \(TVM: 2026-12-01; webffi: `dist\/webffi\.wasm` as built\) \| 1,286 KB \| ([\d.]+) KB \| ([\d.]+)x smaller \|/,
     [['dist/webffi.wasm gzipped', KB, async () => wasm().gzip], ['TVM\'s 1,286 KB over it', Number, async () => 1286e3 / wasm().gzip]]],
   ['docs/performance.md', /`dist\/webffi\.wasm` as built,\s+([\d.]+) KB, ([\d.]+) KB with `gzip -9`/,
