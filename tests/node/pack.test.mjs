@@ -5,11 +5,11 @@
 // the module path: README's quick start (ES module and CommonJS, and a C
 // function built with `npx webffi build`), a C module built with `-g` and
 // its error with file and line (debugging.md), `webffi types` under
-// `tsc --strict` (c-and-cpp.md), and onnxruntime-web on webffi's GPU device
-// through webffi/node-gpu (tensors-and-webgpu.md). Packed and installed
-// once for every subtest. What npm packs is package.test.mjs's.
-// The user's own installs (webgpu, onnxruntime-web, typescript) are links to
-// this repository's dev dependencies: no network.
+// `tsc --strict` (c-and-cpp.md), and onnxruntime-web and TensorFlow.js on
+// webffi's GPU through webffi/node-gpu (tensors-and-webgpu.md). Packed and
+// installed once for every subtest; what npm packs is package.test.mjs's.
+// The user's own installs (webgpu, onnxruntime-web, tfjs, typescript) are
+// links to this repository's dev dependencies: no network.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -47,8 +47,9 @@ before(() => {
   // what `npm init -y` writes, less what does not matter here
   writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'app', version: '1.0.0', main: 'index.js', type: 'commonjs', license: 'ISC' }, null, 2)}\n`);
   ok(run('npm', ['install', '--offline', '--no-audit', '--no-fund', join(work, packed.filename)], app), 'npm install');
-  // the user's own `npm install webgpu onnxruntime-web typescript`, from this repository's dev dependencies
-  for (const name of ['webgpu', 'onnxruntime-web', 'typescript']) {
+  // the user's own `npm install webgpu onnxruntime-web @tensorflow/... typescript`, from this repository's dev dependencies
+  mkdirSync(join(app, 'node_modules', '@tensorflow'));
+  for (const name of ['webgpu', 'onnxruntime-web', '@tensorflow/tfjs-core', '@tensorflow/tfjs-backend-webgpu', 'typescript']) {
     symlinkSync(join(repoRoot, 'node_modules', name), join(app, 'node_modules', name), 'dir');
   }
   symlinkSync('../typescript/bin/tsc', join(app, 'node_modules', '.bin', 'tsc'));
@@ -152,8 +153,8 @@ test('c-and-cpp.md\'s typed bindings: webffi types, then tsc --strict on the app
   assert.equal(runSection('docs/c-and-cpp.md', '## Typed bindings: `webffi types`'), 2);
 });
 
-test('tensors-and-webgpu.md in Node: onnxruntime-web on webffi\'s device through webffi/node-gpu, Dawn from the installed webgpu', () => {
-  assert.equal(runSection('docs/tensors-and-webgpu.md', '### In Node'), 1);
+test('tensors-and-webgpu.md in Node: onnxruntime-web on webffi\'s device and webffi on tfjs\'s, through webffi/node-gpu, Dawn from the installed webgpu', () => {
+  assert.equal(runSection('docs/tensors-and-webgpu.md', '### In Node'), 2);
 });
 
 test('every jsdelivr/unpkg URL of webffi in README and docs names this version', () => {
