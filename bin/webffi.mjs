@@ -29,7 +29,7 @@ const include = join(root, 'include');
 
 const USAGE = `usage: webffi build [--module | --command] [-o OUT.wasm] [--name NAME] [options] SOURCES...
        webffi build -c [--module] [-o OUT.o] [options] SOURCES...
-       webffi run PROGRAM.wasm [ARGS...]
+       webffi run [--threads N] PROGRAM.wasm [ARGS...]
        webffi types MODULE.wasm [-o OUT.d.ts] [--name NAME] [--runtime WASM]
        webffi model fetch|weights ... (webffi model --help)
        webffi help | -h | --help
@@ -80,9 +80,9 @@ build:
                the runtime is libwebffi-mt.a on a shared memory; with
                --module, a module that loads only into it. Sources are
                compiled with -pthread; TVMBackendParallelLaunch
-               (webffi/parallel.h) runs linked-in code on every thread,
-               a module's code serially, and everything serially without
-               --threads
+               (webffi/parallel.h) runs linked-in code and modules'
+               on every thread, and everything serially without
+               --threads; a command program gets pthreads (webffi run)
   --no-simd    compile without wasm SIMD (as -mno-simd128 does); by
                default the sources are compiled with -msimd128, which
                vectorises loops and needs Chrome 91+, Firefox 89+,
@@ -106,6 +106,9 @@ run:
   ffi.Module.load_from_file.so) from files. A trap (out-of-bounds
   access, unreachable, ...) ends it with exit code 134 and the trap's
   message on stderr; file-system calls beyond stdio fail with ENOSYS.
+  A program built with --threads runs main on this thread and its
+  pthreads on worker threads; --threads N sizes its parallel pool
+  (TVMBackendParallelLaunch; default: a thread per core, at least 2).
 types:
   writes TypeScript declarations for a module from the type schemas in
   its tvm-ffi metadata: its functions, the globals it registers and its
@@ -267,7 +270,6 @@ function parseArgs(argv) {
   opts.flags = opts.flagGroups.flat();
   if (opts.sources.length === 0) die(`no sources\n${USAGE}`);
   if (opts.module && opts.command) die('--module and --command exclude each other');
-  if (opts.threads && opts.command) die('--threads: command programs run single-threaded');
   if (opts.compileOnly) {
     if (opts.command) die('-c and --command exclude each other');
     if (opts.sources.some(isObject)) die('-c: objects and archives have nothing to compile');
@@ -520,14 +522,16 @@ function defined(file, name) {
  * The C++ runtime a C++ module links statically: Emscripten's
  * position-independent archives (their bitcode builds, for LTO).
  */
-function cxxRuntimeArchives(lto) {
+function cxxRuntimeArchives(lto, threads) {
   const sysroot = run('em-config', ['CACHE']).trim();
   const dir = join(sysroot, `sysroot/lib/wasm32-emscripten/${lto ? 'lto-pic' : 'pic'}`);
   // libc and compiler-rt too: libc++ needs string conversions (strtol,
   // wcs*, ...) the runtime does not export; malloc and free still come
   // from the runtime (libdlmalloc is not linked), so memory is shared.
-  const archives = ['libc++-except.a', 'libc++abi-except.a', 'libunwind-except.a', 'libc.a',
-    'libcompiler_rt.a'].map((name) => join(dir, name));
+  // A threaded module's are the -mt builds (atomics, a shared memory).
+  const mt = threads ? '-mt' : '';
+  const archives = [`libc++${mt}-except.a`, `libc++abi${mt}-except.a`, `libunwind${mt}-except.a`, 'libc.a',
+    `libcompiler_rt${mt}.a`].map((name) => join(dir, name));
   const absent = archives.filter((a) => !existsSync(a));
   if (absent.length > 0) die(`Emscripten's cache lacks ${absent.join(', ')}`);
   return archives;
@@ -561,7 +565,7 @@ async function buildModule(opts, work) {
     // -Bsymbolic binds the module's own definitions locally (no GOT
     // entries for them); weak C++ runtime functions stay importable and
     // the loader resolves them to the module's own exports.
-    const archives = [...objects.filter(isForwardingArchive), ...cxxRuntimeArchives(cxxModuleLTO(opts))];
+    const archives = [...objects.filter(isForwardingArchive), ...cxxRuntimeArchives(cxxModuleLTO(opts), opts.threads)];
     link.push('-Wl,--no-whole-archive', ...archives.map((a) => `-Wl,${a}`),
       '-Wl,-Bsymbolic');
   }
@@ -787,7 +791,9 @@ function buildSystemLib(opts, work, emscripten) {
     ...runtimeLinkFlags(opts.threads), ...abi.filter((f) => !userLink.includes(f)), ...userLink, ...debugLink(opts.flags)];
   // A command program is a reactor too (so the host sets up module loading
   // before main runs): it exports main and exit (which flushes stdio).
-  if (main !== null) link.push(`-Wl,--export=${main}`, '-Wl,--export=exit');
+  // (A threaded link's exit() is an import, which js/command.js provides:
+  // it exports fflush instead, to flush stdio when main returns.)
+  if (main !== null) link.push(`-Wl,--export=${main}`, opts.threads ? '-Wl,--export=fflush' : '-Wl,--export=exit');
   if (cxx && !exceptionsOff(opts)) link.push('-fwasm-exceptions');
   if (opts.threads) {
     // A threaded link writes JS beside the wasm: webffi brings its own, so
@@ -806,7 +812,9 @@ function buildSystemLib(opts, work, emscripten) {
 }
 
 /** -c: each source to an object, with the flags the build would compile it with. */
-function compileOnly(opts) {
+function compileOnly(opts, work) {
+  // (threaded C++ objects get the landing-pad declaration, as in a link)
+  opts.lpadBitcode = lpadBitcode(opts, work);
   for (const source of opts.sources) {
     const object = opts.out ?? `${basename(source, extname(source))}.o`;
     const [tool, args] = compileArgs(opts, source, object,
@@ -819,6 +827,12 @@ function compileOnly(opts) {
 const TRAP_EXIT_CODE = 134;
 
 async function runProgram(argv) {
+  let threads;
+  if (argv[0] === '--threads') {
+    threads = Number(argv[1]);
+    if (!Number.isInteger(threads) || threads < 1 || threads > 256) die('run: --threads takes an integer in [1, 256]');
+    argv = argv.slice(2);
+  }
   if (argv.length === 0) die(`run: no program\n${USAGE}`);
   const { runCommand } = await import(new URL('../js/command.js', import.meta.url));
   let bytes;
@@ -828,7 +842,7 @@ async function runProgram(argv) {
     die(`run: ${e.message}`);
   }
   try {
-    process.exitCode = await runCommand(bytes, { args: [argv[0], ...argv.slice(1)] });
+    process.exitCode = await runCommand(bytes, { args: [argv[0], ...argv.slice(1)], threads });
   } catch (e) {
     if (!(e instanceof WebAssembly.RuntimeError)) die(`run: ${argv[0]}: ${e.message}`);
     // a trap (out-of-bounds access, unreachable, ...): a native program's
@@ -865,7 +879,7 @@ async function main(argv) {
   const work = mkdtempSync(join(tmpdir(), 'webffi-build-'));
   // die() exits at once: the scratch folder goes on exit
   process.on('exit', () => rmSync(work, { recursive: true, force: true }));
-  if (opts.compileOnly) compileOnly(opts);
+  if (opts.compileOnly) compileOnly(opts, work);
   else if (opts.module) await buildModule(opts, work);
   else buildSystemLib(opts, work, emscripten);
 }

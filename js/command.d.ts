@@ -51,6 +51,13 @@ export interface RunCommandOptions {
   write?: (fd: number, text: string) => void;
   /** Reads the module files the program loads. Default in Node: fs.readFileSync. */
   readFileSync?: (path: string) => Uint8Array;
+  /**
+   * A program built with `webffi build --threads`: the threads of its
+   * parallel pool (TVMBackendParallelLaunch), main's included, an integer
+   * in [1, 256]; its pthreads each get a worker of their own. Default: a
+   * thread per core, at least 2. Ignored by a single-threaded program.
+   */
+  threads?: number;
 }
 
 /**

@@ -8,6 +8,8 @@ import { createWasi, WasiExit } from './wasi.js';
 import { createHostImports } from './host_imports.js';
 import { moduleLoader } from './dylink.js';
 import { registerInstance } from './symbols.js';
+import { commandEnv, threadEnv } from './threads/env_imports.js';
+import { startWorkers } from './threads/pool.js';
 
 const COMMAND_SECTION = 'webffi.command';
 
@@ -33,6 +35,20 @@ function mainName(module) {
 /** -ENOSYS (WASI's errno 52, Emscripten's numbering): what an unsupported syscall returns. */
 const enosys = () => -52;
 
+/** Whether a program was linked with threads (`webffi build --threads`): it imports Emscripten's thread creation. */
+const isThreaded = (module) => WebAssembly.Module.imports(module)
+  .some((i) => i.module === 'env' && i.name === '__pthread_create_js');
+
+/** A threaded program's shared memory: 16 MiB growing to 1 GiB, as load({ threads }) makes it. */
+const SHARED_MEMORY = { initial: 256, maximum: 16384 };
+
+/** The machine's cores, as the engine reports them (at least 2: a threaded program gets a pool). */
+function cores() {
+  const os = globalThis.process?.getBuiltinModule?.('node:os');
+  const n = os?.availableParallelism?.() ?? globalThis.navigator?.hardwareConcurrency ?? 2;
+  return Math.max(2, Math.min(256, n | 0));
+}
+
 const isNode = () => Boolean(globalThis.process?.versions?.node);
 
 /** Writes each output to the process's own file descriptors, in order (Node). */
@@ -46,10 +62,12 @@ async function nodeWrite() {
  * value, or the code it passed to exit().
  * @param {ArrayBufferView | ArrayBuffer | WebAssembly.Module} source
  * @param {{ args?: string[], write?: (fd: number, text: string) => void,
- *   readFileSync?: (path: string) => Uint8Array }} [options]
+ *   readFileSync?: (path: string) => Uint8Array, threads?: number }} [options]
  *   args is the whole argv (args[0] the program's name); write receives
  *   stdout (1) and stderr (2) text (Node: the process's own); readFileSync
- *   reads the modules the program loads (Node: fs).
+ *   reads the modules the program loads (Node: fs); threads sizes a
+ *   threaded program's parallel pool, the main thread's included (default:
+ *   a thread per core, at least 2); its pthreads each get a worker of their own.
  */
 export async function runCommand(source, options = {}) {
   const args = (options.args ?? ['program']).map(String);
@@ -89,20 +107,63 @@ export async function runCommand(source, options = {}) {
   // file-system calls, which C++ libraries such as googletest link) have
   // no file system here: each fails with ENOSYS, as a native call on a
   // system without it would, instead of the program failing to start.
-  imports.env = new Proxy(host.env, {
-    get: (target, name) => target[name] ??
-      (typeof name === 'string' && name.startsWith('__syscall_') ? enosys : undefined),
-  });
   const module = source instanceof WebAssembly.Module ? source : await WebAssembly.compile(source);
   const name = mainName(module);
-  const instance = await WebAssembly.instantiate(module, imports);
+  let x = null;
+  let pool = null;
+  let env = host.env;
+  const threads = options.threads ?? cores();
+  if (isThreaded(module)) {
+    // `webffi build --threads`: the program's pthreads and the parallel
+    // pool's threads run on workers (js/threads/) over one shared memory;
+    // main runs here, where exit() ends the program.
+    memory = new WebAssembly.Memory({ ...SHARED_MEMORY, shared: true });
+    if (!Number.isInteger(threads) || threads < 1 || threads > 256) {
+      throw new RangeError(`runCommand: threads must be an integer in [1, 256], got ${threads}`);
+    }
+    pool = await startWorkers({ module, memory, count: threads - 1, grow: true, directOutput: options.write === undefined,
+      logger: { log: (text) => write?.(1, `${text}\n`), warn: (text) => write?.(2, `${text}\n`) },
+      hooks: { freeThread: (pthread) => x._emscripten_thread_free_data(pthread) } });
+    host.webffi.replay_loads = () => 0; // (workers instantiate loaded modules: js/dylink.js)
+    env = {
+      ...host.env,
+      ...threadEnv({
+        memory,
+        exports: () => x,
+        createThread: pool.createThread,
+        threadDone: pool.threadDone,
+        exit: (code) => {
+          x.fflush(0);
+          wasi.imports.proc_exit(code);
+        },
+      }),
+    };
+  }
+  // (a threaded program's: the rest of Emscripten's JS library it uses, js/threads/env_imports.js)
+  const more = pool ? commandEnv(memory, () => x) : () => undefined;
+  imports.env = new Proxy(env, {
+    get: (target, name) => target[name] ?? more(name) ??
+      (typeof name === 'string' && name.startsWith('__syscall_') ? enosys : undefined),
+  });
+  let instance;
+  try {
+    instance = await WebAssembly.instantiate(module, imports);
+  } catch (e) {
+    pool?.terminate();
+    throw e;
+  }
   registerInstance(instance, module);
-  const x = instance.exports;
+  x = pool ? { ...instance.exports, memory } : instance.exports;
   memory = x.memory;
   wasi.setMemory(memory);
   const main = x[name];
   try {
-    x._initialize();
+    if (pool) {
+      x.__wasm_call_ctors(); // the main thread's state and TLS, then the constructors
+      if (x.WebFFIParallelStart(threads) !== 0) throw new Error('the thread pool did not start');
+    } else {
+      x._initialize();
+    }
     moduleLoader(x, { readFileSync });
     // argv in the program's heap, as _start would have built it
     const argv = x.WebFFIHeapAlloc(4 * (encoded.length + 1) + argBytes);
@@ -117,10 +178,13 @@ export async function runCommand(source, options = {}) {
     });
     view.setUint32(argv + 4 * encoded.length, 0, true);
     const code = main.length >= 2 ? main(encoded.length, argv) : main();
-    x.exit(code); // runs atexit handlers, flushes stdio, then proc_exit
+    if (pool) x.fflush(0); // (exit() is the host's: stdio is flushed here)
+    else x.exit(code); // runs atexit handlers, flushes stdio, then proc_exit
     return code;
   } catch (e) {
     if (e instanceof WasiExit) return e.code;
     throw e;
+  } finally {
+    pool?.terminate();
   }
 }

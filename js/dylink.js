@@ -306,6 +306,7 @@ class ModuleLoader {
   #unloadStub = 0; // its table index (0: not made; the runtime cannot tell us)
   #sources = new Map(); // path or URL -> module name, for load_from_file where files cannot be read
   #readFileSync;
+  #threaded = false; // the threaded core: each load is published for its workers (replayLoads)
   #tag; // WebAssembly.Tag of C++ exceptions, made on first use
   #utf8 = new TextEncoder();
   #text = new TextDecoder();
@@ -320,6 +321,8 @@ class ModuleLoader {
     this.#table = exports.__indirect_function_table;
     this.#runtimeSlots = this.#table.length;
     this.#meta = JSON.parse(this.#cstr(exports.WebFFIGetABIMetadata()));
+    this.#threaded = typeof exports.WebFFIParallelPublishLoads === 'function' &&
+      typeof SharedArrayBuffer !== 'undefined' && exports.memory.buffer instanceof SharedArrayBuffer;
     this.#readFileSync = options.readFileSync ??
       globalThis.process?.getBuiltinModule?.('node:fs')?.readFileSync;
     this.#registerGlobal('ffi.Module.load_from_bytes.wasm', (args) =>
@@ -447,6 +450,7 @@ class ModuleLoader {
     let wasi = null; // made when the module's libc needs it
     const fromRuntime = []; // [GOT global, runtime function] to enter into the table
     const fromModule = []; // [GOT global, is a function, export name]: filled after instantiation
+    const gotEntries = []; // [GOT module, name, 'runtime' | 'self', global]: what workers replay
     const selfBound = new Map(); // import name -> the module's own function, after instantiation
     const missing = [];
     for (const imp of WebAssembly.Module.imports(module)) {
@@ -470,6 +474,7 @@ class ModuleLoader {
       } else if (how !== 'builtin') { // a GOT entry
         const global = new WebAssembly.Global({ value: 'i32', mutable: true }, 0);
         got[imp.module][imp.name] = global;
+        gotEntries.push([imp.module, imp.name, how === 'got-self' ? 'self' : 'runtime', global]);
         const func = imp.module === 'GOT.func';
         if (how === 'got-self') fromModule.push([global, func, imp.name]);
         else if (func) fromRuntime.push([global, x[imp.name]]);
@@ -492,7 +497,7 @@ class ModuleLoader {
     new Uint8Array(x.memory.buffer, memoryBase, dylink.memorySize).fill(0);
     // slots of modules that died are taken first: load/unload churn leaves the table as it was
     const tableBase = this.#takeSlots(dylink.tableSize, 2 ** dylink.tableAlign);
-    const rec = { name, entry, raw, start: tableBase, size: dylink.tableSize, fns: [] };
+    const rec = { name, entry, raw, start: tableBase, size: dylink.tableSize, fns: [], tls: 0, desc: 0, slots: [] };
     const giveBack = () => {
       this.#forget(rec);
       if (raw !== 0) x.WebFFIHeapFree(raw);
@@ -536,13 +541,61 @@ class ModuleLoader {
     try {
       // a threaded module's thread-local data, for the loading thread (its
       // code runs there only: TVMBackendParallelLaunch runs it serially)
-      own.emscripten_tls_init?.();
+      rec.tls = own.emscripten_tls_init?.() ?? 0;
       (own.__wasm_call_ctors ?? own.__wasm_apply_data_relocs)?.();
     } catch (e) {
       x.__stack_pointer.value = stackPointer;
       fail('RuntimeError', `Cannot load module \`${name}\`: its initialisation failed: ${e.message}`);
     }
-    return this.#register(name, own, memoryBase, rec);
+    const handle = this.#register(name, own, memoryBase, rec);
+    if (this.#threaded) {
+      this.#describe(rec, entry.bytes, {
+        memoryBase, tableBase, tableSize: dylink.tableSize, tableLength: this.#table.length,
+        got: gotEntries.map(([mod, symbol, from, global]) => [mod, symbol, from, global.value]), slots: rec.slots,
+      });
+    }
+    return handle;
+  }
+
+  /**
+   * The threaded core: what a worker needs to instantiate this module as
+   * the loading thread did (its bytes, bases, GOT values and the table
+   * slots the loader filled), in the heap, published with every other
+   * loaded module's (WebFFIParallelPublishLoads); a worker replays it
+   * before its next task (replayLoads). A module whose bytes are not at
+   * hand (a compiled WebAssembly.Module) cannot be: while one is loaded,
+   * every module's launches run serially on the calling thread.
+   */
+  #describe(rec, bytes, facts) {
+    const x = this.#x;
+    if (bytes === null) {
+      rec.serial = true;
+      this.#publish();
+      return;
+    }
+    const json = this.#utf8.encode(JSON.stringify(facts));
+    const desc = x.WebFFIHeapAlloc(8 + json.length + bytes.length);
+    if (desc === 0) fail('MemoryError', `Cannot load module \`${rec.name}\`: out of memory for its description`);
+    new Uint32Array(x.memory.buffer, desc, 2).set([json.length, bytes.length]);
+    const heap = new Uint8Array(x.memory.buffer);
+    heap.set(json, desc + 8);
+    heap.set(bytes, desc + 8 + json.length);
+    rec.desc = desc;
+    this.#publish();
+  }
+
+  /** Publishes the block of loaded modules' descriptions ([count, (id, description)...]) to the workers. */
+  #publish() {
+    const x = this.#x;
+    const live = [...this.#alive].filter(([, rec]) => rec.desc !== 0);
+    const serial = [...this.#alive.values()].some((rec) => rec.serial);
+    x.WebFFIParallelSetCodeLimit(serial ? this.#runtimeSlots : 0xffffffff);
+    const block = x.WebFFIHeapAlloc(4 + 8 * live.length);
+    if (block === 0) fail('MemoryError', 'out of memory for the list of loaded modules');
+    const words = new Uint32Array(x.memory.buffer, block, 1 + 2 * live.length);
+    words[0] = live.length;
+    live.forEach(([token, rec], i) => words.set([token, rec.desc], 1 + 2 * i));
+    x.WebFFIParallelPublishLoads(block);
   }
 
   /**
@@ -605,7 +658,14 @@ class ModuleLoader {
     if (rec === undefined) return;
     this.#alive.delete(token);
     this.#forget(rec);
-    if (rec.raw !== 0) this.#x.WebFFIHeapFree(rec.raw);
+    if (this.#threaded) {
+      // workers drop their copies at their next task; the memory goes once no launch runs
+      this.#publish();
+      for (const p of [rec.desc, rec.raw, rec.tls]) if (p !== 0) this.#x.WebFFIParallelRetire(p);
+    } else {
+      if (rec.raw !== 0) this.#x.WebFFIHeapFree(rec.raw);
+      if (rec.tls !== 0) this.#x.WebFFIHeapFree(rec.tls);
+    }
     if (this.#loaded.get(rec.name) === rec.entry) this.#loaded.delete(rec.name);
   }
 
@@ -650,6 +710,7 @@ class ModuleLoader {
         let address;
         if (typeof value === 'function' && symbol.startsWith('__tvm_ffi_')) {
           address = this.#tableIndex(value, rec);
+          rec.slots.push([address, symbol]);
         } else if (value instanceof WebAssembly.Global) {
           address = memoryBase + value.value;
         } else {
@@ -850,4 +911,97 @@ async function fetchBytes(where, readFileSync) {
     fail('RuntimeError', `Cannot load module \`${where}\`: HTTP ${response.status}`);
   }
   return new Uint8Array(await response.arrayBuffer());
+}
+
+/**
+ * A worker of the threaded core (js/threads/worker.js): its copies of the
+ * modules loaded at run time. The returned function takes the block the
+ * loading thread published (ModuleLoader's #publish) and brings this
+ * thread up to date: copies of unloaded modules go (their thread-local
+ * data freed, their table slots emptied), new ones are instantiated from
+ * their bytes at the loading thread's memory and table bases with its GOT
+ * values, without running constructors (their data is already in the
+ * shared memory), and with this thread's own thread-local data. Returns 0,
+ * or -1 when a module cannot be instantiated here.
+ * @param {WebAssembly.Exports} x this worker's instance of the core
+ * @param {WebAssembly.Memory} memory
+ * @param {(message: string) => void} report says why a replay failed
+ */
+export function workerModules(x, memory, report) {
+  const table = x.__indirect_function_table;
+  const copies = new Map(); // id -> { tls, slots: table indices this copy filled }
+  const text = new TextDecoder();
+  const runtimeKind = (n) => kindOf(x[n]);
+  let tag;
+  const drop = (id) => {
+    const copy = copies.get(id);
+    copies.delete(id);
+    for (const i of copy.slots) if (i < table.length) table.set(i, null);
+    if (copy.tls !== 0) x.free(copy.tls);
+  };
+  const instantiate = (desc) => {
+    const [jsonLength, byteLength] = new Uint32Array(memory.buffer, desc, 2);
+    const heap = new Uint8Array(memory.buffer);
+    const facts = JSON.parse(text.decode(heap.slice(desc + 8, desc + 8 + jsonLength)));
+    const module = new WebAssembly.Module(heap.slice(desc + 8 + jsonLength, desc + 8 + jsonLength + byteLength));
+    if (table.length < facts.tableLength) table.grow(facts.tableLength - table.length);
+    const ownExports = new Map(WebAssembly.Module.exports(module).map((e) => [e.name, e.kind]));
+    const env = {
+      memory,
+      __indirect_function_table: table,
+      __stack_pointer: x.__stack_pointer,
+      __memory_base: new WebAssembly.Global({ value: 'i32', mutable: false }, facts.memoryBase),
+      __table_base: new WebAssembly.Global({ value: 'i32', mutable: false }, facts.tableBase),
+    };
+    const got = { 'GOT.mem': {}, 'GOT.func': {} };
+    for (const [mod, symbol, , value] of facts.got) {
+      got[mod][symbol] = new WebAssembly.Global({ value: 'i32', mutable: true }, value);
+    }
+    let wasi = null;
+    const selfBound = new Map();
+    for (const imp of WebAssembly.Module.imports(module)) {
+      const how = resolveImport(imp, runtimeKind, ownExports);
+      if (how === 'runtime') env[imp.name] = x[imp.name];
+      else if (how === 'self') {
+        const symbol = imp.name;
+        env[symbol] = function webffiSelfImport(...args) {
+          return selfBound.get(symbol)(...args);
+        };
+      } else if (how === 'host') env[imp.name] = LIBC_HOST[imp.name](x);
+      else if (how === 'tag') env[imp.name] = (tag ??= new WebAssembly.Tag({ parameters: ['i32'] }));
+      else if (how === 'wasi') wasi ??= moduleWasi(x);
+      else if (how === null) throw new Error(`it imports ${imp.module}.${imp.name}, which this thread's core lacks`);
+    }
+    const own = new WebAssembly.Instance(module, { env, ...got, ...(wasi ? { wasi_snapshot_preview1: wasi } : {}) }).exports;
+    for (const symbol of Object.keys(env)) {
+      if (ownExports.get(symbol) === 'function' && !(symbol in x)) selfBound.set(symbol, own[symbol]);
+    }
+    // the slots the loading thread filled beyond the module's own element segment
+    const slots = [];
+    for (let i = facts.tableBase; i < facts.tableBase + facts.tableSize; i++) slots.push(i);
+    for (const [mod, symbol, from, value] of facts.got) {
+      if (mod !== 'GOT.func') continue;
+      table.set(value, from === 'self' ? own[symbol] : x[symbol]);
+      if (from === 'self') slots.push(value);
+    }
+    for (const [index, symbol] of facts.slots) {
+      table.set(index, own[symbol]);
+      slots.push(index);
+    }
+    return { tls: own.emscripten_tls_init?.() ?? 0, slots };
+  };
+  return function replayLoads(block) {
+    try {
+      const count = block === 0 ? 0 : new Uint32Array(memory.buffer, block, 1)[0];
+      const entries = count === 0 ? [] : Array.from({ length: count }, (_, i) =>
+        Array.from(new Uint32Array(memory.buffer, block + 4 + 8 * i, 2)));
+      const live = new Set(entries.map(([id]) => id));
+      for (const id of [...copies.keys()]) if (!live.has(id)) drop(id);
+      for (const [id, desc] of entries) if (!copies.has(id)) copies.set(id, instantiate(desc));
+      return 0;
+    } catch (e) {
+      report(`webffi: a module loaded at run time cannot be instantiated on a worker thread: ${e?.message ?? e}`);
+      return -1;
+    }
+  };
 }

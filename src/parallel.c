@@ -11,6 +11,7 @@
  */
 #include <limits.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <webffi/parallel.h>
 
@@ -99,12 +100,74 @@ static struct {
 } wf_par = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
             {0}, 1, 0, 0, 0, 0, 0, NULL};
 
-/* Table slots from here on hold functions of modules loaded at run time,
- * whose code the loading thread alone has instantiated: their launches run
- * serially (set by the host; natively every function can run anywhere). */
+/* Table slots from here on hold functions of modules loaded at run time
+ * that workers cannot instantiate (a compiled module whose bytes the host
+ * does not have): their launches run serially (set by the host; natively
+ * every function can run anywhere). */
 static uintptr_t wf_par_code_limit = UINTPTR_MAX;
 
 TVM_FFI_DLL void WebFFIParallelSetCodeLimit(uint32_t slots) { wf_par_code_limit = slots; }
+
+/*
+ * Modules loaded at run time (js/dylink.js) on every thread: the host
+ * publishes a block in the heap describing every loaded module, and a
+ * worker whose generation is behind instantiates what it lacks (and drops
+ * what was unloaded) before its next task, through the host. Blocks the
+ * host replaces, and memory of modules it unloaded, are freed only while
+ * no launch runs: workers read blocks and run module code inside one.
+ */
+static void* wf_par_loads;          /* the published block (the host's format), or NULL */
+static uint32_t wf_par_loads_generation;
+static void* wf_par_retired;        /* freed when the running launch ends: a list through their first word */
+static WF_THREAD_LOCAL uint32_t wf_par_loads_seen;
+
+#if defined(__wasm__)
+__attribute__((import_module("webffi"), import_name("replay_loads"))) int32_t wf_host_replay_loads(void* block);
+#else
+static int32_t wf_host_replay_loads(void* block) {
+  (void)block;
+  return 0;
+}
+#endif
+
+/* Frees p now, or when the running launch ends. Called with the lock held. */
+static void wf_par_retire_locked(void* p) {
+  if (p == NULL) return;
+  if (!wf_par.busy) {
+    free(p);
+    return;
+  }
+  *(void**)p = wf_par_retired;
+  wf_par_retired = p;
+}
+
+TVM_FFI_DLL void WebFFIParallelRetire(void* p) {
+  pthread_mutex_lock(&wf_par.lock);
+  wf_par_retire_locked(p);
+  pthread_mutex_unlock(&wf_par.lock);
+}
+
+TVM_FFI_DLL void WebFFIParallelPublishLoads(void* block) {
+  pthread_mutex_lock(&wf_par.lock);
+  void* old = wf_par_loads;
+  __atomic_store_n(&wf_par_loads, block, __ATOMIC_RELEASE);
+  __atomic_add_fetch(&wf_par_loads_generation, 1, __ATOMIC_RELEASE);
+  wf_par_retire_locked(old);
+  pthread_mutex_unlock(&wf_par.lock);
+}
+
+/* This thread's copies of the loaded modules, brought up to date: 0, or -1 with an error raised. */
+static int wf_par_replay(int task) {
+  uint32_t generation = __atomic_load_n(&wf_par_loads_generation, __ATOMIC_ACQUIRE);
+  if (generation == wf_par_loads_seen) return 0;
+  if (wf_host_replay_loads(__atomic_load_n(&wf_par_loads, __ATOMIC_ACQUIRE)) != 0) {
+    return wf_err_raise("RuntimeError",
+                        "task %d: the modules loaded at run time could not be instantiated on its worker thread",
+                        task);
+  }
+  wf_par_loads_seen = generation;
+  return 0;
+}
 
 /* Why the last task that trapped did (set by the host before it reports). */
 static char wf_par_trap_text[256];
@@ -113,12 +176,16 @@ int32_t WebFFIParallelThreads(void) { return __atomic_load_n(&wf_par.threads, __
 
 /* Runs one task, keeping the lowest failed task's error. Called without the lock. */
 static void wf_par_run_task(wf_par_job* job, int task) {
-  wf_par_in_task = 1;
-  int32_t peer_depth = wf_counters.peer_depth;
-  wf_counters.peer_depth = job->peer_depth;
-  int rc = job->flambda(task, &job->env, job->cdata);
-  wf_counters.peer_depth = peer_depth;
-  wf_par_in_task = 0;
+  /* (a worker first brings its copies of run-time-loaded modules up to date) */
+  int rc = task > 0 ? wf_par_replay(task) : 0;
+  if (rc == 0) {
+    wf_par_in_task = 1;
+    int32_t peer_depth = wf_counters.peer_depth;
+    wf_counters.peer_depth = job->peer_depth;
+    rc = job->flambda(task, &job->env, job->cdata);
+    wf_counters.peer_depth = peer_depth;
+    wf_par_in_task = 0;
+  }
   if (rc == 0) return;
   TVMFFIObjectHandle error = NULL;
   TVMFFIErrorMoveFromRaised(&error);
@@ -259,7 +326,14 @@ int TVMBackendParallelLaunch(FTVMParallelLambda flambda, void* cdata, int num_ta
   while (job.pending > 0) pthread_cond_wait(&wf_par.done, &wf_par.lock);
   wf_par.job = NULL;
   wf_par.busy = 0;
+  void* retired = wf_par_retired;
+  wf_par_retired = NULL;
   pthread_mutex_unlock(&wf_par.lock);
+  while (retired != NULL) {
+    void* next = *(void**)retired;
+    free(retired);
+    retired = next;
+  }
 
   if (job.failed_task == INT_MAX) return 0;
   if (job.error != NULL) {

@@ -56,6 +56,8 @@ export function webffiCore({ wasi, hooks, backtraces, threads = null }) {
   };
   if (threads) {
     // The threaded core (js/threads/): its shared memory and Emscripten's thread imports.
+    // (workers instantiate modules loaded at run time; this thread loaded them: js/dylink.js)
+    imports.webffi.replay_loads = () => 0;
     imports.env = threadEnv({
       memory,
       exports: () => x,
@@ -72,8 +74,6 @@ export function webffiCore({ wasi, hooks, backtraces, threads = null }) {
       wasi.setMemory(memory);
       if (threads) {
         x.__wasm_call_ctors();
-        // code from modules loaded later is on this thread only: it runs serially
-        x.WebFFIParallelSetCodeLimit(x.__indirect_function_table.length);
         if (x.WebFFIParallelStart(threads.count) !== 0) {
           throw new RuntimeError(`webffi: the thread pool did not start (${threads.count} threads)`);
         }

@@ -31,7 +31,8 @@ const isMainThread = () =>
  * @param {() => object} o.exports the instance's exports, once instantiated
  * @param {(pthread: number, start: number, arg: number) => number} [o.createThread]
  *   the loading thread's: hands a new pthread to an idle worker (0, or an errno)
- * @param {(pthread: number) => void} [o.threadDone] a joined thread's worker is idle again
+ * @param {(pthread: number) => void} [o.threadDone] a joined (or detached and ended) thread's
+ *   worker is idle again
  * @param {() => void} [o.wakeMain] a worker queued work for the loading thread
  * @param {(code: number) => never} o.exit what exit() does
  */
@@ -48,7 +49,7 @@ export function threadEnv({ memory, exports, createThread, threadDone, wakeMain,
       x.emscripten_tls_init();
     },
     __emscripten_thread_cleanup(pthread) {
-      if (main) threadDone?.(pthread);
+      threadDone?.(pthread); // (a worker's tells the loading thread)
     },
     __pthread_create_js(pthread, attr, start, arg) {
       return main ? createThread(pthread, start, arg) : EAGAIN; // only the pool's owner starts threads
@@ -91,4 +92,55 @@ export function threadEnv({ memory, exports, createThread, threadDone, wakeMain,
     emscripten_webgl_create_context: () => 0,
     exit,
   };
+}
+
+/** -ENOSYS (Emscripten's numbering): what a file-system call returns where there are no files. */
+const enosys = () => -52;
+
+/**
+ * The rest of what a threaded command program (`webffi build --threads`
+ * with main) imports from Emscripten's JS library, on every thread: libc's
+ * time zone (UTC), assert(), and file-system calls that fail with ENOSYS
+ * (a single-threaded program has these in wasm, STANDALONE_WASM's). A
+ * proxy's target: `get(name)` for a name the core did not import.
+ * @param {WebAssembly.Memory} memory
+ * @param {() => object} exports the instance's exports, once instantiated
+ */
+export function commandEnv(memory, exports) {
+  const text = new TextDecoder();
+  const cstr = (p) => {
+    const bytes = new Uint8Array(memory.buffer);
+    return p === 0 ? '' : text.decode(bytes.slice(p, bytes.indexOf(0, p)));
+  };
+  let utc = 0;
+  const own = {
+    // struct tm's fields, 4 bytes each: sec min hour mday mon year wday yday isdst gmtoff
+    _localtime_js(time, tm) {
+      const date = new Date(new Int32Array(memory.buffer, time, 1)[0] * 1000);
+      const fields = new Int32Array(memory.buffer, tm, 10);
+      const yday = Math.floor((date - Date.UTC(date.getUTCFullYear(), 0, 1)) / 864e5);
+      fields.set([date.getUTCSeconds(), date.getUTCMinutes(), date.getUTCHours(), date.getUTCDate(),
+        date.getUTCMonth(), date.getUTCFullYear() - 1900, date.getUTCDay(), yday, 0, 0]);
+    },
+    _tzset_js(timezone, daylight, tzname) {
+      if (utc === 0) {
+        utc = exports().malloc(4);
+        new Uint8Array(memory.buffer, utc, 4).set([85, 84, 67, 0]); // "UTC"
+      }
+      new Int32Array(memory.buffer, timezone, 1)[0] = 0;
+      new Int32Array(memory.buffer, daylight, 1)[0] = 0;
+      new Int32Array(memory.buffer, tzname, 2).set([utc, utc]);
+    },
+    __assert_fail(condition, file, line, func) {
+      throw new Error(`Assertion failed: ${cstr(condition)}, at: ${cstr(file) || 'unknown filename'}, ${line}, ` +
+        `${cstr(func) || 'unknown function'}`);
+    },
+    strftime_l: () => 0,
+    __clock_gettime(clock, tp) { // (musl's name for clock_gettime)
+      const ms = clock === 0 ? Date.now() : performance.now();
+      new Int32Array(memory.buffer, tp, 2).set([Math.floor(ms / 1e3), Math.floor((ms % 1e3) * 1e6)]);
+      return 0;
+    },
+  };
+  return (name) => own[name] ?? (typeof name === 'string' && name.startsWith('__syscall_') ? enosys : undefined);
 }

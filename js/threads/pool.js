@@ -57,35 +57,53 @@ function spawn(url) {
  * @param {WebAssembly.Memory} o.memory
  * @param {number} o.count
  * @param {{ log?: Function, warn?: Function }} o.logger
- * @param {{ release?: (handle: number) => void, wake?: () => void }} o.hooks
- *   filled in once the runtime exists
+ * @param {{ release?: (handle: number) => void, wake?: () => void,
+ *   freeThread?: (pthread: number) => void }} o.hooks filled in once the
+ *   runtime exists (freeThread: an ended thread's stack and state can go)
+ * @param {boolean} [o.grow] a thread created when every worker is busy
+ *   starts a new worker instead of failing with EAGAIN (command programs,
+ *   whose pthreads come on top of the pool's; in a page the new worker
+ *   starts only once the page yields)
+ * @param {boolean} [o.directOutput] Node: workers write stdout and stderr
+ *   to the process's own descriptors themselves, in order with the main
+ *   thread's, instead of through the logger
  */
-export async function startWorkers({ module, memory, count, logger, hooks, url = workerUrl() }) {
+export async function startWorkers({ module, memory, count, logger, hooks, url = workerUrl(), grow = false,
+  directOutput = false }) {
   const workers = [];
   const idle = [];
   const byThread = new Map(); // pthread -> worker
   let failure = null;
   const ready = [];
-  for (let i = 0; i < count; i++) {
+  /** A new worker; `onReady` when it has instantiated the core. */
+  const add = (onReady, onFailed) => {
     const worker = spawn(url);
     workers.push(worker);
+    worker.listen((m) => {
+      switch (m?.cmd) {
+        case 'ready': onReady(worker); break;
+        case 'release': hooks.release?.(m.handle); break;
+        case 'wake': hooks.wake?.(); break;
+        case 'cleanup': threadDone(m.pthread); break;
+        case 'print': (m.fd === 2 ? logger.warn ?? logger.log : logger.log)?.call(logger, String(m.text).replace(/\n$/, '')); break;
+        case 'trapped': logger.warn?.(`webffi: a parallel task trapped on a worker thread: ${m.message}`); break;
+        case 'failed':
+          failure ??= m.message;
+          onFailed(new RuntimeError(`webffi: a worker of the thread pool failed: ${m.message}`));
+          break;
+        default: break;
+      }
+    });
+    worker.post({ cmd: 'load', module, memory, directOutput });
+    return worker;
+  };
+  for (let i = 0; i < count; i++) {
     ready.push(new Promise((resolve, reject) => {
-      worker.listen((m) => {
-        switch (m?.cmd) {
-          case 'ready': idle.push(worker); resolve(); break;
-          case 'release': hooks.release?.(m.handle); break;
-          case 'wake': hooks.wake?.(); break;
-          case 'print': (m.fd === 2 ? logger.warn ?? logger.log : logger.log)?.call(logger, String(m.text).replace(/\n$/, '')); break;
-          case 'trapped': logger.warn?.(`webffi: a parallel task trapped on a worker thread: ${m.message}`); break;
-          case 'failed':
-            failure ??= m.message;
-            reject(new RuntimeError(`webffi: a worker of the thread pool failed: ${m.message}`));
-            break;
-          default: break;
-        }
-      });
+      add((worker) => {
+        idle.push(worker);
+        resolve();
+      }, reject);
     }));
-    worker.post({ cmd: 'load', module, memory });
   }
   let timer;
   const timeout = new Promise((_, reject) => {
@@ -100,22 +118,25 @@ export async function startWorkers({ module, memory, count, logger, hooks, url =
   } finally {
     clearTimeout(timer);
   }
+  /** A joined thread's worker can host another. */
+  function threadDone(pthread) {
+    const worker = byThread.get(pthread);
+    if (!worker) return;
+    byThread.delete(pthread);
+    idle.push(worker);
+    hooks.freeThread?.(pthread);
+  }
   return {
     /** The core's pthread_create: a new thread on an idle worker (0), or EAGAIN. */
     createThread(pthread, start, arg) {
-      const worker = idle.pop();
+      // a worker started now runs the thread once it has loaded (messages keep their order)
+      const worker = idle.pop() ?? (grow ? add(() => {}, () => {}) : undefined);
       if (!worker) return EAGAIN;
       byThread.set(pthread, worker);
       worker.post({ cmd: 'run', pthread, start, arg });
       return 0;
     },
-    /** A joined thread's worker can host another. */
-    threadDone(pthread) {
-      const worker = byThread.get(pthread);
-      if (!worker) return;
-      byThread.delete(pthread);
-      idle.push(worker);
-    },
+    threadDone,
     terminate() {
       for (const w of workers) w.terminate();
       workers.length = 0;

@@ -2,8 +2,9 @@
 // instantiates the core on the shared memory, then runs each pthread the
 // core hands it. A task that traps is reported to the core (its launch
 // returns an error instead of waiting for ever) and to the loading thread.
-import { threadEnv } from './env_imports.js';
+import { commandEnv, threadEnv } from './env_imports.js';
 import { createWasi } from '../wasi.js';
+import { workerModules } from '../dylink.js';
 
 // Emscripten 3.1.6's struct pthread: where the thread's stack top and size are.
 const PTHREAD_STACK = 44;
@@ -17,20 +18,32 @@ const post = (message) => port.postMessage(message);
 let memory = null;
 let x = null;
 let table = null;
+let replay = () => 0;
 
-function instantiate({ module, memory: shared }) {
+/** Where this worker's stdout and stderr go: the process's own (Node, when asked), else the loading thread. */
+function output(direct) {
+  const fs = direct ? globalThis.process?.getBuiltinModule?.('node:fs') : undefined;
+  return fs ? (fd, text) => fs.writeSync(fd, text) : (fd, text) => post({ cmd: 'print', fd, text });
+}
+
+function instantiate({ module, memory: shared, directOutput }) {
   memory = shared;
-  const wasi = createWasi({ write: (fd, text) => post({ cmd: 'print', fd, text }) });
+  const wasi = createWasi({ write: output(directOutput) });
   wasi.setMemory(memory);
+  const env = threadEnv({
+    memory,
+    exports: () => x,
+    wakeMain: () => post({ cmd: 'wake' }),
+    // a detached thread that ended: its worker can host another
+    threadDone: (pthread) => post({ cmd: 'cleanup', pthread }),
+    exit: (code) => {
+      throw new Error(`webffi: exit(${code}) called on a worker thread`);
+    },
+  });
+  const more = commandEnv(memory, () => x);
   const imports = {
-    env: threadEnv({
-      memory,
-      exports: () => x,
-      wakeMain: () => post({ cmd: 'wake' }),
-      exit: (code) => {
-        throw new Error(`webffi: exit(${code}) called on a worker thread`);
-      },
-    }),
+    // (what else a command program imports: js/command.js gives its main thread the same)
+    env: new Proxy(env, { get: (target, name) => target[name] ?? more(name) }),
     wasi_snapshot_preview1: wasi.imports,
     webffi: {
       // Backtraces are captured on the loading thread only; C still names
@@ -44,11 +57,14 @@ function instantiate({ module, memory: shared }) {
       call_js: () => -1,
       // A JS value C dropped on this thread is released where it lives.
       release_js: (handle) => post({ cmd: 'release', handle }),
+      // Modules loaded at run time, instantiated here before a task (src/parallel.c).
+      replay_loads: (block) => replay(block),
     },
   };
   const instance = new WebAssembly.Instance(module, imports);
   x = instance.exports;
   table = x.__indirect_function_table;
+  replay = workerModules({ ...x, memory }, memory, (message) => post({ cmd: 'print', fd: 2, text: `${message}\n` }));
 }
 
 /** Runs the pthread `pthread` (its start routine and argument) to its end. */

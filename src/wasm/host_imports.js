@@ -7,6 +7,8 @@ mergeInto(LibraryManager.library, {
   backtrace_drop: function () {},
   call_js: function () {},
   release_js: function () {},
+  // the threaded core's workers instantiate modules loaded at run time (src/parallel.c)
+  replay_loads: function () {},
   // WASI's random_get (src/wasm/entropy_wasm.c), which Emscripten 3.1.6's
   // own WASI library lacks; js/wasi.js provides it.
   random_get: function () {},

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { load, RuntimeError, ValueError, FFITypeError, MemoryError, IndexError } from '../../js/index.js';
 import { THREAD_ENV_IMPORTS } from '../../js/threads/env_imports.js';
+import { runCommand } from '../../js/command.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const modules = `${root}build/wasm/tests/modules`;
@@ -199,4 +200,17 @@ test('webffi build --threads at -O3 and -Os writes a core load() recognises', ()
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('a threaded command program: main here, its pthreads and the pool on workers, exit() and output in order', async () => {
+  // (tests/modules/command_mt.c: 6 pthreads on top of the pool's, then a launch)
+  const run = spawnSync(process.execPath, [`${root}bin/webffi.mjs`, 'run', '--threads', '3', `${modules}/command_mt.wasm`, '6', '7'],
+    { encoding: 'utf8', timeout: 60000 });
+  assert.deepEqual([run.status, run.stdout, run.stderr], [7, 'pthreads: 6, sum 55\nlaunch: 3 tasks\n', '']);
+  const out = [];
+  const code = await runCommand(readFileSync(`${modules}/command_mt.wasm`), {
+    args: ['command_mt', '2'], threads: 2, write: (fd, text) => out.push([fd, text]),
+  });
+  assert.deepEqual([code, out], [0, [[1, 'pthreads: 2, sum 1\n'], [1, 'launch: 2 tasks\n']]]);
+  await assert.rejects(runCommand(readFileSync(`${modules}/command_mt.wasm`), { threads: 0 }), RangeError);
 });

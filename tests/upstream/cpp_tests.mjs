@@ -10,6 +10,9 @@
 //           linked in, gtest_main's main), `webffi run` under Node;
 //           gtest itself is compiled with `webffi build -c` from
 //           Debian's sources (WEBFFI_GTEST_SRC, default /usr/src/googletest)
+//   wasm-mt: the same with `--threads` at every step: the threaded
+//           runtime (libwebffi-mt.a), std::thread on workers; no test may
+//           fail here (KNOWN_WASM_GAPS is the single-threaded side's)
 //   native: g++ against build/native/libwebffi.a and the system's gtest
 //   browser (--browser): the wasm programs, run by js/command.js's
 //           runCommand in headless Chromium (playwright-core, as
@@ -27,7 +30,8 @@
 //
 //   WEBFFI_UPSTREAM_INCLUDE=/path/tvm-ffi/include npm run test:upstream-cpp
 //   node tests/upstream/cpp_tests.mjs [--wasm | --native] [--browser]
-//       [--only test_any,test_map] [--jobs N] [--work DIR] [--json FILE]
+//       [--no-threads | --threads-only] [--only test_any,test_map]
+//       [--jobs N] [--work DIR] [--json FILE]
 //
 // Exit status 1 when a file does worse in wasm (under Node or in Chromium)
 // than natively (fails to compile or link, or a test that passes natively
@@ -53,7 +57,8 @@ function fail(message) {
 }
 
 function parseArgs(argv) {
-  const opts = { wasm: true, native: true, browser: false, only: null, jobs: 2, work: join(tmpdir(), 'webffi-upstream-cpp'),
+  const opts = { wasm: true, native: true, browser: false, st: true, mt: true, only: null, jobs: 2,
+    work: join(tmpdir(), 'webffi-upstream-cpp'),
     json: null, timeout: 300, testTimeout: 30 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -61,6 +66,8 @@ function parseArgs(argv) {
     if (a === '--wasm') opts.native = false;
     else if (a === '--native') opts.wasm = false;
     else if (a === '--browser') opts.browser = true;
+    else if (a === '--no-threads') opts.mt = false;
+    else if (a === '--threads-only') opts.st = false;
     else if (a === '--only') opts.only = new Set(value().split(','));
     else if (a === '--jobs') opts.jobs = Math.max(1, Number(value()));
     else if (a === '--work') opts.work = resolve(value());
@@ -70,6 +77,7 @@ function parseArgs(argv) {
     else fail(`unknown option ${a}`);
   }
   if (!opts.wasm && !opts.native) fail('--wasm and --native exclude each other');
+  if (!opts.st && !opts.mt) fail('--no-threads and --threads-only exclude each other');
   return opts;
 }
 
@@ -172,7 +180,7 @@ const timeoutOf = (args) => (args.length === 0 ? opts.timeout : opts.testTimeout
  */
 const KNOWN_WASM_GAPS = {
   'CEnvAPI.TVMFFIHandleInitDeinitOnceMultithreaded':
-    'std::thread: webffi\'s wasm runtime and `webffi run` have no threads',
+    'std::thread: the single-threaded runtime has none (the wasm-mt side runs it)',
 };
 
 /** The newest modification time of the files under dir. */
@@ -224,12 +232,12 @@ async function runTests(launch, base) {
   return report;
 }
 
-async function buildGtestWasm(dir) {
+async function buildGtestWasm(dir, variant) {
   const lib = join(dir, 'libgtest.a');
   const main = join(dir, 'libgtest_main.a');
   if (existsSync(lib) && existsSync(main)) return [main, lib];
   mkdirSync(dir, { recursive: true });
-  const flags = ['-O2', '-DGTEST_HAS_PTHREAD=0', '-I', join(gtestSrc, 'include'), '-I', gtestSrc];
+  const flags = [...variant.flags, '-O2', '-DGTEST_HAS_PTHREAD=0', '-I', join(gtestSrc, 'include'), '-I', gtestSrc];
   for (const [src, archive] of [['gtest-all.cc', lib], ['gtest_main.cc', main]]) {
     const object = join(dir, src.replace(/\.cc$/, '.o'));
     const r = await webffi(['build', '-c', ...flags, join(gtestSrc, 'src', src), '-o', object]);
@@ -246,37 +254,48 @@ function onceObject(fn) {
   return () => (made ??= fn());
 }
 
-const wasmTesting = onceObject(async () => {
-  const object = join(opts.work, 'wasm', 'upstream_testing.o');
-  if (upToDate(object, testingSource)) return object;
-  const r = await webffi(['build', '-c', '-O0', '--tvm-ffi-include', upInclude, ...testingDefines, testingSource,
-    '-o', object], { log: join(opts.work, 'wasm', 'upstream_testing.compile.log') });
-  if (r.code !== 0) fail(`upstream's testing library does not compile to wasm:\n${r.out}`);
-  return object;
-});
-
-const wasmCompanion = onceObject(async () => {
-  const object = join(opts.work, 'wasm', 'companion-test_reflection.o');
-  if (upToDate(object, companionSource)) return object;
-  const r = await webffi(['build', '-c', '-O0', '--tvm-ffi-include', upInclude, '-I', join(gtestSrc, 'include'),
-    ...includes, companionSource, '-o', object], { log: join(opts.work, 'wasm', 'companion-test_reflection.compile.log') });
-  return r.code === 0 ? object : null;
-});
+/**
+ * The wasm builds: single-threaded, and threaded (`--threads` at every
+ * step, its own folder); each has its own gtest, testing library and companion.
+ */
+const VARIANTS = {
+  wasm: { side: 'wasm', flags: [], gaps: KNOWN_WASM_GAPS },
+  'wasm-mt': { side: 'wasm-mt', flags: ['--threads'], gaps: {} },
+};
+for (const variant of Object.values(VARIANTS)) {
+  const dir = join(opts.work, variant.side);
+  variant.testing = onceObject(async () => {
+    const object = join(dir, 'upstream_testing.o');
+    if (upToDate(object, testingSource)) return object;
+    const r = await webffi(['build', '-c', ...variant.flags, '-O0', '--tvm-ffi-include', upInclude, ...testingDefines,
+      testingSource, '-o', object], { log: join(dir, 'upstream_testing.compile.log') });
+    if (r.code !== 0) fail(`upstream's testing library does not compile to wasm (${variant.side}):\n${r.out}`);
+    return object;
+  });
+  variant.companion = onceObject(async () => {
+    const object = join(dir, 'companion-test_reflection.o');
+    if (upToDate(object, companionSource)) return object;
+    const r = await webffi(['build', '-c', ...variant.flags, '-O0', '--tvm-ffi-include', upInclude, '-I',
+      join(gtestSrc, 'include'), ...includes, companionSource, '-o', object],
+    { log: join(dir, 'companion-test_reflection.compile.log') });
+    return r.code === 0 ? object : null;
+  });
+}
 
 /** Compiles and links one file's wasm program: { compile, link, program }. */
-async function wasmBuild(source, dir, gtest) {
+async function wasmBuild(source, dir, gtest, variant) {
   const n = basename(source, '.cc');
-  const extra = needsCompanion(source) ? [await wasmCompanion()] : [];
+  const extra = needsCompanion(source) ? [await variant.companion()] : [];
   if (extra[0] === null) return { compile: false, link: false };
   const object = join(dir, `${n}.o`);
   const program = join(dir, `${n}.wasm`);
   const result = { compile: false, link: false, program };
-  const c = upToDate(object, source) ? { code: 0 } : await webffi(['build', '-c', '-O0', '--tvm-ffi-include', upInclude, '-I', join(gtestSrc, 'include'),
+  const c = upToDate(object, source) ? { code: 0 } : await webffi(['build', '-c', ...variant.flags, '-O0', '--tvm-ffi-include', upInclude, '-I', join(gtestSrc, 'include'),
     ...includes, source, '-o', object], { log: join(dir, `${n}.compile.log`) });
   if (c.code !== 0) return result;
   result.compile = true;
-  const testing = NEEDS_TESTING_LIBRARY.has(n) ? [await wasmTesting()] : [];
-  const l = await webffi(['build', '--command', '--cxx', '-O0', '--tvm-ffi-include', upInclude, object, ...extra,
+  const testing = NEEDS_TESTING_LIBRARY.has(n) ? [await variant.testing()] : [];
+  const l = await webffi(['build', '--command', '--cxx', ...variant.flags, '-O0', '--tvm-ffi-include', upInclude, object, ...extra,
     ...testing, ...gtest, '-o', program], { log: join(dir, `${n}.link.log`) });
   if (l.code !== 0) return result;
   result.link = true;
@@ -285,25 +304,25 @@ async function wasmBuild(source, dir, gtest) {
 
 /** The wasm programs, each built once for the Node and the Chromium side. */
 const wasmBuilds = new Map();
-let wasmGtest = null;
-function wasmProgram(source) {
-  if (!wasmBuilds.has(source)) {
-    wasmBuilds.set(source, (async () => {
-      const dir = join(opts.work, 'wasm');
+function wasmProgram(source, variant = VARIANTS.wasm) {
+  const key = `${variant.side}:${source}`;
+  if (!wasmBuilds.has(key)) {
+    wasmBuilds.set(key, (async () => {
+      const dir = join(opts.work, variant.side);
       mkdirSync(dir, { recursive: true });
-      wasmGtest ??= buildGtestWasm(join(opts.work, 'gtest-wasm'));
-      return wasmBuild(source, dir, await wasmGtest);
+      variant.gtest ??= buildGtestWasm(join(opts.work, `gtest-${variant.side}`), variant);
+      return wasmBuild(source, dir, await variant.gtest, variant);
     })());
   }
-  return wasmBuilds.get(source);
+  return wasmBuilds.get(key);
 }
 
-async function wasmFile(source) {
-  const { program, ...result } = await wasmProgram(source);
+async function wasmFile(source, variant) {
+  const { program, ...result } = await wasmProgram(source, variant);
   if (!result.link) return result;
   const runArgs = runArgsOf(source);
   const launch = (args, log) => webffi(['run', program, ...runArgs(args)], { timeout: timeoutOf(args), log });
-  return { ...result, ...await runTests(launch, join(opts.work, 'wasm', basename(source, '.cc'))) };
+  return { ...result, ...await runTests(launch, join(opts.work, variant.side, basename(source, '.cc'))) };
 }
 
 async function browserFile(source, browser) {
@@ -377,7 +396,8 @@ async function pool(items, jobs, fn) {
 }
 
 const sides = [];
-if (opts.wasm) sides.push(['wasm', (s) => wasmFile(s)]);
+if (opts.wasm && opts.st) sides.push(['wasm', (s) => wasmFile(s, VARIANTS.wasm)]);
+if (opts.wasm && opts.mt) sides.push(['wasm-mt', (s) => wasmFile(s, VARIANTS['wasm-mt'])]);
 if (opts.native) {
   const dir = join(opts.work, 'native');
   const forward = await nativeForward(dir);
@@ -416,11 +436,12 @@ for (const n of names) {
   const whys = [];
   const notes = [];
   // each wasm side against native, or Chromium against Node without native
-  for (const side of ['wasm', 'browser']) {
+  for (const side of ['wasm', 'wasm-mt', 'browser']) {
     const w = results[side]?.[n];
     if (!w) continue;
     const [refSide, ref] = x ? ['native', x] : side === 'browser' && results.wasm ? ['wasm', results.wasm[n]] : [null, null];
     const prefix = side === 'wasm' ? '' : `${side}: `;
+    const gaps = side === 'wasm-mt' ? VARIANTS['wasm-mt'].gaps : KNOWN_WASM_GAPS;
     const where = refSide === 'native' ? 'natively' : 'under Node';
     if (!ref) {
       if (!w.compile) whys.push(`${prefix}does not compile`);
@@ -431,13 +452,13 @@ for (const n of names) {
     else if (ref.link && !w.link) whys.push(`${prefix}links ${where} only`);
     else if (ref.link) {
       const lost = ref.passed.filter((t) => !w.passed.includes(t));
-      const unknown = lost.filter((t) => !(t in KNOWN_WASM_GAPS));
-      const stale = w.passed.filter((t) => t in KNOWN_WASM_GAPS);
+      const unknown = lost.filter((t) => !(t in gaps));
+      const stale = w.passed.filter((t) => t in gaps);
       if (unknown.length > 0) whys.push(`${prefix}passes ${where} only: ${unknown.join(' ')}`);
       else if (stale.length > 0 && refSide === 'native') {
         whys.push(`${prefix}listed in KNOWN_WASM_GAPS, yet passes in wasm: ${stale.join(' ')}`);
       }
-      const known = lost.filter((t) => t in KNOWN_WASM_GAPS);
+      const known = lost.filter((t) => t in gaps);
       if (known.length > 0) {
         // the reason once: Node's line gives it, Chromium's names the tests
         const listed = side === 'wasm' || !results.wasm ? known.map((t) => `${t}: ${KNOWN_WASM_GAPS[t]}`) : known;
@@ -445,7 +466,7 @@ for (const n of names) {
       }
     }
   }
-  if (!results.wasm && !results.browser && x) {
+  if (!results.wasm && !results['wasm-mt'] && !results.browser && x) {
     if (!x.compile) whys.push('does not compile');
     else if (!x.link) whys.push('does not link');
   }
