@@ -7,7 +7,7 @@
 // element; in a classic worker, importScripts; elsewhere (a module worker,
 // Node), import(). A file next to the bundle is all it needs: no network.
 import shared from 'webffi:shared';
-import { scriptUrl } from './locate_script.js';
+import { scriptUrl, scriptNonce } from './locate_script.js';
 import { RuntimeError } from '../errors.js';
 
 const DEFINE = Symbol.for('webffi.part');
@@ -41,6 +41,7 @@ function inject(name, url, fail) {
     const s = document.createElement('script');
     s.src = url.href;
     s.async = true;
+    if (scriptNonce) s.nonce = scriptNonce;
     s.onload = () => {
       s.remove();
       fail('it ran without defining the part');

@@ -9,3 +9,5 @@ export const scriptUrl = (typeof document !== 'undefined' && document.currentScr
 
 export const defaultWasmUrl = () => new URL('webffi.wasm', scriptUrl);
 export const defaultThreadedWasmUrl = () => new URL('webffi-mt.wasm', scriptUrl);
+/** The nonce of this script's tag, for the parts' tags on a page whose CSP names scripts by nonce (js/bundle/chunks.js). */
+export const scriptNonce = (typeof document !== 'undefined' && document.currentScript?.nonce) || '';

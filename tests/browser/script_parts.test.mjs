@@ -72,13 +72,16 @@ test('a script-tag page serves TVM RPC and WebGPU from the parts it loads on fir
 });
 
 /** A folder holding the bundle and the wasm, and `parts` of the bundle's parts, as a site would copy them. */
-function site(parts) {
+function site(parts, { nonce = null } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'webffi-script-parts-'));
   mkdirSync(join(dir, 'lib'));
   for (const f of ['webffi.iife.js', 'webffi.wasm', ...parts]) copyFileSync(join(root, 'dist', f), join(dir, 'lib', f));
-  writeFileSync(join(dir, 'index.html'), `<!doctype html>
-<script src="lib/webffi.iife.js"></script>
-<script>
+  // with a nonce: a CSP that runs only the scripts carrying it (the parts' tags get the bundle's)
+  const csp = nonce ? `<meta http-equiv="Content-Security-Policy" content="script-src 'nonce-${nonce}' 'wasm-unsafe-eval'">` : '';
+  const n = nonce ? ` nonce="${nonce}"` : '';
+  writeFileSync(join(dir, 'index.html'), `<!doctype html>${csp}
+<script src="lib/webffi.iife.js"${n}></script>
+<script${n}>
   const warnings = [];
   const auto = new URL(location.href).searchParams.get('auto') !== '0';
   webffi.load({ autoloadBackends: auto, logger: { log() {}, warn: (m) => warnings.push(m) } }).then(async (rt) => {
@@ -137,6 +140,24 @@ test('a script-tag page loads a model library TVM compiled, its core from the mo
     await page.waitForFunction(() => window.__out, null, { timeout: 120000 });
     assert.deepEqual(await page.evaluate(() => window.__out), { kind: 'tvm-ffi', shape: '2,3' });
     assert.deepEqual(scripts.sort(), ['webffi.iife.js', 'webffi.models.js']);
+  } finally {
+    await page.close();
+  }
+});
+
+test('on a page whose CSP runs scripts by nonce, a part\'s tag carries the bundle\'s nonce', async (t) => {
+  const dir = site(['webffi.webgpu.js'], { nonce: 'n0nce' });
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const server = await startServer({ root: dir });
+  t.after(() => server.close());
+  const page = await browser.context.newPage();
+  try {
+    await page.goto(server.url('index.html'));
+    await page.waitForFunction(() => window.__out, null, { timeout: 60000 });
+    const out = await page.evaluate(() => window.__out);
+    assert.equal(out.error, undefined);
+    assert.deepEqual(out.warnings, []);
+    assert.ok(out.backends.includes('webgpu'), out.backends.join());
   } finally {
     await page.close();
   }
