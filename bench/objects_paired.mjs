@@ -89,6 +89,7 @@ function webffiRows(r) {
     rows.kernel = () => addScalar(x, 1).dispose();
   }
   rows.floor = floor;
+  rows.floorToken = floorToken;
   return rows;
 }
 
@@ -121,6 +122,7 @@ function tvmjsRows() {
     gpuEmpty: () => tvm.empty([4], 'float32', onGPU).dispose(),
     kernel: () => alloc(shape, dtype, onGPU, 'global').dispose(),
     floor: null,
+    floorToken: null,
   };
 }
 
@@ -136,6 +138,7 @@ const NAMES = {
   gpuEmpty: '`rt.empty([4])` on WebGPU + `dispose()`',
   kernel: 'a tensor returned from C (kernel output) + `dispose()`',
   floor: 'floor: a JS object registered with a FinalizationRegistry, collected',
+  floorToken: 'the same with an unregister token (the object itself)',
 };
 // rows whose calls take microseconds run a tenth as many calls
 const FEWER = new Set(['gpuEmpty', 'kernel']);
@@ -145,6 +148,10 @@ const FEWER = new Set(['gpuEmpty', 'kernel']);
 const floorRegistry = new FinalizationRegistry(() => {});
 const floor = () => {
   floorRegistry.register({}, 0);
+};
+const floorToken = () => {
+  const o = {};
+  floorRegistry.register(o, 0, o);
 };
 
 const ours = webffiRows(rt);
