@@ -460,6 +460,17 @@ export function compilePipelines(rt: Runtime, module: ModuleObject,
  * sequence in every engine).
  *
  * @group Weights
+ * @example
+ * ```ts
+ * import { seededRandom } from 'webffi/js/model_library.js';
+ * const next = seededRandom(42);
+ * const first = next();
+ * console.log(first === seededRandom(42)(), first >= -0.5 && first < 0.5);
+ * ```
+ * <!-- doc: output -->
+ * ```text
+ * true true
+ * ```
  */
 export function seededRandom(seed: number): () => number;
 
@@ -496,5 +507,19 @@ export function seededTensorCache(
  * read on the CPU: no GPU needed.
  *
  * @group Weights
+ * @example
+ * <!-- doc: fixture=arctic-s -->
+ * ```ts
+ * import { load } from 'webffi';
+ * import { libraryParams } from 'webffi/js/model_library.js';
+ * const rt = await load({ wasm: 'arctic-s.wasm', autoloadBackends: false });
+ * const params = libraryParams(rt);
+ * console.log(params.length, params[0].name, params[0].shape, params[0].dtype);
+ * rt.dispose();
+ * ```
+ * <!-- doc: output -->
+ * ```text
+ * 149 embeddings.word_embeddings.weight [ 30522, 384 ] float32
+ * ```
  */
 export function libraryParams(rt: Runtime): { name: string; shape: number[]; dtype: string }[];

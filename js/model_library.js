@@ -451,7 +451,7 @@ export async function loadTensorCache(rt, source, options) {
 }
 
 /** The names a tensor cache's index goes by: web-llm's, then its older one. */
-export const INDEX_NAMES = Object.freeze(['tensor-cache.json', 'ndarray-cache.json']);
+const INDEX_NAMES = Object.freeze(['tensor-cache.json', 'ndarray-cache.json']);
 
 /** The bytes of the index at base, under the first of INDEX_NAMES that is there; none there names every one looked for. */
 async function readIndex(base, signal) {
