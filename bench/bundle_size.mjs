@@ -72,14 +72,26 @@ function app(tree, name, code) {
   return dir;
 }
 
-async function withEsbuild(dir) {
+async function withEsbuild(dir, { splitting = false } = {}) {
   const { build } = await import('esbuild');
-  const out = join(dir, 'out-esbuild');
-  await build({
-    absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, minify: true, format: 'esm',
-    platform: 'browser', outdir: out, loader: { '.wasm': 'file' }, logLevel: 'silent',
+  const out = join(dir, splitting ? 'out-esbuild-split' : 'out-esbuild');
+  const { metafile } = await build({
+    absWorkingDir: dir, entryPoints: ['main.js'], bundle: true, minify: true, format: 'esm', splitting,
+    platform: 'browser', outdir: out, loader: { '.wasm': 'file' }, logLevel: 'silent', metafile: true,
   });
-  return sizeOf(jsUnder(out));
+  if (!splitting) return sizeOf(jsUnder(out));
+  // what the page loads first: the entry and the chunks it imports statically; the rest loads on demand
+  const js = Object.keys(metafile.outputs).filter((f) => f.endsWith('.js'));
+  const first = new Set();
+  const visit = (f) => {
+    if (first.has(f)) return;
+    first.add(f);
+    for (const i of metafile.outputs[f].imports) if (i.kind === 'import-statement' && i.path.endsWith('.js')) visit(i.path);
+  };
+  visit(js.find((f) => metafile.outputs[f].entryPoint));
+  const read = (files) => Buffer.concat(files.map((f) => readFileSync(join(dir, f))));
+  const later = js.filter((f) => !first.has(f));
+  return { ...sizeOf(read([...first])), chunks: later.length ? sizeOf(read(later)) : null };
 }
 
 async function withWebpack(dir) {
@@ -117,10 +129,11 @@ async function measure(tree, tag) {
     rows[`worker page, ${bundler}, from 'webffi/client'`] = hasClient
       ? await run(app(tree, `${tag}-${bundler}-client`, page('webffi/client'))) : null;
   }
-  for (const [bundler, run] of [['esbuild', withEsbuild], ['webpack', withWebpack]]) {
+  const split = (dir) => withEsbuild(dir, { splitting: true });
+  for (const [bundler, run] of [['esbuild', withEsbuild], ['esbuild --splitting', split], ['webpack', withWebpack]]) {
     rows[`one-function page, ${bundler}, from 'webffi'`] = await run(app(tree, `${tag}-${bundler}-one`, oneFunctionPage('webffi')));
   }
-  // webpack splits at dynamic imports (the WebGPU backend, fetched where the host has WebGPU)
+  // webpack and esbuild --splitting split at dynamic imports (the WebGPU backend and a TVM library's glue, fetched when needed)
   for (const [name, m] of Object.entries(rows)) {
     if (m?.chunks) rows[`${name}: its chunks, loaded on demand`] = m.chunks;
   }
