@@ -155,6 +155,10 @@ test('c-and-cpp.md\'s typed bindings: webffi types, then tsc --strict on the app
 
 test('tensors-and-webgpu.md in Node: onnxruntime-web on webffi\'s device and webffi on tfjs\'s, through webffi/node-gpu, Dawn from the installed webgpu', () => {
   assert.equal(runSection('docs/tensors-and-webgpu.md', '### In Node'), 2);
+  // the example's install line names the onnxruntime-web that ran it (this repository's dev dependency)
+  const [from, to] = section('docs/tensors-and-webgpu.md', '### In Node');
+  const ortExample = blocksOf('docs/tensors-and-webgpu.md').find((b) => b.line > from && b.line < to && b.code.includes('onnxruntime-web'));
+  assert.match(ortExample.code, new RegExp(`^// npm install webffi webgpu onnxruntime-web@${pkg.devDependencies['onnxruntime-web'].replace(/\./g, '\\.')}\n`));
 });
 
 test('every jsdelivr/unpkg URL of webffi in README and docs names this version', () => {
