@@ -132,3 +132,11 @@ test('the script bundle is at most 200 KB, and each part of it is a file the pac
     assert.equal(pkg.exports[`./script/${part}`], `./dist/webffi.${part}.js`);
   }
 });
+
+test('each row of README\'s table of further figures names its bench command and date, or is a size checked above', () => {
+  const text = readFileSync(`${root}README.md`, 'utf8');
+  const table = text.slice(text.indexOf('| what | figure |')).split(/\n\n/)[0].split('\n').slice(2);
+  assert.ok(table.length >= 8, table.join('\n'));
+  const unnamed = table.filter((row) => !(/\b20\d\d-\d\d-\d\d\b/.test(row) && /`(node )?bench\/[\w.]+\.(mjs|sh)/.test(row)) && !/ KB/.test(row));
+  assert.deepEqual(unnamed, []);
+});
