@@ -32,3 +32,47 @@ test('a collected wrapper releases its reference', async () => {
   }
   assert.equal(rt.liveJSValues, before, 'the JS function was released with its handle');
 });
+
+// Registration waits for the end of the job that made a handle (or for 256
+// waiting): each way a handle can reach the collector is still released.
+test('handles dropped before their registration, past the pending list, or escaping a scope are released when collected', async () => {
+  const rt = await loadTesting(await load({ autoloadBackends: false }));
+  const useCount = rt.getGlobal('testing.object_use_count');
+  const echo = rt.getGlobal('testing.echo');
+  const root = rt.toFFI([1, 2]);
+  const settled = async (want) => {
+    for (let i = 0; i < 50 && useCount(root) !== want; i++) {
+      gc();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return useCount(root);
+  };
+  (() => {
+    echo(root); // dropped in the job that made it: registered at the job's end
+    for (let i = 0; i < 700; i++) echo(root); // past the pending list: registered in batches
+  })();
+  assert.equal(useCount(root), 702, 'nothing released while the job runs');
+  assert.equal(await settled(1), 1);
+  let kept = rt.scope(() => rt.scope(() => echo(root))); // escapes two scopes
+  const inScope = [];
+  rt.scope(() => inScope.push(echo(root), echo(root)));
+  assert.ok(inScope.every((h) => h.disposed), 'the scope disposed what it made');
+  assert.equal(useCount(root), 2);
+  await settled(1);
+  assert.equal(useCount(root), 2, 'the escaped result is held');
+  assert.equal(kept.length, 2);
+  kept = null;
+  assert.equal(await settled(1), 1, 'the escaped result, dropped, was released');
+  // a tensor viewed in a scope: the scope disposes it, the view keeps its memory until collected
+  let view = rt.scope(() => {
+    const t = rt.empty([4], 'float32');
+    t.set(new Float32Array([5, 6, 7, 8]));
+    return t.view();
+  });
+  rt.empty([4], 'float32').set(new Float32Array(4).fill(-1)); // reuse would land here
+  assert.deepEqual(Array.from(view), [5, 6, 7, 8]);
+  view = null;
+  gc();
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  root.dispose();
+});
