@@ -2,9 +2,9 @@
 // loads on the first call. The async functions load it and call through;
 // the classes are these stand-ins until it has loaded (no value is an
 // instance of them before), then the real ones (webffi.RPCSession is a live
-// binding). The synchronous functions: joinRPCProxy returns at once (its
-// argument errors reject `ready` until the part has loaded), and
-// createRPCEndpoint needs the part loaded first: `await webffi.loadRPC()`.
+// binding). The synchronous functions return at once: joinRPCProxy (its
+// argument errors reject `ready` until the part has loaded) and
+// createRPCEndpoint (below); `await webffi.loadRPC()` loads the part ahead.
 import { loadPart } from './chunks.js';
 import { makeError } from '../errors.js';
 
@@ -83,10 +83,58 @@ export function joinRPCProxy(...args) {
   };
 }
 
-export function createEndpoint(...args) {
-  if (!rpc) {
-    throw makeError('RuntimeError', 'webffi.createRPCEndpoint: the TVM RPC part of the script bundle (dist/webffi.rpc.js) ' +
-      'loads on first use; await webffi.loadRPC() first');
-  }
-  return rpc.createRPCEndpoint(...args);
+/**
+ * Until the part has loaded, an endpoint that keeps what it is fed (copied)
+ * and hands it to the real one once made; what the real one would have
+ * thrown then (bad options, a protocol error in the bytes kept) ends it
+ * through onClose(error) instead.
+ */
+export function createEndpoint(rt, options = {}) {
+  if (rpc) return rpc.createRPCEndpoint(rt, options);
+  let real = null;
+  let closed = false;
+  const kept = [];
+  const end = (error) => {
+    if (closed) return;
+    closed = true;
+    kept.length = 0;
+    options?.onClose?.(error);
+  };
+  loadRPC().then(() => {
+    if (closed) return;
+    try {
+      real = rpc.createRPCEndpoint(rt, options);
+    } catch (e) {
+      end(e);
+      return;
+    }
+    for (const bytes of kept.splice(0)) {
+      try {
+        if (real.feed(bytes) === 'closed') break;
+      } catch {
+        break; // the real endpoint reported it through onClose
+      }
+    }
+  }, end);
+  return {
+    feed(bytes) {
+      if (real) return real.feed(bytes);
+      if (closed) throw makeError('RPCError', 'RPC: the session is closed');
+      kept.push(new Uint8Array(bytes));
+      return 'open';
+    },
+    close() {
+      if (real) real.close();
+      else end();
+    },
+    get closed() {
+      return real ? real.closed : closed;
+    },
+    get handleCount() {
+      return real ? real.handleCount : 0;
+    },
+    get pending() {
+      return real ? real.pending : kept.length > 0;
+    },
+  };
 }

@@ -47,11 +47,15 @@ test('a script-tag page serves TVM RPC and WebGPU from the parts it loads on fir
     await page.goto(proxy.webUrl(`tests/browser/pages/rpc_device_script.html?proxy=${encodeURIComponent(proxy.wsUrl)}&key=script`));
     await page.waitForFunction(() => window.__rpc?.ready || window.__rpc?.errors.length, null, { timeout: 120000 });
     assert.deepEqual(await page.evaluate(() => window.__rpc.errors), [], logs.join('\n'));
-    const { before: b, after: a } = await page.evaluate(() => ({ before: window.__rpc.before, after: window.__rpc.after }));
+    const { before: b, after: a, closes } = await page.evaluate(() => ({ before: window.__rpc.before, after: window.__rpc.after, closes: window.__rpc.closes }));
     assert.equal(b.standIn, true);
-    assert.match(b.endpoint, /^RuntimeError: webffi\.createRPCEndpoint: .*dist\/webffi\.rpc\.js.*await webffi\.loadRPC\(\)/);
+    assert.deepEqual(b.endpoint, ['open', false, true]);
     assert.equal(b.limits, 65536);
-    assert.deepEqual(a, { realClass: true, endpoint: 'function' });
+    assert.deepEqual(a, { realClass: true, endpoint: 'function', earlyClosed: true });
+    assert.deepEqual(closes, {
+      noSend: 'TypeError: RPC endpoint: send is a function (bytes) => void',
+      garbage: 'RPCError: RPC: closing the connection: RPC handshake: 0x4030201 is not TVM RPC\'s magic 0xff271 (not a TVM RPC client?)',
+    });
     for (let i = 0; i < 100 && !proxy.waiting().includes('script'); i++) await new Promise((r) => setTimeout(r, 20));
     const s = await connectRPC(`127.0.0.1:${proxy.tcpPort}`, 'script', { timeout: 60000 });
     try {
