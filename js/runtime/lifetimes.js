@@ -10,11 +10,12 @@
 //   - any other handle joins a pending list, which is registered at the next
 //     checkpoint: when PENDING_MAX handles wait, or in a microtask once the
 //     running JS job ends. A handle disposed before then is skipped.
-// Until its checkpoint the list holds the handle strongly, so one that is
-// dropped is collected (and released) a job later than it would be.
+// Until its checkpoint the list holds the handle strongly: one dropped at
+// once is collectable from the end of its job on, which delays nothing (a
+// finalizer never runs before the job that made its handle has ended).
 // Registration gives the wrapper a cell { p } as the held value, with no
-// unregister token (the token's weak map made registration 4x dearer and
-// collection slower still): dispose() empties the cell instead of
+// unregister token (with one, a registration cost 2-5x as much: the floor
+// rows of bench/objects_paired.mjs): dispose() empties the cell instead of
 // unregistering, and the finalizer releases only a cell that still holds
 // its address.
 import { PTR, CELL, runtimeOf, isHandle } from '../objects.js';
