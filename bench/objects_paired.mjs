@@ -6,11 +6,14 @@
 // order; the medians of `--rounds` rounds (after one warm-up) are printed in
 // ns per call with the paired ratio tvmjs / webffi (above 1: webffi faster).
 // tvmjs keeps every object it makes in its scope (beginScope/endScope), so
-// its rows run inside one, as web-llm runs them; webffi's objects are
-// disposed by hand, by rt.scope(), or left to the garbage collector.
-// A last column times webffi's rows on its own core (dist/webffi.wasm),
-// where the webgpu.* kernels live: a kernel output is timed there, against
-// webffi's own empty() on WebGPU.
+// each of its rounds runs inside one (its end timed too), as web-llm runs
+// them; webffi's objects are disposed by hand, by rt.scope(), or left to
+// the garbage collector. A last column times webffi's rows on its own core
+// (dist/webffi.wasm), where the webgpu.* kernels live: its kernel-output row
+// is webgpu.add_scalar on a [4] tensor, the dispatch included. The floor
+// rows register a bare object with a FinalizationRegistry (with and
+// without an unregister token): what the garbage collector's path costs at
+// least.
 // Time is the process's CPU time (process.cpuUsage: user + system, all its
 // threads), so the waits of a machine shared with other jobs do not count;
 // --clock wall takes wall-clock time instead.
