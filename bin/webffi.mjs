@@ -792,8 +792,9 @@ function buildSystemLib(opts, work, emscripten) {
   // A command program is a reactor too (so the host sets up module loading
   // before main runs): it exports main and exit (which flushes stdio).
   // (A threaded link's exit() is an import, which js/command.js provides:
-  // it exports fflush instead, to flush stdio when main returns.)
-  if (main !== null) link.push(`-Wl,--export=${main}`, opts.threads ? '-Wl,--export=fflush' : '-Wl,--export=exit');
+  // it exports fflush instead, to flush stdio when main returns; naming
+  // _main quiets Emscripten's warning that main may be dropped.)
+  if (main !== null) link.push(`-Wl,--export=${main}`, ...(opts.threads ? ['-Wl,--export=fflush', '-sEXPORTED_FUNCTIONS=_main'] : ['-Wl,--export=exit']));
   if (cxx && !exceptionsOff(opts)) link.push('-fwasm-exceptions');
   if (opts.threads) {
     // A threaded link writes JS beside the wasm: webffi brings its own, so
