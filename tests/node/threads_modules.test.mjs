@@ -7,6 +7,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import { load, IndexError, ValueError } from '../../js/index.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -93,5 +94,47 @@ test('C++ in a module loaded at run time throws and catches on every thread at o
     assert.equal(mod.getFunction('at')(2), null);
   } finally {
     rt.unloadModule('parallel_cxx');
+  }
+});
+
+test('generated loads, unloads and launches of two modules: every launch on both threads equals the serial one', async () => {
+  const cxxBytes = readFileSync(`${modules}/parallel_cxx_module_mt.wasm`);
+  const serialSum = st.getGlobal('ffi.SystemLib')().getFunction('sum');
+  const values = data(4099, 7);
+  const a = rt.tensor(values);
+  const b = st.tensor(values);
+  const want = new Map([0, 1, 2, 3, 5].map((split) => [split, serialSum(b, split)]));
+  const loaded = { parallel: null, parallel_cxx: null };
+  const step = {
+    load: async (name) => {
+      loaded[name] ??= await rt.loadModule(name === 'parallel' ? kernelBytes : cxxBytes);
+    },
+    unload: (name) => {
+      if (loaded[name] === null) return;
+      loaded[name].dispose();
+      loaded[name] = null;
+      rt.unloadModule(name);
+    },
+    use: (name, split) => {
+      const mod = loaded[name];
+      if (mod === null) return;
+      if (name === 'parallel') {
+        assert.equal(mod.getFunction('tasks')(0), 2);
+        assert.ok(Object.is(mod.getFunction('sum')(a, split), want.get(split)));
+      } else {
+        assert.equal(Number(mod.getFunction('throws')(200)), 0, 'no catch misrouted');
+      }
+    },
+  };
+  const op = fc.tuple(fc.constantFrom('load', 'unload', 'use'), fc.constantFrom('parallel', 'parallel_cxx'),
+    fc.constantFrom(0, 1, 2, 3, 5));
+  try {
+    await fc.assert(fc.asyncProperty(fc.array(op, { maxLength: 24 }), async (ops) => {
+      for (const [what, name, split] of ops) await step[what](name, split);
+      for (const name of Object.keys(loaded)) step.unload(name);
+    }), { numRuns: 60 });
+  } finally {
+    a.dispose();
+    b.dispose();
   }
 });
