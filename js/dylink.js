@@ -549,10 +549,17 @@ class ModuleLoader {
     }
     const handle = this.#register(name, own, memoryBase, rec);
     if (this.#threaded) {
-      this.#describe(rec, entry.bytes, {
-        memoryBase, tableBase, tableSize: dylink.tableSize, tableLength: this.#table.length,
-        got: gotEntries.map(([mod, symbol, from, global]) => [mod, symbol, from, global.value]), slots: rec.slots,
-      });
+      try {
+        this.#describe(rec, entry.bytes, {
+          memoryBase, tableBase, tableSize: dylink.tableSize, tableLength: this.#table.length,
+          got: gotEntries.map(([mod, symbol, from, global]) => [mod, symbol, from, global.value]), slots: rec.slots,
+        });
+      } catch (e) {
+        // a module the workers cannot have is not loaded at all
+        this.#withCString(name, (p) => x.WebFFIModuleUnload(p));
+        x.TVMFFIObjectDecRef(handle);
+        throw e;
+      }
     }
     return handle;
   }

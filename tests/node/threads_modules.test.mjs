@@ -138,3 +138,25 @@ test('generated loads, unloads and launches of two modules: every launch on both
     b.dispose();
   }
 });
+
+test('a module given compiled, without its bytes, runs its launches serially while it is loaded', async () => {
+  const compiled = await rt.loadModule(new WebAssembly.Module(kernelBytes));
+  const [tasks, sum] = [compiled.getFunction('tasks'), compiled.getFunction('sum')];
+  assert.equal(tasks(0), 1, 'no bytes for the workers: one task, on this thread');
+  const values = data(5000, 11);
+  const a = rt.tensor(values);
+  const b = st.tensor(values);
+  try {
+    assert.ok(Object.is(sum(a, 0), st.getGlobal('ffi.SystemLib')().getFunction('sum')(b, 1)));
+  } finally {
+    a.dispose();
+    b.dispose();
+  }
+  // (it is loaded while anything holds it: its functions too)
+  for (const held of [tasks, sum, compiled]) held.dispose();
+  rt.unloadModule('parallel');
+  const mod = await rt.loadModule(kernelBytes);
+  assert.equal(mod.getFunction('tasks')(0), 2, 'with it unloaded, every thread again');
+  mod.dispose();
+  rt.unloadModule('parallel');
+});
