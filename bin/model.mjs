@@ -224,7 +224,7 @@ async function checkHashes(file, spec) {
  * complete), and renamed into place only when right.
  * @returns {Promise<'present'|'downloaded'|'resumed'>}
  */
-async function downloadFile(spec, { fetchImpl, signal, onBytes }) {
+async function downloadFile(spec, { fetchImpl, signal, onBytes, onTotal = () => {} }) {
   const { url, dest, size, name } = spec;
   const part = `${dest}.part`;
   const limit = size ?? FILE_LIMIT;
@@ -254,7 +254,7 @@ async function downloadFile(spec, { fetchImpl, signal, onBytes }) {
       // the .part is not a prefix the server can continue: start again
       await response.body?.cancel().catch(() => {});
       await fsp.rm(part, { force: true });
-      return downloadFile(spec, { fetchImpl, signal, onBytes });
+      return downloadFile(spec, { fetchImpl, signal, onBytes, onTotal });
     } else if (response.ok) {
       start = 0; // the whole file (a server without ranges)
       how = 'downloaded';
@@ -273,6 +273,7 @@ async function downloadFile(spec, { fetchImpl, signal, onBytes }) {
       throw fail(`${name}: the server has ${total} bytes, more than the ${limit} allowed`);
     }
     const want = size ?? total;
+    if (size === undefined && total !== undefined) onTotal(total);
     onBytes(start, true);
     const handle = await fsp.open(part, start > 0 ? 'r+' : 'w');
     let at = start;
@@ -401,9 +402,14 @@ export async function fetchModel({ repo, lib, libSha256, out, revision, endpoint
         }
         report({ file: job.name, event: 'bytes' });
       };
-      const how = await downloadFile(job, { fetchImpl, signal, onBytes });
+      let announced = 0; // a file of unknown size counts in the total once the server gives its length
+      const onTotal = (n) => {
+        progress.totalBytes += n - announced;
+        announced = n;
+      };
+      const how = await downloadFile(job, { fetchImpl, signal, onBytes, onTotal });
       const bytes = (await fsp.stat(job.dest)).size;
-      if (job.size === undefined) progress.totalBytes += bytes;
+      if (job.size === undefined) onTotal(bytes);
       progress.doneFiles++;
       files.push({ name: job.name, bytes, how });
       report({ file: job.name, event: 'file', how, bytes });
