@@ -500,6 +500,16 @@ test('a library\'s failed check comes out as the kind its message names (TVM\'s 
   assert.throws(() => prefill(ids, ids), (e) => e instanceof ValueError && e.kind === 'ValueError' &&
     /^Check failed: .*\(3 vs\. 2\) : Invoking function prefill expects 3 arguments/.test(e.message));
   assert.equal(rt.getGlobal('testing.add_one')(1), 2, 'the runtime goes on');
+  // The VM does not: the failed call's frames stay (its C++ unwinds without
+  // exceptions), and its next call fails; a VM created again runs, on the
+  // parameters already in the runtime's tensor cache (docs/model-libraries.md).
+  const two = rt.empty([1, 2], 'int32', 'webgpu').set(new Int32Array([101, 102]));
+  assert.throws(() => prefill(two, two, vm.params), (e) => e.kind === 'InternalError' && /register_file/.test(e.message));
+  const again = await RelaxVM.create(rt);
+  const names = again.metadata.params.map((p) => p.name);
+  const cached = rt.getGlobal('vm.builtin.param_module_from_cache_by_name')(names).getFunction('get_params')();
+  assert.equal((await again.getFunction('prefill')(two, two, cached).data()).length, 2 * 384);
+  again.dispose();
   // The parser: ICHECK's InternalError, a check's named kind, a LOG(FATAL) kind, none.
   const parse = (line) => parseLibraryError(`[FATAL] /src/x.cc:9: ${line}\n\n`);
   assert.deepEqual(parse('InternalError: Check failed: a == b (1 vs. 2) : ValueError: bad'),
