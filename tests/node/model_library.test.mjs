@@ -390,7 +390,7 @@ test('webffi model fetch: a HuggingFace layout from a local server, checked, an 
     server.routes.set('/libs/tiny-webgpu.wasm', { body: library });
     // The second shard's connection drops halfway the first time.
     const cut = names[1];
-    server.routes.set(repo + cut, { body: cache.shards[cut], mode: 'cut', cutAt: 3000 });
+    server.routes.set(repo + cut, { body: cache.shards[cut], mode: 'cut', cutAt: 3000, holdMs: 500 });
     const out = path.join(tmp, 'fetched');
     const args = ['model', 'fetch', 'mlc-ai/tiny-MLC', '--lib', `${server.url}/libs/tiny-webgpu.wasm`, '--lib-sha256', sha256(library), '--out', out];
     const env = { HF_ENDPOINT: server.url };

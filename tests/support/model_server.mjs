@@ -7,7 +7,8 @@ import http from 'node:http';
 
 /**
  * @returns {Promise<{ url: string, routes: Map<string, object>, log: { path: string, range: string|null }[], close(): Promise<void> }>}
- * A route: { body: Uint8Array, mode?: 'normal' | 'cut' | 'no-range' | 'chunked' | 'status', cutAt?: number, status?: number }.
+ * A route: { body: Uint8Array, mode?: 'normal' | 'cut' | 'no-range' | 'chunked' | 'status', cutAt?: number,
+ * holdMs?: number (how long a cut connection stays open after its bytes), status?: number }.
  */
 export async function startModelServer() {
   const routes = new Map();
@@ -41,7 +42,7 @@ export async function startModelServer() {
     res.writeHead(m ? 206 : 200, headers);
     if (route.mode === 'cut') {
       // the connection drops after cutAt bytes of what was promised
-      res.write(part.subarray(0, route.cutAt ?? part.length >> 1), () => setTimeout(() => res.socket?.destroy(), 100));
+      res.write(part.subarray(0, route.cutAt ?? part.length >> 1), () => setTimeout(() => res.socket?.destroy(), route.holdMs ?? 100));
       return;
     }
     res.end(part);
