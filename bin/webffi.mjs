@@ -522,18 +522,27 @@ function defined(file, name) {
  * The C++ runtime a C++ module links statically: Emscripten's
  * position-independent archives (their bitcode builds, for LTO).
  */
-function cxxRuntimeArchives(lto, threads) {
+function cxxRuntimeArchives(lto, work, threads) {
   const sysroot = run('em-config', ['CACHE']).trim();
   const dir = join(sysroot, `sysroot/lib/wasm32-emscripten/${lto ? 'lto-pic' : 'pic'}`);
   // libc and compiler-rt too: libc++ needs string conversions (strtol,
   // wcs*, ...) the runtime does not export; malloc and free still come
   // from the runtime (libdlmalloc is not linked), so memory is shared.
-  // A threaded module's are the -mt builds (atomics, a shared memory).
+  // A threaded module's C++ runtime is the -mt build (atomics, a shared
+  // memory); its libc is the single-threaded one (the threaded one brings
+  // a second thread runtime), less its pthread stubs, whose locks would
+  // do nothing: the module imports the core's (src/parallel.c).
   const mt = threads ? '-mt' : '';
   const archives = [`libc++${mt}-except.a`, `libc++abi${mt}-except.a`, `libunwind${mt}-except.a`, 'libc.a',
     `libcompiler_rt${mt}.a`].map((name) => join(dir, name));
   const absent = archives.filter((a) => !existsSync(a));
   if (absent.length > 0) die(`Emscripten's cache lacks ${absent.join(', ')}`);
+  if (threads) {
+    const libc = join(work, 'libc-without-pthread-stubs.a');
+    copyFileSync(archives[3], libc);
+    run('emar', ['d', libc, 'library_pthread_stub.o', 'pthread_self_stub.o', 'pthread_self.o']);
+    archives[3] = libc;
+  }
   return archives;
 }
 
@@ -565,7 +574,7 @@ async function buildModule(opts, work) {
     // -Bsymbolic binds the module's own definitions locally (no GOT
     // entries for them); weak C++ runtime functions stay importable and
     // the loader resolves them to the module's own exports.
-    const archives = [...objects.filter(isForwardingArchive), ...cxxRuntimeArchives(cxxModuleLTO(opts), opts.threads)];
+    const archives = [...objects.filter(isForwardingArchive), ...cxxRuntimeArchives(cxxModuleLTO(opts), work, opts.threads)];
     link.push('-Wl,--no-whole-archive', ...archives.map((a) => `-Wl,${a}`),
       '-Wl,-Bsymbolic');
   }

@@ -397,4 +397,63 @@ TVM_FFI_DLL void WebFFIParallelWorkerTrapped(int32_t index) {
   pthread_mutex_unlock(&wf_par.lock);
 }
 
+#if defined(__wasm__)
+/*
+ * The threaded core's pthread locks, exported under their own names for
+ * C++ modules built with `webffi build --module --threads`: their C
+ * library leaves these out (its single-threaded build would make them
+ * no-ops), so std::mutex, std::call_once, function-local statics and the
+ * C++ runtime's own locks in a module are the core's, on every thread
+ * (pthread_self the core's link exports itself).
+ */
+#define WF_PAR_EXPORT(name) __attribute__((used, export_name(#name)))
+WF_PAR_EXPORT(pthread_mutex_init) int wf_x_mutex_init(pthread_mutex_t* m, const pthread_mutexattr_t* a) {
+  return pthread_mutex_init(m, a);
+}
+WF_PAR_EXPORT(pthread_mutex_destroy) int wf_x_mutex_destroy(pthread_mutex_t* m) { return pthread_mutex_destroy(m); }
+WF_PAR_EXPORT(pthread_mutex_lock) int wf_x_mutex_lock(pthread_mutex_t* m) { return pthread_mutex_lock(m); }
+WF_PAR_EXPORT(pthread_mutex_trylock) int wf_x_mutex_trylock(pthread_mutex_t* m) { return pthread_mutex_trylock(m); }
+WF_PAR_EXPORT(pthread_mutex_unlock) int wf_x_mutex_unlock(pthread_mutex_t* m) { return pthread_mutex_unlock(m); }
+WF_PAR_EXPORT(pthread_mutexattr_init) int wf_x_mutexattr_init(pthread_mutexattr_t* a) {
+  return pthread_mutexattr_init(a);
+}
+WF_PAR_EXPORT(pthread_mutexattr_settype) int wf_x_mutexattr_settype(pthread_mutexattr_t* a, int type) {
+  return pthread_mutexattr_settype(a, type);
+}
+WF_PAR_EXPORT(pthread_mutexattr_destroy) int wf_x_mutexattr_destroy(pthread_mutexattr_t* a) {
+  return pthread_mutexattr_destroy(a);
+}
+WF_PAR_EXPORT(pthread_cond_init) int wf_x_cond_init(pthread_cond_t* c, const pthread_condattr_t* a) {
+  return pthread_cond_init(c, a);
+}
+WF_PAR_EXPORT(pthread_cond_destroy) int wf_x_cond_destroy(pthread_cond_t* c) { return pthread_cond_destroy(c); }
+WF_PAR_EXPORT(pthread_cond_wait) int wf_x_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
+  return pthread_cond_wait(c, m);
+}
+WF_PAR_EXPORT(pthread_cond_timedwait)
+int wf_x_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const struct timespec* t) {
+  return pthread_cond_timedwait(c, m, t);
+}
+WF_PAR_EXPORT(pthread_cond_signal) int wf_x_cond_signal(pthread_cond_t* c) { return pthread_cond_signal(c); }
+WF_PAR_EXPORT(pthread_cond_broadcast) int wf_x_cond_broadcast(pthread_cond_t* c) { return pthread_cond_broadcast(c); }
+WF_PAR_EXPORT(pthread_once) int wf_x_once(pthread_once_t* o, void (*f)(void)) { return pthread_once(o, f); }
+WF_PAR_EXPORT(pthread_key_create) int wf_x_key_create(pthread_key_t* k, void (*d)(void*)) {
+  return pthread_key_create(k, d);
+}
+WF_PAR_EXPORT(pthread_key_delete) int wf_x_key_delete(pthread_key_t k) { return pthread_key_delete(k); }
+WF_PAR_EXPORT(pthread_getspecific) void* wf_x_getspecific(pthread_key_t k) { return pthread_getspecific(k); }
+WF_PAR_EXPORT(pthread_setspecific) int wf_x_setspecific(pthread_key_t k, const void* v) {
+  return pthread_setspecific(k, v);
+}
+WF_PAR_EXPORT(pthread_equal) int wf_x_equal(pthread_t a, pthread_t b) { return pthread_equal(a, b); }
+/* the calling thread's struct pthread (musl's __pthread_self: errno, ...) */
+extern uintptr_t __get_tp(void);
+WF_PAR_EXPORT(__get_tp) uintptr_t wf_x_get_tp(void) { return __get_tp(); }
+/* musl's internal locks (stdio, the environment, ...) */
+extern void __lock(volatile int*);
+extern void __unlock(volatile int*);
+WF_PAR_EXPORT(__lock) void wf_x_lock(volatile int* l) { __lock(l); }
+WF_PAR_EXPORT(__unlock) void wf_x_unlock(volatile int* l) { __unlock(l); }
+#endif
+
 #endif

@@ -11,7 +11,7 @@ const EAGAIN = 6;
 /** What a threaded core imports from `env`, besides `memory` (the pin). */
 export const THREAD_ENV_IMPORTS = [
   '__emscripten_init_main_thread_js', '__emscripten_thread_cleanup', '__pthread_create_js',
-  '_emscripten_default_pthread_stack_size', '_emscripten_notify_thread_queue', 'clock_gettime',
+  '_emscripten_default_pthread_stack_size', '_emscripten_notify_thread_queue', '__clock_gettime', 'clock_gettime',
   'emscripten_check_blocking_allowed', 'emscripten_get_now', 'emscripten_memcpy_big',
   'emscripten_receive_on_main_thread_js', 'emscripten_resize_heap', 'emscripten_set_canvas_element_size',
   'emscripten_unwind_to_js_event_loop', 'emscripten_webgl_create_context', 'exit',
@@ -40,6 +40,13 @@ export function threadEnv({ memory, exports, createThread, threadDone, wakeMain,
   const main = createThread !== undefined;
   let u8 = new Uint8Array(memory.buffer);
   const bytes = () => (u8.length === memory.buffer.byteLength ? u8 : (u8 = new Uint8Array(memory.buffer)));
+  const clockGettime = (clock, tp) => {
+    const ms = clock === 0 ? Date.now() : performance.now();
+    const view = new Int32Array(memory.buffer, tp, 2);
+    view[0] = Math.floor(ms / 1e3);
+    view[1] = Math.floor((ms % 1e3) * 1e6);
+    return 0;
+  };
   return {
     memory,
     __emscripten_init_main_thread_js(pthread) {
@@ -59,13 +66,9 @@ export function threadEnv({ memory, exports, createThread, threadDone, wakeMain,
       if (!main && target === mainThread) wakeMain?.();
       return 1;
     },
-    clock_gettime(clock, tp) {
-      const ms = clock === 0 ? Date.now() : performance.now();
-      const view = new Int32Array(memory.buffer, tp, 2);
-      view[0] = Math.floor(ms / 1e3);
-      view[1] = Math.floor((ms % 1e3) * 1e6);
-      return 0;
-    },
+    // (__clock_gettime is musl's name, which the pthread waits the core exports for modules call)
+    __clock_gettime: clockGettime,
+    clock_gettime: clockGettime,
     emscripten_check_blocking_allowed() {},
     emscripten_get_now: () => performance.now(),
     emscripten_memcpy_big(dest, src, n) {
@@ -136,11 +139,6 @@ export function commandEnv(memory, exports) {
         `${cstr(func) || 'unknown function'}`);
     },
     strftime_l: () => 0,
-    __clock_gettime(clock, tp) { // (musl's name for clock_gettime)
-      const ms = clock === 0 ? Date.now() : performance.now();
-      new Int32Array(memory.buffer, tp, 2).set([Math.floor(ms / 1e3), Math.floor((ms % 1e3) * 1e6)]);
-      return 0;
-    },
   };
   return (name) => own[name] ?? (typeof name === 'string' && name.startsWith('__syscall_') ? enosys : undefined);
 }

@@ -160,3 +160,15 @@ test('a module given compiled, without its bytes, runs its launches serially whi
   mod.dispose();
   rt.unloadModule('parallel');
 });
+
+test('C++ locks in a module loaded at run time hold across threads: std::mutex, std::call_once, function-local statics', async () => {
+  // (a threaded C++ module's locks are the runtime's: its own C library's would do nothing)
+  const mod = await rt.loadModule(readFileSync(`${modules}/locks_mt.wasm`));
+  try {
+    const lockedCount = mod.getFunction('locked_count');
+    for (let round = 0; round < 3; round++) assert.equal(lockedCount(200000), 400000, 'no update lost under the mutex');
+    assert.equal(mod.getFunction('once_count')(), 2, 'call_once ran once, the static was initialised once');
+  } finally {
+    rt.unloadModule('locks_mt');
+  }
+});
