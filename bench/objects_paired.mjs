@@ -1,10 +1,12 @@
-// Calls that return objects, webffi against TVM's own web runtime (tvmjs,
+// Calls that pass values and return objects, webffi against TVM's own web runtime (tvmjs,
 // npm @mlc-ai/web-runtime) driving the SAME wasm: an MLC model library
 // (arctic-s by default), whose tvm-ffi core TVM compiled, so the C each call
 // runs is identical and only the JS layers differ. Row by row, in one
 // process, each side timed over `--calls` calls per round in alternating
 // order; the medians of `--rounds` rounds (after one warm-up) are printed in
 // ns per call with the paired ratio tvmjs / webffi (above 1: webffi faster).
+// The first rows are calls that pass values (an int back, a string in, a
+// JS function called through C, 100 ints, a C error), then the objects.
 // tvmjs keeps every object it makes in its scope (beginScope/endScope), so
 // each of its rounds runs inside one (its end timed too), as web-llm runs
 // them; webffi's objects are disposed by hand, by rt.scope(), or left to
@@ -69,9 +71,23 @@ function webffiRows(r) {
   const FString = r.getGlobal('ffi.String');
   const arr = ArrayOf(1, 2, 3);
   const onGPU = r.device('webgpu');
+  r.registerGlobal('bench.echo', (x) => x, { replace: true });
+  const echo = r.getGlobal('bench.echo'); // a JS function behind a C function handle
+  const ArrayGetItem = r.getGlobal('ffi.ArrayGetItem');
+  const ints100 = Array.from({ length: 100 }, (_, i) => i);
   const rows = {
     int: () => ArraySize(arr),
     string: () => FString(str16),
+    callback: () => echo(1),
+    array100: () => ArrayOf(...ints100).dispose(),
+    error: () => {
+      try {
+        ArrayGetItem(arr, 10);
+      } catch (e) {
+        return e.message;
+      }
+      throw new Error('no error');
+    },
     dispose: () => Shape(3, 4).dispose(),
     scope: () => r.scope(() => {
       Shape(3, 4);
@@ -109,9 +125,17 @@ function tvmjsRows() {
   const onGPU = tvm.webgpu();
   const shape = tvm.makeShapeTuple([4]);
   const dtype = tvm.toDLDataType ? tvm.toDLDataType('float32') : 'float32';
+  tvm.registerFunc('bench.echo', (x) => x, true);
+  const echo = tvm.getGlobalFunc('bench.echo');
+  const ints100 = Array.from({ length: 100 }, (_, i) => tvm.scalar(i, 'int64'));
   return {
     int: () => ArraySize(arr),
     string: () => FString(str16),
+    callback: () => echo(1),
+    array100: () => ArrayOf(...ints100).dispose(),
+    // tvmjs's instance does not survive a C error of this library in Node:
+    // the first one ends it (an ExitStatus), the next call traps
+    error: null,
     dispose: () => Shape(three, four).dispose(),
     scope: () => {
       tvm.beginScope();
@@ -132,6 +156,9 @@ function tvmjsRows() {
 const NAMES = {
   int: '`ffi.ArraySize(obj)` -> int',
   string: '`ffi.String(16 chars)` -> string',
+  callback: 'JS -> C -> JS: a registered JS function called by handle',
+  array100: '`ffi.Array(100 ints)` + `dispose()`',
+  error: 'a C error caught in JS (`ffi.ArrayGetItem` out of range)',
   dispose: '`ffi.Shape(3, 4)` + `dispose()`',
   scope: '`ffi.Shape(3, 4)` in a scope, one per call',
   gc: '`ffi.Shape(3, 4)` left to the GC',
@@ -144,7 +171,7 @@ const NAMES = {
   floorToken: 'the same with an unregister token (the object itself)',
 };
 // rows whose calls take microseconds run a tenth as many calls
-const FEWER = new Set(['gpuEmpty', 'kernel']);
+const FEWER = new Set(['gpuEmpty', 'kernel', 'array100', 'error']);
 
 // What the garbage collector's path costs at least: one registration and
 // one collection of a bare object (no wasm call), the same on both columns.
