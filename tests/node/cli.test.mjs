@@ -34,7 +34,7 @@ test('--help, -h and `help` print the usage on stdout and succeed', () => {
   for (const args of [['--help'], ['-h'], ['help'], ['build', '--help']]) {
     const run = webffi(...args);
     assert.equal(run.status, 0, `${args.join(' ')}: ${run.stderr}`);
-    assert.match(run.stdout, /^usage: webffi build .*\n {7}webffi build -c .*\n {7}webffi run PROGRAM\.wasm/);
+    assert.match(run.stdout, /^usage: webffi build .*\n {7}webffi build -c .*\n {7}webffi run \[--threads N\] PROGRAM\.wasm/);
     assert.match(run.stdout, /--module +build a module to load/);
     assert.equal(run.stderr, '');
   }
