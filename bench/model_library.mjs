@@ -28,8 +28,7 @@ import { RelaxVM, loadTensorCache } from '../js/model_library.js';
 import { webgpuRuntimeBackend } from '../js/backends/webgpu_runtime.js';
 import { nodeGPU } from '../tests/support/webgpu_node.mjs';
 import { modelPath, ARCTIC_S, ARCTIC_M, makeTensorCache, makeInputs } from '../tests/support/model_fixture.mjs';
-import * as tvmjs from '@mlc-ai/web-runtime';
-import '../tests/support/tvmjs_reference.mjs'; // the WebGPU globals tvmjs reads
+import { instantiateTvmjs } from '../tests/support/tvmjs_reference.mjs'; // and the WebGPU globals tvmjs reads
 import { median } from './paired.mjs';
 
 const { values: args } = parseArgs({
@@ -69,12 +68,7 @@ if (args['first-load']) {
     await vm.getFunction('prefill')(ids, mask, vm.params).data();
     first = performance.now() - t;
   } else {
-    const wasi = tvmjs.createPolyfillWASI();
-    Object.assign(wasi.imports.env, {
-      _ZN3tvm7runtime9threading15ResetThreadPoolEv: () => {},
-      _ZN3tvm7runtime9threading10NumThreadsEv: () => 1,
-    });
-    const tvm = await tvmjs.instantiate(wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength), wasi, () => {});
+    const tvm = await instantiateTvmjs(wasm);
     tvm.initWebGPU(await device());
     tvm.beginScope();
     vmStart = performance.now();
@@ -207,12 +201,7 @@ const rawParams = median(uploads.raw);
 const oursUploadMs = median(uploads.ours);
 
 // ---- tvmjs, driven as web-llm drives it
-const wasi = tvmjs.createPolyfillWASI();
-Object.assign(wasi.imports.env, {
-  _ZN3tvm7runtime9threading15ResetThreadPoolEv: () => {},
-  _ZN3tvm7runtime9threading10NumThreadsEv: () => 1,
-});
-const tvm = await tvmjs.instantiate(wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength), wasi, () => {});
+const tvm = await instantiateTvmjs(wasm);
 tvm.initWebGPU(await device());
 tvm.beginScope();
 const dev = tvm.webgpu();

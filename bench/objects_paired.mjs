@@ -26,8 +26,7 @@ import { load } from '../js/index.js';
 import { webgpuRuntimeBackend } from '../js/backends/webgpu_runtime.js';
 import { nodeGPU } from '../tests/support/webgpu_node.mjs';
 import { modelPath, ARCTIC_S, ARCTIC_M } from '../tests/support/model_fixture.mjs';
-import * as tvmjs from '@mlc-ai/web-runtime';
-import '../tests/support/tvmjs_reference.mjs'; // the WebGPU globals tvmjs reads
+import { instantiateTvmjs } from '../tests/support/tvmjs_reference.mjs'; // and the WebGPU globals tvmjs reads
 import { median } from './paired.mjs';
 
 const { values: args } = parseArgs({
@@ -51,12 +50,7 @@ const own = await load({ logger: quiet });
 await own.backends.ensure('webgpu');
 
 // ---- tvmjs on the model library, with a WebGPU device from the same adapter
-const wasi = tvmjs.createPolyfillWASI();
-Object.assign(wasi.imports.env, {
-  _ZN3tvm7runtime9threading15ResetThreadPoolEv: () => {},
-  _ZN3tvm7runtime9threading10NumThreadsEv: () => 1,
-});
-const tvm = await tvmjs.instantiate(wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength), wasi, () => {});
+const tvm = await instantiateTvmjs(wasm);
 tvm.initWebGPU(await (await gpu.requestAdapter({ featureLevel: 'compatibility' })).requestDevice());
 tvm.beginScope(); // what the rows hold (functions, arguments); each round opens its own inside
 

@@ -13,6 +13,17 @@ globalThis.GPUBufferUsage ??= {
 globalThis.GPUMapMode ??= { READ: 1, WRITE: 2 };
 globalThis.GPUShaderStage ??= { VERTEX: 1, FRAGMENT: 2, COMPUTE: 4 };
 
+/** tvmjs's instance over a model library's bytes (Uint8Array), as web-llm makes it. */
+export async function instantiateTvmjs(wasm) {
+  const wasi = tvmjs.createPolyfillWASI();
+  // The library imports TVM's thread-pool hooks, which tvmjs leaves to its embedder.
+  Object.assign(wasi.imports.env, {
+    _ZN3tvm7runtime9threading15ResetThreadPoolEv: () => {},
+    _ZN3tvm7runtime9threading10NumThreadsEv: () => 1,
+  });
+  return tvmjs.instantiate(wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength), wasi, () => {});
+}
+
 /**
  * @param {object} o { wasm: Uint8Array, device: GPUDevice, cache: makeTensorCache's result,
  *   inputs: { ids, mask }, fn = 'prefill', repeat = 1, prebuild: compile every pipeline ahead (web-llm does) }
@@ -20,14 +31,7 @@ globalThis.GPUShaderStage ??= { VERTEX: 1, FRAGMENT: 2, COMPUTE: 4 };
  *   and each call's time (ms: from the call to the result's bytes on the host)
  */
 export async function runWithTvmjs({ wasm, device, cache, inputs, fn = 'prefill', repeat = 1, prebuild = true }) {
-  const wasi = tvmjs.createPolyfillWASI();
-  // The library imports TVM's thread-pool hooks, which tvmjs leaves to its embedder.
-  Object.assign(wasi.imports.env, {
-    _ZN3tvm7runtime9threading15ResetThreadPoolEv: () => {},
-    _ZN3tvm7runtime9threading10NumThreadsEv: () => 1,
-  });
-  const bytes = wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength);
-  const tvm = await tvmjs.instantiate(bytes, wasi, () => {});
+  const tvm = await instantiateTvmjs(wasm);
   tvm.initWebGPU(device);
   tvm.beginScope();
   try {
